@@ -1,0 +1,70 @@
+/* C bindings over Google Benchmark (1.7).
+ *
+ * A benchmark is a C callback plus an opaque argument, registered by name:
+ *
+ *   static void run(tb_bench_state *st, void *arg) {
+ *     while (tb_bench_keep_running(st)) {
+ *       ... time one iteration with CUDA events ...
+ *       tb_bench_set_iteration_time(st, seconds);
+ *     }
+ *     tb_bench_set_items_processed(st, tb_bench_iterations(st) * n);
+ *   }
+ *   tb_bench_register("reduce/tb/int32/n:1024", run, &args, NULL);
+ *   return tb_bench_main(argc, argv);
+ *
+ * Every benchmark uses manual time. Google Benchmark's own flags
+ * (--benchmark_filter, --benchmark_out, --benchmark_min_time, ...) are honoured. */
+#ifndef TB_CORE_BENCH_H
+#define TB_CORE_BENCH_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tb_bench_state tb_bench_state;
+typedef void (*tb_bench_fn)(tb_bench_state *st, void *arg);
+
+/* Registers fn under name; arg is passed through untouched and, when
+ * free_arg is not NULL, released with it at exit. Returns 0, or -1 if name is
+ * empty or fn NULL. */
+int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_arg)(void *));
+
+/* Fixed iteration count / minimum time (seconds) for the benchmark most
+ * recently registered: sweeps bound their run time with these. */
+void tb_bench_set_iterations(int64_t iterations);
+void tb_bench_set_min_time(double seconds);
+
+int tb_bench_keep_running(tb_bench_state *st);
+int64_t tb_bench_iterations(const tb_bench_state *st);
+void tb_bench_set_iteration_time(tb_bench_state *st, double seconds);
+void tb_bench_set_items_processed(tb_bench_state *st, int64_t items);
+void tb_bench_set_bytes_processed(tb_bench_state *st, int64_t bytes);
+
+typedef enum tb_counter_kind {
+  TB_COUNTER_VALUE,          /* shown as given */
+  TB_COUNTER_RATE_PER_ITER,  /* value per iteration, shown per second of manual time */
+} tb_counter_kind;
+void tb_bench_set_counter(tb_bench_state *st, const char *name, double value, tb_counter_kind kind);
+
+/* Marks the benchmark failed with a message; the caller must leave its loop
+ * (or not enter it). Any failure makes tb_bench_main return non-zero. */
+void tb_bench_skip_with_error(tb_bench_state *st, const char *message);
+
+/* Key/value pair added to the "context" block of the output. */
+void tb_bench_add_context(const char *key, const char *value);
+
+/* Initialises Google Benchmark from argv (its flags), rejects unknown flags,
+ * runs the selected benchmarks and returns 0, or 1 if any failed or a flag
+ * was not recognised. Besides Google Benchmark's flags it takes
+ * --tb_list (print names only). */
+int tb_bench_main(int argc, char **argv);
+
+/* Number of benchmarks that failed so far (for the caller's own summary). */
+int tb_bench_failures(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

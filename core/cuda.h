@@ -1,0 +1,63 @@
+/* CUDA context, error checks and device buffers, as C.
+ *
+ * TB_CUDA_TRY(expr) turns a failing cudaError_t into TB_ERR_CUDA carrying
+ * CUDA's own error string and the call site, and returns it from the
+ * enclosing function (use TB_CUDA_GOTO to jump to a cleanup label instead). */
+#ifndef TB_CORE_CUDA_H
+#define TB_CORE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+tb_status tb_cuda_error(cudaError_t e, const char *expr, const char *file, int line);
+
+#define TB_CUDA_TRY(expr)                                                   \
+  do {                                                                      \
+    cudaError_t tb_e_ = (expr);                                             \
+    if (tb_e_ != cudaSuccess) return tb_cuda_error(tb_e_, #expr, __FILE__, __LINE__); \
+  } while (0)
+
+#define TB_CUDA_GOTO(st, label, expr)                                       \
+  do {                                                                      \
+    cudaError_t tb_e_ = (expr);                                             \
+    if (tb_e_ != cudaSuccess) { st = tb_cuda_error(tb_e_, #expr, __FILE__, __LINE__); goto label; } \
+  } while (0)
+
+/* Propagate a failing tb_status. */
+#define TB_TRY(expr)                                                        \
+  do { tb_status tb_s_ = (expr); if (tb_s_ != TB_OK) return tb_s_; } while (0)
+
+/* The device the process runs on, read once. */
+typedef struct tb_device_info {
+  int ordinal;
+  char name[256];
+  int sm_major, sm_minor;  /* compute capability */
+  int sm_count;
+  int l2_bytes;
+  size_t shared_per_block_optin;
+  size_t global_bytes;
+  int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
+} tb_device_info;
+
+/* TB_ERR_NO_DEVICE with a clear message when no usable GPU is present. */
+tb_status tb_device_get(tb_device_info *out);
+
+/* A device allocation that remembers its size. Zero-initialise before use;
+ * tb_buffer_free on a zeroed or freed buffer is a no-op. */
+typedef struct tb_buffer { void *ptr; size_t bytes; } tb_buffer;
+
+tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);  /* TB_ERR_OUT_OF_MEMORY on failure */
+void tb_buffer_free(tb_buffer *b);
+tb_status tb_buffer_upload(tb_buffer *b, const void *host, size_t bytes);
+tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,32 @@
+/* Run metadata carried in every result file: which GPU, driver, toolkit,
+ * measured copy bandwidth and project commit. */
+#ifndef TB_CORE_META_H
+#define TB_CORE_META_H
+
+#include "core/cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tb_run_meta {
+  tb_device_info device;
+  char arch[16];        /* "sm_90" */
+  char gpu_slug[128];   /* "h100-80gb-hbm3": lower case, runs of non-alnum -> '-', no "nvidia-" */
+  char driver[32];      /* "13.0" (CUDA driver API version) */
+  char runtime[32];     /* "13.0" */
+  char commit[64];      /* $TB_COMMIT, else the build-time stamp, else "unknown" */
+  double copy_gbps;     /* device-to-device copy, GB/s counting read + write */
+} tb_run_meta;
+
+/* Fills everything; measures copy bandwidth with a 1 GiB (or 1/8 of memory,
+ * whichever is less) device-to-device copy, median of 10 after 2 warm-ups. */
+tb_status tb_run_meta_collect(tb_run_meta *m);
+
+/* The slug of a device name: "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3". */
+void tb_gpu_slug(const char *name, char *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,60 @@
+/* Element types and operators as values, with identities derived from the pair. */
+#ifndef TB_CORE_TYPES_H
+#define TB_CORE_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tb_type { TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE, TB_TYPE_COUNT } tb_type;
+
+typedef enum tb_op {
+  TB_OP_PLUS, TB_OP_MIN, TB_OP_MAX, TB_OP_MULTIPLIES,
+  TB_OP_BIT_AND, TB_OP_BIT_OR, TB_OP_BIT_XOR,  /* integers only */
+  TB_OP_COUNT
+} tb_op;
+
+/* One value of any tb_type, for identities, totals and reference results. */
+typedef union tb_value {
+  int32_t i32;
+  int64_t i64;
+  float f32;
+  double f64;
+} tb_value;
+
+size_t tb_type_size(tb_type t);
+const char *tb_type_name(tb_type t);  /* "int32", "int64", "float", "double" */
+const char *tb_op_name(tb_op op);     /* "plus", "min", "max", "multiplies", "bit_and", ... */
+bool tb_type_is_float(tb_type t);
+bool tb_type_valid(tb_type t);
+bool tb_op_valid(tb_op op);
+
+/* TB_OK when op applies to t; TB_ERR_INVALID_ARGUMENT with a message otherwise
+ * (bitwise on floats, out-of-range enums). */
+tb_status tb_check_type_op(tb_type t, tb_op op);
+
+/* The identity of op over t: 0 for plus/or/xor, 1 for multiplies, all ones for
+ * and, the type's largest value for min (+inf for floats), smallest for max. */
+tb_value tb_identity(tb_type t, tb_op op);
+
+/* a op b for one pair; integers wrap (two's complement) on overflow. */
+tb_value tb_apply(tb_type t, tb_op op, tb_value a, tb_value b);
+
+/* Read / write element i of an array of type t. */
+tb_value tb_load(tb_type t, const void *base, int64_t i);
+void tb_store(tb_type t, void *base, int64_t i, tb_value v);
+
+/* Parse "int32" etc.; false if unknown. */
+bool tb_type_parse(const char *s, tb_type *out);
+bool tb_op_parse(const char *s, tb_op *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+#include <stdio.h>
+int smoke(void); int main(void){ printf("%d\n", smoke()); return 0; }
