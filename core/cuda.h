@@ -52,7 +52,10 @@ tb_status tb_device_get(tb_device_info *out);
  * tb_buffer_free on a zeroed or freed buffer is a no-op. */
 typedef struct tb_buffer { void *ptr; size_t bytes; } tb_buffer;
 
-tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);  /* TB_ERR_OUT_OF_MEMORY on failure */
+/* Releases what b held, then allocates. 0 bytes succeeds with ptr NULL. On
+ * failure b is left empty: TB_ERR_OUT_OF_MEMORY when the device is full.
+ * Upload/download move `bytes` (<= b->bytes) from/to the start of b. */
+tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);
 void tb_buffer_free(tb_buffer *b);
 tb_status tb_buffer_upload(tb_buffer *b, const void *host, size_t bytes);
 tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes);

@@ -4,6 +4,7 @@
 #define TB_CORE_META_H
 
 #include "core/cuda.h"
+#include "core/slug.h"  /* tb_gpu_slug (CPU only, in :base) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,9 +23,6 @@ typedef struct tb_run_meta {
 /* Fills everything; measures copy bandwidth with a 1 GiB (or 1/8 of memory,
  * whichever is less) device-to-device copy, median of 10 after 2 warm-ups. */
 tb_status tb_run_meta_collect(tb_run_meta *m);
-
-/* The slug of a device name: "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3". */
-void tb_gpu_slug(const char *name, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -40,13 +40,19 @@ bool tb_op_valid(tb_op op);
 tb_status tb_check_type_op(tb_type t, tb_op op);
 
 /* The identity of op over t: 0 for plus/or/xor, 1 for multiplies, all ones for
- * and, the type's largest value for min (+inf for floats), smallest for max. */
+ * and, the type's largest value for min (+inf for floats), smallest for max
+ * (-inf for floats). A rejected pair gives an all-zero value. */
 tb_value tb_identity(tb_type t, tb_op op);
 
-/* a op b for one pair; integers wrap (two's complement) on overflow. */
+/* a op b for one pair; integers wrap (two's complement) on overflow.
+ * Float min/max are IEEE 754 minNum/maxNum (fmin/fmax), as the GPU kernels
+ * compute them: a NaN operand is ignored, so a min/max reduction does not
+ * depend on its order and is NaN only when every input is NaN. Plus and
+ * multiplies propagate NaN.
+ * A pair that tb_check_type_op rejects gives an all-zero value. */
 tb_value tb_apply(tb_type t, tb_op op, tb_value a, tb_value b);
 
-/* Read / write element i of an array of type t. */
+/* Read / write element i of an array of type t (invalid t: zero / no-op). */
 tb_value tb_load(tb_type t, const void *base, int64_t i);
 void tb_store(tb_type t, void *base, int64_t i, tb_value v);
 

@@ -1,0 +1,231 @@
+// C bindings over Google Benchmark 1.7 (see bench.h).
+//
+// Nothing here may let a C++ exception reach the C callers: every exported
+// function either cannot throw or catches everything.
+#include "core/bench.h"
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tb_bench_detail {
+
+// One registered C benchmark. Run settings are kept here and applied to the
+// Google Benchmark object only just before running, because Iterations() and
+// MinTime() are mutually exclusive there (a CHECK aborts if both are set):
+// here the later call simply wins.
+struct Entry {
+  tb_bench_fn fn = nullptr;
+  void *arg = nullptr;
+  void (*free_arg)(void *) = nullptr;
+  benchmark::internal::Benchmark *bm = nullptr;
+  int64_t iterations = 0;  // > 0: fixed count
+  double min_time = 0.0;   // > 0: minimum time
+  // Google Benchmark calls the function several times (iteration estimate,
+  // repetitions): count a failing benchmark once.
+  std::atomic<bool> failed{false};
+};
+
+}  // namespace tb_bench_detail
+
+// What the C callback sees: the running state and the benchmark it belongs to.
+struct tb_bench_state {
+  benchmark::State *s;
+  tb_bench_detail::Entry *e;
+};
+
+namespace {
+
+using tb_bench_detail::Entry;
+
+std::atomic<int> g_failures{0};
+
+// Owns the entries; its destructor releases the arguments still held at exit
+// (tb_bench_main never called, or the process left through exit() inside
+// Google Benchmark, e.g. --help or an unwritable --benchmark_out).
+struct Registry {
+  std::vector<std::unique_ptr<Entry>> entries;
+
+  void release_args() noexcept {
+    for (auto &e : entries) {
+      if (e->free_arg != nullptr) e->free_arg(e->arg);
+      e->free_arg = nullptr;
+      e->arg = nullptr;
+    }
+  }
+  ~Registry() { release_args(); }
+};
+
+// Function-local static: safe to use from other translation units' static
+// initialisers, and destroyed at exit.
+Registry &registry() {
+  static Registry r;
+  return r;
+}
+
+Entry *last_entry() {
+  auto &v = registry().entries;
+  return v.empty() ? nullptr : v.back().get();
+}
+
+void print_help() {
+  benchmark::PrintDefaultHelp();
+  std::fprintf(stdout, "          [--tb_list={true|false}]  (alias of --benchmark_list_tests)\n");
+}
+
+}  // namespace
+
+extern "C" {
+
+int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_arg)(void *)) {
+  if (name == nullptr || name[0] == '\0' || fn == nullptr) return -1;
+  try {
+    auto e = std::make_unique<Entry>();
+    e->fn = fn;
+    e->arg = arg;
+    e->free_arg = free_arg;
+    Entry *raw = e.get();
+    // Reserve the slot first so that registering cannot leave a Google
+    // Benchmark entry pointing at an Entry we failed to keep.
+    registry().entries.reserve(registry().entries.size() + 1);
+    raw->bm = benchmark::RegisterBenchmark(
+        name, [raw](benchmark::State &s) {
+          tb_bench_state st{&s, raw};
+          raw->fn(&st, raw->arg);
+        });
+    raw->bm->UseManualTime();
+    registry().entries.push_back(std::move(e));
+    return 0;
+  } catch (const std::exception &) {
+    return -1;
+  } catch (...) {
+    return -1;
+  }
+}
+
+void tb_bench_set_iterations(int64_t iterations) {
+  Entry *e = last_entry();
+  if (e == nullptr || iterations <= 0) return;
+  e->iterations = iterations;
+  e->min_time = 0.0;
+}
+
+void tb_bench_set_min_time(double seconds) {
+  Entry *e = last_entry();
+  if (e == nullptr || !(seconds > 0.0)) return;
+  e->min_time = seconds;
+  e->iterations = 0;
+}
+
+int tb_bench_keep_running(tb_bench_state *st) { return st->s->KeepRunning() ? 1 : 0; }
+
+int64_t tb_bench_iterations(const tb_bench_state *st) {
+  return static_cast<int64_t>(st->s->iterations());
+}
+
+void tb_bench_set_iteration_time(tb_bench_state *st, double seconds) {
+  st->s->SetIterationTime(seconds);
+}
+
+void tb_bench_set_items_processed(tb_bench_state *st, int64_t items) {
+  try {
+    st->s->SetItemsProcessed(items);
+  } catch (...) {
+  }
+}
+
+void tb_bench_set_bytes_processed(tb_bench_state *st, int64_t bytes) {
+  try {
+    st->s->SetBytesProcessed(bytes);
+  } catch (...) {
+  }
+}
+
+void tb_bench_set_counter(tb_bench_state *st, const char *name, double value, tb_counter_kind kind) {
+  if (name == nullptr) return;
+  try {
+    // Iteration-invariant rate: value * iterations / (manual) seconds, i.e. a
+    // per-iteration quantity shown per second.
+    st->s->counters[name] = kind == TB_COUNTER_RATE_PER_ITER
+                                ? benchmark::Counter(value, benchmark::Counter::kIsIterationInvariantRate)
+                                : benchmark::Counter(value);
+  } catch (...) {
+  }
+}
+
+void tb_bench_skip_with_error(tb_bench_state *st, const char *message) {
+  try {
+    // Google Benchmark writes error_occurred / error_message to the JSON.
+    st->s->SkipWithError(message != nullptr ? message : "error");
+  } catch (...) {
+  }
+  if (!st->e->failed.exchange(true)) g_failures.fetch_add(1);
+}
+
+void tb_bench_add_context(const char *key, const char *value) {
+  if (key == nullptr) return;
+  try {
+    benchmark::AddCustomContext(key, value != nullptr ? value : "");
+  } catch (...) {
+  }
+}
+
+int tb_bench_main(int argc, char **argv) {
+  int rc = 1;
+  try {
+    // Work on a copy of argv: --tb_list is rewritten to its Google Benchmark
+    // equivalent, and Initialize() reorders what it is given.
+    std::vector<std::string> rewritten;
+    rewritten.reserve(argc > 0 ? static_cast<size_t>(argc) : 0);
+    std::vector<char *> args;
+    args.reserve(static_cast<size_t>(argc > 0 ? argc : 0) + 1);
+    for (int i = 0; i < argc; ++i) {
+      char *a = argv[i];
+      if (i > 0 && a != nullptr) {
+        if (std::strcmp(a, "--tb_list") == 0) {
+          rewritten.emplace_back("--benchmark_list_tests=true");
+          a = &rewritten.back()[0];
+        } else if (std::strncmp(a, "--tb_list=", 10) == 0) {
+          rewritten.emplace_back(std::string("--benchmark_list_tests=") + (a + 10));
+          a = &rewritten.back()[0];
+        }
+      }
+      args.push_back(a);
+    }
+    args.push_back(nullptr);
+    int n = argc;
+    benchmark::Initialize(&n, args.data(), print_help);
+    if (benchmark::ReportUnrecognizedArguments(n, args.data())) {
+      rc = 1;
+    } else {
+      for (auto &e : registry().entries) {
+        if (e->iterations > 0) e->bm->Iterations(e->iterations);
+        else if (e->min_time > 0.0) e->bm->MinTime(e->min_time);
+      }
+      benchmark::RunSpecifiedBenchmarks();
+      rc = g_failures.load() != 0 ? 1 : 0;
+    }
+    benchmark::Shutdown();
+  } catch (...) {
+    rc = 1;
+  }
+  // The registered benchmarks would now point at released arguments: drop them
+  // too (Google Benchmark runs once per process anyway).
+  registry().release_args();
+  registry().entries.clear();
+  try {
+    benchmark::ClearRegisteredBenchmarks();
+  } catch (...) {
+  }
+  return rc;
+}
+
+int tb_bench_failures(void) { return g_failures.load(); }
+
+}  // extern "C"

@@ -1,0 +1,217 @@
+/* Tests of the Google Benchmark bindings (bench.h).
+ *
+ * Google Benchmark is initialised and run once per process, so main() registers
+ * every benchmark, calls tb_bench_main() once, and the CUnit tests then check
+ * what it returned and the JSON it wrote. */
+#include "core/bench.h"
+
+#include <CUnit/Basic.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-benchmark argument: counts calls and frees. */
+typedef struct {
+  int freed;
+  int calls;
+} counter_arg;
+
+enum { N_ARGS = 4 };
+static counter_arg g_args[N_ARGS];
+static int g_main_rc = -1;
+static int g_failures_after = -1;
+static int g_register_rc[N_ARGS];
+static int g_register_bad_name = 0, g_register_null_name = 0, g_register_null_fn = 0;
+static char g_json_path[4096];
+static cJSON *g_json = NULL;
+
+static void free_counter_arg(void *p) { ((counter_arg *)p)->freed++; }
+
+/* 1 ms of "device" time per iteration, 1000 items / 4000 bytes per iteration. */
+static void bm_manual(tb_bench_state *st, void *arg) {
+  ((counter_arg *)arg)->calls++;
+  while (tb_bench_keep_running(st)) tb_bench_set_iteration_time(st, 1e-3);
+  tb_bench_set_items_processed(st, tb_bench_iterations(st) * 1000);
+  tb_bench_set_bytes_processed(st, tb_bench_iterations(st) * 4000);
+  tb_bench_set_counter(st, "value", 42.0, TB_COUNTER_VALUE);
+  tb_bench_set_counter(st, "rate", 5.0, TB_COUNTER_RATE_PER_ITER);
+}
+
+/* Fails before entering the loop, as a suite does when a setup step fails. */
+static void bm_fail(tb_bench_state *st, void *arg) {
+  ((counter_arg *)arg)->calls++;
+  tb_bench_skip_with_error(st, "setup failed: out of memory");
+}
+
+static void bm_plain(tb_bench_state *st, void *arg) {
+  ((counter_arg *)arg)->calls++;
+  while (tb_bench_keep_running(st)) tb_bench_set_iteration_time(st, 1e-3);
+}
+
+/* The benchmark object in the JSON whose name starts with prefix + "/"
+ * (Google Benchmark appends /iterations:N, /min_time:T and /manual_time). */
+static const cJSON *find_run(const char *prefix) {
+  const cJSON *benchmarks = cJSON_GetObjectItemCaseSensitive(g_json, "benchmarks");
+  const cJSON *b;
+  size_t n = strlen(prefix);
+  cJSON_ArrayForEach(b, benchmarks) {
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
+    if (cJSON_IsString(name) && strncmp(name->valuestring, prefix, n) == 0 &&
+        (name->valuestring[n] == '/' || name->valuestring[n] == '\0'))
+      return b;
+  }
+  return NULL;
+}
+
+static double number(const cJSON *obj, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Per-iteration real time in seconds, whatever time_unit was used. */
+static double real_time_seconds(const cJSON *run) {
+  const cJSON *unit = cJSON_GetObjectItemCaseSensitive(run, "time_unit");
+  double t = number(run, "real_time");
+  if (!cJSON_IsString(unit)) return NAN;
+  if (strcmp(unit->valuestring, "ns") == 0) return t * 1e-9;
+  if (strcmp(unit->valuestring, "us") == 0) return t * 1e-6;
+  if (strcmp(unit->valuestring, "ms") == 0) return t * 1e-3;
+  if (strcmp(unit->valuestring, "s") == 0) return t;
+  return NAN;
+}
+
+static int close_to(double got, double want) { return fabs(got - want) <= 1e-6 * fabs(want); }
+
+static void test_register_rejects(void) {
+  for (int i = 0; i < N_ARGS; i++) CU_ASSERT_EQUAL(g_register_rc[i], 0);
+  CU_ASSERT_EQUAL(g_register_bad_name, -1);
+  CU_ASSERT_EQUAL(g_register_null_name, -1);
+  CU_ASSERT_EQUAL(g_register_null_fn, -1);
+}
+
+static void test_return_code(void) {
+  CU_ASSERT_EQUAL(g_main_rc, 1); /* test/fail failed */
+  CU_ASSERT_EQUAL(g_failures_after, 1);
+  CU_ASSERT_EQUAL(tb_bench_failures(), 1);
+}
+
+static void test_args_freed_once(void) {
+  for (int i = 0; i < N_ARGS; i++) {
+    CU_ASSERT_EQUAL(g_args[i].freed, 1);
+    CU_ASSERT(g_args[i].calls >= 1);
+  }
+}
+
+static void test_json_parsed(void) { CU_ASSERT_PTR_NOT_NULL_FATAL(g_json); }
+
+static void test_manual_time_and_rates(void) {
+  const cJSON *run = find_run("test/manual/n:1000");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+  CU_ASSERT_EQUAL(number(run, "iterations"), 10.0);
+  CU_ASSERT(close_to(real_time_seconds(run), 1e-3));
+  CU_ASSERT(close_to(number(run, "items_per_second"), 1e6));
+  CU_ASSERT(close_to(number(run, "bytes_per_second"), 4e6));
+  CU_ASSERT(close_to(number(run, "value"), 42.0));
+  CU_ASSERT(close_to(number(run, "rate"), 5.0 / 1e-3));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(run, "error_occurred"));
+}
+
+static void test_error_in_json(void) {
+  const cJSON *run = find_run("test/fail");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+  CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "error_occurred")));
+  const cJSON *msg = cJSON_GetObjectItemCaseSensitive(run, "error_message");
+  CU_ASSERT_FATAL(cJSON_IsString(msg));
+  CU_ASSERT_STRING_EQUAL(msg->valuestring, "setup failed: out of memory");
+}
+
+/* set_min_time then set_iterations on the same benchmark: the later one wins
+ * (Google Benchmark itself refuses both). */
+static void test_later_setting_wins(void) {
+  const cJSON *run = find_run("test/min_then_iters");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+  CU_ASSERT_EQUAL(number(run, "iterations"), 3.0);
+  CU_ASSERT_PTR_NOT_NULL(find_run("test/min_time"));
+}
+
+static void test_context(void) {
+  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(g_json, "context");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, "tb_test_key");
+  CU_ASSERT_FATAL(cJSON_IsString(v));
+  CU_ASSERT_STRING_EQUAL(v->valuestring, "tb_test_value");
+}
+
+static cJSON *read_json(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (cap - len - 1 == 0) {
+      char *bigger = realloc(buf, cap * 2);
+      if (bigger == NULL) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (buf == NULL) return NULL;
+  buf[len] = '\0';
+  cJSON *json = cJSON_Parse(buf);
+  free(buf);
+  return json;
+}
+
+int main(void) {
+  /* Everything Google Benchmark does happens here, once. */
+  g_register_rc[0] = tb_bench_register("test/manual/n:1000", bm_manual, &g_args[0], free_counter_arg);
+  tb_bench_set_iterations(10);
+  g_register_rc[1] = tb_bench_register("test/fail", bm_fail, &g_args[1], free_counter_arg);
+  g_register_rc[2] = tb_bench_register("test/min_then_iters", bm_plain, &g_args[2], free_counter_arg);
+  tb_bench_set_min_time(0.01);
+  tb_bench_set_iterations(3);
+  g_register_rc[3] = tb_bench_register("test/min_time", bm_plain, &g_args[3], free_counter_arg);
+  tb_bench_set_min_time(0.01);
+  g_register_bad_name = tb_bench_register("", bm_plain, NULL, NULL);
+  g_register_null_name = tb_bench_register(NULL, bm_plain, NULL, NULL);
+  g_register_null_fn = tb_bench_register("test/null_fn", NULL, NULL, NULL);
+  tb_bench_add_context("tb_test_key", "tb_test_value");
+
+  const char *tmp = getenv("TEST_TMPDIR");
+  snprintf(g_json_path, sizeof g_json_path, "%s/bench_test.json", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+  char out_flag[4200];
+  snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", g_json_path);
+  char *argv[] = {"bench_test", out_flag, "--benchmark_out_format=json", NULL};
+  g_main_rc = tb_bench_main(3, argv);
+  g_failures_after = tb_bench_failures();
+  g_json = read_json(g_json_path);
+
+  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+  CU_pSuite s = CU_add_suite("bench", NULL, NULL);
+  if (s == NULL || CU_add_test(s, "register rejects bad input", test_register_rejects) == NULL ||
+      CU_add_test(s, "return code and failures", test_return_code) == NULL ||
+      CU_add_test(s, "args freed once", test_args_freed_once) == NULL ||
+      CU_add_test(s, "json written", test_json_parsed) == NULL ||
+      CU_add_test(s, "manual time and rates", test_manual_time_and_rates) == NULL ||
+      CU_add_test(s, "error in json", test_error_in_json) == NULL ||
+      CU_add_test(s, "later setting wins", test_later_setting_wins) == NULL ||
+      CU_add_test(s, "custom context", test_context) == NULL) {
+    CU_cleanup_registry();
+    return 2;
+  }
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  cJSON_Delete(g_json);
+  return failed != 0 ? 1 : 0;
+}

@@ -1,0 +1,91 @@
+#include "core/cuda.h"
+
+#include <stdio.h>
+#include <string.h>
+
+tb_status tb_cuda_error(cudaError_t e, const char *expr, const char *file, int line) {
+  /* Reset the runtime's last-error slot: this error is now reported, and a
+   * later cudaGetLastError() check must not see it again. (Sticky errors
+   * stay; nothing can clear those.) */
+  (void)cudaGetLastError();
+  return tb_fail(TB_ERR_CUDA, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
+                 cudaGetErrorString(e), expr ? expr : "?", file ? file : "?", line);
+}
+
+tb_status tb_device_get(tb_device_info *out) {
+  if (out == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_device_get: out is NULL");
+  memset(out, 0, sizeof *out);
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+    (void)cudaGetLastError();
+    return tb_fail(TB_ERR_NO_DEVICE, "no CUDA device found (%s: %s)", cudaGetErrorName(e),
+                   cudaGetErrorString(e));
+  }
+  if (e != cudaSuccess) return tb_cuda_error(e, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
+  if (count == 0)
+    return tb_fail(TB_ERR_NO_DEVICE, "no CUDA device found (cudaGetDeviceCount reports 0)");
+
+  int dev = 0;
+  struct cudaDeviceProp p;
+  TB_CUDA_TRY(cudaGetDevice(&dev));
+  TB_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+  out->ordinal = dev;
+  snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof p.name, p.name);
+  out->sm_major = p.major;
+  out->sm_minor = p.minor;
+  out->sm_count = p.multiProcessorCount;
+  out->l2_bytes = p.l2CacheSize;
+  out->shared_per_block_optin = p.sharedMemPerBlockOptin;
+  out->global_bytes = p.totalGlobalMem;
+  TB_CUDA_TRY(cudaDriverGetVersion(&out->driver_version));
+  TB_CUDA_TRY(cudaRuntimeGetVersion(&out->runtime_version));
+  return TB_OK;
+}
+
+tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes) {
+  if (b == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_buffer_alloc: buffer is NULL");
+  tb_buffer_free(b);
+  if (bytes == 0) return TB_OK;
+  void *p = NULL;
+  cudaError_t e = cudaMalloc(&p, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  /* not sticky: later calls must not see it */
+    return tb_fail(TB_ERR_OUT_OF_MEMORY, "out of device memory allocating %zu bytes (%.3f GiB)",
+                   bytes, (double)bytes / (1024.0 * 1024.0 * 1024.0));
+  }
+  if (e != cudaSuccess) return tb_cuda_error(e, "cudaMalloc(&p, bytes)", __FILE__, __LINE__);
+  b->ptr = p;
+  b->bytes = bytes;
+  return TB_OK;
+}
+
+void tb_buffer_free(tb_buffer *b) {
+  if (b == NULL) return;
+  /* Errors here are from earlier asynchronous work and were (or will be)
+   * reported there; freeing must not fail. */
+  if (b->ptr != NULL) (void)cudaFree(b->ptr);
+  b->ptr = NULL;
+  b->bytes = 0;
+}
+
+static tb_status check_copy(const char *fn, const tb_buffer *b, const void *host, size_t bytes) {
+  if (b == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: buffer is NULL", fn);
+  if (bytes > b->bytes)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %zu bytes do not fit a buffer of %zu bytes", fn,
+                   bytes, b->bytes);
+  if (bytes > 0 && host == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: host pointer is NULL", fn);
+  return TB_OK;
+}
+
+tb_status tb_buffer_upload(tb_buffer *b, const void *host, size_t bytes) {
+  TB_TRY(check_copy("tb_buffer_upload", b, host, bytes));
+  if (bytes > 0) TB_CUDA_TRY(cudaMemcpy(b->ptr, host, bytes, cudaMemcpyHostToDevice));
+  return TB_OK;
+}
+
+tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes) {
+  TB_TRY(check_copy("tb_buffer_download", b, host, bytes));
+  if (bytes > 0) TB_CUDA_TRY(cudaMemcpy(host, b->ptr, bytes, cudaMemcpyDeviceToHost));
+  return TB_OK;
+}

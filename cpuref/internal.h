@@ -1,0 +1,73 @@
+/* Helpers shared by reduce.c and scan.c; not part of the public API. */
+#ifndef TB_CPUREF_INTERNAL_H
+#define TB_CPUREF_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/status.h"
+#include "core/types.h"
+
+/* The checks every entry point makes: a valid (t, op) pair, n >= 0, and an
+ * input array when there is anything to read. fn names the caller in the
+ * message. */
+static inline tb_status tb_cpuref_check(const char *fn, tb_type t, tb_op op,
+                                        const void *in, int64_t n) {
+  if (tb_check_type_op(t, op) != TB_OK) {
+    /* Copy first: tb_fail writes the buffer tb_last_error() points into. */
+    char why[256];
+    strncpy(why, tb_last_error(), sizeof why - 1);
+    why[sizeof why - 1] = '\0';
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s", fn,
+                   why[0] ? why : "invalid type or operator");
+  }
+  if (n < 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n < 0 (%lld)", fn,
+                   (long long)n);
+  if (n > 0 && in == NULL)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: in is NULL with n = %lld",
+                   fn, (long long)n);
+  return TB_OK;
+}
+
+/* The f64 references take floating types only. */
+static inline tb_status tb_cpuref_check_float(const char *fn, tb_type t) {
+  if (t != TB_FLOAT && t != TB_DOUBLE)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s: type %s is not floating (integers compare bit-exact "
+                   "against tb_cpu_reduce / tb_cpu_scan)",
+                   fn, tb_type_valid(t) ? tb_type_name(t) : "(invalid)");
+  return TB_OK;
+}
+
+/* a op b in double and long double, with tb_apply's min/max rule (minNum/maxNum). Only the
+ * floating ops reach here (tb_check_type_op ran first). */
+static inline double tb_cpuref_apply_d(tb_op op, double a, double b) {
+  switch (op) {
+    case TB_OP_PLUS: return a + b;
+    case TB_OP_MULTIPLIES: return a * b;
+    case TB_OP_MIN: return fmin(a, b);
+    case TB_OP_MAX: return fmax(a, b);
+    default: return 0.0;
+  }
+}
+
+static inline long double tb_cpuref_apply_ld(tb_op op, long double a,
+                                             long double b) {
+  switch (op) {
+    case TB_OP_PLUS: return a + b;
+    case TB_OP_MULTIPLIES: return a * b;
+    case TB_OP_MIN: return fminl(a, b);
+    case TB_OP_MAX: return fmaxl(a, b);
+    default: return 0.0L;
+  }
+}
+
+/* The identity of op as double; exact for float and double (+-inf, 0, 1). */
+static inline double tb_cpuref_identity_d(tb_type t, tb_op op) {
+  tb_value id = tb_identity(t, op);
+  return t == TB_FLOAT ? (double)id.f32 : id.f64;
+}
+
+#endif

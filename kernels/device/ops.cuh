@@ -1,0 +1,85 @@
+// Operators as types, with identities, for the element types of core/types.h.
+//
+// Integer plus and multiplies wrap (computed unsigned: signed overflow is
+// undefined in C++). Float min/max follow IEEE 754 minNum/maxNum (fminf): a
+// NaN operand is ignored, so the result does not depend on the order of the
+// reduction; it is NaN only when every input is NaN.
+#pragma once
+
+#include <cuda/std/limits>
+#include <cuda/std/type_traits>
+#include "core/types.h"
+
+namespace tb {
+
+template <typename T>
+using unsigned_of = typename cuda::std::make_unsigned<T>::type;
+
+template <tb_op OP> struct Op;
+
+template <> struct Op<TB_OP_PLUS> {
+  template <typename T> __host__ __device__ static T identity() { return T(0); }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
+    if constexpr (cuda::std::is_integral<T>::value)
+      return T(unsigned_of<T>(a) + unsigned_of<T>(b));
+    else
+      return a + b;
+  }
+};
+
+template <> struct Op<TB_OP_MULTIPLIES> {
+  template <typename T> __host__ __device__ static T identity() { return T(1); }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
+    if constexpr (cuda::std::is_integral<T>::value)
+      return T(unsigned_of<T>(a) * unsigned_of<T>(b));
+    else
+      return a * b;
+  }
+};
+
+template <> struct Op<TB_OP_MIN> {
+  template <typename T> __host__ __device__ static T identity() {
+    if constexpr (cuda::std::is_floating_point<T>::value)
+      return cuda::std::numeric_limits<T>::infinity();
+    else
+      return cuda::std::numeric_limits<T>::max();
+  }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
+    if constexpr (cuda::std::is_floating_point<T>::value)
+      return fmin(a, b);
+    else
+      return b < a ? b : a;
+  }
+};
+
+template <> struct Op<TB_OP_MAX> {
+  template <typename T> __host__ __device__ static T identity() {
+    if constexpr (cuda::std::is_floating_point<T>::value)
+      return -cuda::std::numeric_limits<T>::infinity();
+    else
+      return cuda::std::numeric_limits<T>::lowest();
+  }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
+    if constexpr (cuda::std::is_floating_point<T>::value)
+      return fmax(a, b);
+    else
+      return a < b ? b : a;
+  }
+};
+
+template <> struct Op<TB_OP_BIT_AND> {
+  template <typename T> __host__ __device__ static T identity() { return T(~T(0)); }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) { return a & b; }
+};
+
+template <> struct Op<TB_OP_BIT_OR> {
+  template <typename T> __host__ __device__ static T identity() { return T(0); }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) { return a | b; }
+};
+
+template <> struct Op<TB_OP_BIT_XOR> {
+  template <typename T> __host__ __device__ static T identity() { return T(0); }
+  template <typename T> __device__ __forceinline__ static T apply(T a, T b) { return a ^ b; }
+};
+
+}  // namespace tb

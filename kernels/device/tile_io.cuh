@@ -1,0 +1,59 @@
+// Moving a tile of NT*VT items between global memory and registers.
+//
+// Global memory is read and written striped (item i*NT + tid), so each warp
+// instruction touches consecutive addresses. Scans need each thread's VT
+// items consecutive (blocked), so they pass through shared memory; even VT
+// is padded by one slot per 32 to keep the blocked reads free of bank
+// conflicts.
+#pragma once
+
+namespace tb {
+
+template <typename T, int NT, int VT>
+struct TileTranspose {
+  static constexpr bool kPad = VT % 2 == 0;
+  static constexpr int kItems = NT * VT;
+  static constexpr int kSlots = kItems + (kPad ? kItems / 32 : 0);
+  struct Storage { T items[kSlots]; };
+
+  __device__ __forceinline__ static int slot(int i) { return kPad ? i + i / 32 : i; }
+
+  // Loads count (<= NT*VT) items from src; slots past count get fill.
+  __device__ __forceinline__ static void load_blocked(const T* __restrict__ src, int count,
+                                                      T fill, T (&x)[VT], Storage& s) {
+    const int tid = threadIdx.x;
+    T v[VT];
+    if (count == kItems) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) v[i] = src[i * NT + tid];
+    } else {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) v[i] = i * NT + tid < count ? src[i * NT + tid] : fill;
+    }
+#pragma unroll
+    for (int i = 0; i < VT; ++i) s.items[slot(i * NT + tid)] = v[i];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < VT; ++i) x[i] = s.items[slot(tid * VT + i)];
+  }
+
+  // Stores the first count items of the blocked tile x to dst. Callers
+  // synchronise before reusing s after load_blocked.
+  __device__ __forceinline__ static void store_blocked(const T (&x)[VT], int count,
+                                                       T* __restrict__ dst, Storage& s) {
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) s.items[slot(tid * VT + i)] = x[i];
+    __syncthreads();
+    if (count == kItems) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) dst[i * NT + tid] = s.items[slot(i * NT + tid)];
+    } else {
+#pragma unroll
+      for (int i = 0; i < VT; ++i)
+        if (i * NT + tid < count) dst[i * NT + tid] = s.items[slot(i * NT + tid)];
+    }
+  }
+};
+
+}  // namespace tb

@@ -1,0 +1,421 @@
+// Reduce and scan for one element type (TB_ELEM), every operator that fits it
+// and every box of kernels/grid.def. The build compiles this file once per
+// type, so the types build in parallel.
+//
+// Layering: kernels (bottom of the file's first half) are built from the CTA
+// blocks in kernels/device/; the host side chooses a grid, sizes the scratch
+// and launches; the extern "C" entry points at the end map an operator and a
+// box to a template instance.
+#include <stdint.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "core/cuda.h"
+#include "kernels/device/cta_reduce.cuh"
+#include "kernels/device/cta_scan.cuh"
+#include "kernels/device/ops.cuh"
+#include "kernels/device/tile_io.cuh"
+#include "kernels/device/tile_status.cuh"
+#include "kernels/reduce_scan_dispatch.h"
+
+#define TB_CAT_(a, b) a##b
+#define TB_CAT(a, b) TB_CAT_(a, b)
+#define TB_STR_(a) #a
+#define TB_ELEM_NAME TB_STR_(TB_ELEM)
+
+namespace tb {
+namespace {
+
+// TB_ELEM names the type as core/types.h does; map it to the C++ type.
+using int32 = int32_t;
+using int64 = long long;
+using T = TB_ELEM;
+
+template <tb_op OP>
+__host__ __device__ __forceinline__ T identity() { return Op<OP>::template identity<T>(); }
+
+// ---- kernels ------------------------------------------------------------
+
+// Widest load (at most 16 bytes) whose item count divides VT.
+template <int VT>
+__host__ __device__ constexpr int vec_width() {
+  int v = 16 / int(sizeof(T));
+  while (v > 1 && VT % v != 0) v /= 2;
+  return v;
+}
+
+template <int V>
+struct alignas(sizeof(T) * V) Vec { T v[V]; };
+
+// Each CTA folds tiles blockIdx.x, blockIdx.x + gridDim.x, ... of the aligned
+// body with vector loads, then the few leftover items (the unaligned head and
+// the partial last tile) with scalar loads, and writes one partial to out.
+template <tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+reduce_kernel(const T* __restrict__ in, int64_t head, int64_t tiles, int64_t n,
+              T* __restrict__ out) {
+  constexpr int V = vec_width<VT>();
+  constexpr int kTile = NT * VT;
+  using Reduce = CtaReduce<OP, T, NT>;
+  __shared__ typename Reduce::Storage storage;
+
+  T acc = identity<OP>();
+  const T* body = in + head;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const Vec<V>* src = reinterpret_cast<const Vec<V>*>(body + tile * kTile);
+    Vec<V> v[VT / V];
+#pragma unroll
+    for (int j = 0; j < VT / V; ++j) v[j] = src[j * NT + threadIdx.x];
+#pragma unroll
+    for (int j = 0; j < VT / V; ++j)
+#pragma unroll
+      for (int k = 0; k < V; ++k) acc = Op<OP>::apply(acc, v[j].v[k]);
+  }
+  const int64_t tail = head + tiles * kTile;
+  const int64_t leftover = head + (n - tail);
+  for (int64_t i = int64_t(blockIdx.x) * NT + threadIdx.x; i < leftover;
+       i += int64_t(gridDim.x) * NT)
+    acc = Op<OP>::apply(acc, in[i < head ? i : tail + (i - head)]);
+
+  acc = Reduce::reduce(acc, storage);
+  if (threadIdx.x == 0) out[blockIdx.x] = acc;
+}
+
+// Scans one tile in registers: x holds this thread's VT consecutive items on
+// entry and their scan on exit. prefix_of(tile_total) returns the tile's
+// exclusive prefix (a carry, or the result of a look-back) in every thread.
+template <tb_op OP, int NT, int VT, class PrefixOf>
+__device__ __forceinline__ T scan_tile(T (&x)[VT], bool inclusive,
+                                       typename CtaScan<OP, T, NT>::Storage& storage,
+                                       PrefixOf prefix_of) {
+  T thread_total = x[0];
+#pragma unroll
+  for (int i = 1; i < VT; ++i) thread_total = Op<OP>::apply(thread_total, x[i]);
+  T tile_total;
+  T thread_prefix = CtaScan<OP, T, NT>::scan_exclusive(thread_total, &tile_total, storage);
+  const T tile_prefix = prefix_of(tile_total);
+  T running = Op<OP>::apply(tile_prefix, thread_prefix);
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const T item = x[i];
+    if (inclusive) {
+      running = Op<OP>::apply(running, item);
+      x[i] = running;
+    } else {
+      x[i] = running;
+      running = Op<OP>::apply(running, item);
+    }
+  }
+  return Op<OP>::apply(tile_prefix, tile_total);  // inclusive prefix of the tile
+}
+
+// Warp 0 finds the exclusive prefix of `tile` (> 0) from its predecessors'
+// published aggregates and prefixes, 32 tiles per step, nearest first.
+template <tb_op OP>
+__device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
+  const int lane = threadIdx.x % 32;
+  T prefix = identity<OP>();
+  for (int64_t nearest = tile - 1;; nearest -= 32) {
+    const int64_t pred = nearest - (31 - lane);  // lane 31 reads the nearest
+    T value = identity<OP>();
+    TileStatus st = kPrefix;  // nothing before tile 0
+    if (pred >= 0) st = status.read(pred, &value);
+    while (__any_sync(kFullMask, st == kInvalid))
+      if (st == kInvalid) st = status.read(pred, &value);
+    const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
+    const int first = prefixes ? 31 - __clz(prefixes) : 0;  // nearest prefix
+    const T window = warp_reduce<OP>(lane >= first ? value : identity<OP>());
+    prefix = Op<OP>::apply(window, prefix);
+    if (prefixes) return prefix;
+  }
+}
+
+// Single-pass scan: tiles are taken in order from a counter, so every
+// predecessor a tile waits for is already running.
+template <tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+scan_lookback_kernel(const T* in, T* out, int64_t n, TileStatusArray<T> status,
+                     unsigned* tile_counter, bool inclusive, T* d_total) {
+  using IO = TileTranspose<T, NT, VT>;
+  using Scan = CtaScan<OP, T, NT>;
+  constexpr int kTile = NT * VT;
+  __shared__ typename IO::Storage io;
+  __shared__ typename Scan::Storage scan;
+  __shared__ unsigned tile_shared;
+  __shared__ T prefix_shared;
+
+  if (threadIdx.x == 0) tile_shared = atomicAdd(tile_counter, 1u);
+  __syncthreads();
+  const int64_t tile = tile_shared;
+  const int64_t offset = tile * kTile;
+  const int count = int(min(int64_t(kTile), n - offset));
+
+  T x[VT];
+  IO::load_blocked(in + offset, count, identity<OP>(), x, io);
+  const T inclusive_prefix = scan_tile<OP, NT, VT>(x, inclusive, scan, [&](T tile_total) {
+    if (threadIdx.x < 32) {
+      T prefix = identity<OP>();
+      if (tile == 0) {
+        if (threadIdx.x == 0) status.publish(0, kPrefix, tile_total);
+      } else {
+        if (threadIdx.x == 0) status.publish(tile, kAggregate, tile_total);
+        prefix = look_back<OP>(status, tile);
+        if (threadIdx.x == 0) status.publish(tile, kPrefix, Op<OP>::apply(prefix, tile_total));
+      }
+      if (threadIdx.x == 0) prefix_shared = prefix;
+    }
+    __syncthreads();
+    return prefix_shared;
+  });
+  IO::store_blocked(x, count, out + offset, io);
+  if (d_total && threadIdx.x == 0 && offset + kTile >= n) *d_total = inclusive_prefix;
+}
+
+// Reduce-then-scan, pass 1: CTA b reduces tiles [b * tiles_per_cta, ...).
+template <tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+scan_upsweep_kernel(const T* in, int64_t n, int64_t tiles_per_cta, T* partials) {
+  constexpr int kTile = NT * VT;
+  using Reduce = CtaReduce<OP, T, NT>;
+  __shared__ typename Reduce::Storage storage;
+  const int64_t begin = blockIdx.x * tiles_per_cta * kTile;
+  const int64_t end = min(n, begin + tiles_per_cta * kTile);
+  T acc = identity<OP>();
+  for (int64_t offset = begin; offset < end; offset += kTile) {
+    const int count = int(min(int64_t(kTile), end - offset));
+    T v[VT];
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * NT + threadIdx.x;
+      v[i] = k < count ? in[offset + k] : identity<OP>();
+    }
+#pragma unroll
+    for (int i = 0; i < VT; ++i) acc = Op<OP>::apply(acc, v[i]);
+  }
+  acc = Reduce::reduce(acc, storage);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+// Reduce-then-scan, passes 2 and 3: CTA b scans its tiles in order, starting
+// from carry_in[b] (the identity when carry_in is NULL). The spine is this
+// kernel on one CTA over the partials, exclusive and in place.
+template <tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
+                      const T* carry_in, bool inclusive, T* d_total) {
+  using IO = TileTranspose<T, NT, VT>;
+  using Scan = CtaScan<OP, T, NT>;
+  constexpr int kTile = NT * VT;
+  __shared__ typename IO::Storage io;
+  __shared__ typename Scan::Storage scan;
+  const int64_t begin = blockIdx.x * tiles_per_cta * kTile;
+  const int64_t end = min(n, begin + tiles_per_cta * kTile);
+  T carry = carry_in ? carry_in[blockIdx.x] : identity<OP>();
+  for (int64_t offset = begin; offset < end; offset += kTile) {
+    const int count = int(min(int64_t(kTile), end - offset));
+    T x[VT];
+    IO::load_blocked(in + offset, count, identity<OP>(), x, io);
+    carry = scan_tile<OP, NT, VT>(x, inclusive, scan, [&](T) { return carry; });
+    IO::store_blocked(x, count, out + offset, io);
+  }
+  if (d_total && threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) *d_total = carry;
+}
+
+// ---- host side ----------------------------------------------------------
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// CTAs of `kernel` that fit on the device at once.
+template <class Kernel>
+tb_status resident_ctas(Kernel kernel, int nt, int* out) {
+  int device = 0, sms = 0, per_sm = 0;
+  TB_CUDA_TRY(cudaGetDevice(&device));
+  TB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, nt, 0));
+  *out = sms * (per_sm > 0 ? per_sm : 1);
+  return TB_OK;
+}
+
+tb_status write_value(T value, T* d_dst, cudaStream_t stream) {
+  if (d_dst) TB_CUDA_TRY(cudaMemcpyAsync(d_dst, &value, sizeof(T), cudaMemcpyHostToDevice, stream));
+  return TB_OK;
+}
+
+template <tb_op OP, int NT, int VT>
+tb_status reduce_run(const T* in, int64_t n, T* d_total, void* scratch, size_t* scratch_bytes,
+                     cudaStream_t stream) {
+  constexpr int kTile = NT * VT;
+  constexpr int V = vec_width<VT>();
+  auto kernel = reduce_kernel<OP, NT, VT>;
+  int ctas = 0;
+  TB_TRY(resident_ctas(kernel, NT, &ctas));
+  const int grid = int(std::min<int64_t>(ceil_div(n > 0 ? n : 1, kTile), ctas));
+  *scratch_bytes = grid > 1 ? round_up(grid * sizeof(T)) : 0;
+  if (!scratch) return TB_OK;  // size query
+  if (n == 0) return write_value(identity<OP>(), d_total, stream);
+
+  const uintptr_t misalign = reinterpret_cast<uintptr_t>(in) % (V * sizeof(T));
+  const int64_t head = std::min<int64_t>(n, misalign ? (V * sizeof(T) - misalign) / sizeof(T) : 0);
+  const int64_t tiles = (n - head) / kTile;
+  if (grid == 1) {
+    kernel<<<1, NT, 0, stream>>>(in, head, tiles, n, d_total);
+  } else {
+    T* partials = static_cast<T*>(scratch);
+    kernel<<<grid, NT, 0, stream>>>(in, head, tiles, n, partials);
+    kernel<<<1, NT, 0, stream>>>(partials, 0, grid / kTile, grid, d_total);
+  }
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+template <tb_op OP, int NT, int VT>
+tb_status scan_lookback_run(const T* in, T* out, int64_t n, bool inclusive, T* d_total,
+                            void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  constexpr int kTile = NT * VT;
+  const int64_t tiles = ceil_div(n, kTile);
+  using Status = TileStatusArray<T>;
+  const size_t counter_bytes = 256;
+  *scratch_bytes = counter_bytes + round_up(Status::bytes(tiles));
+  if (!scratch) return TB_OK;  // size query
+  if (n == 0) return write_value(identity<OP>(), d_total, stream);
+  if (tiles > UINT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "scan of %lld items needs more than 2^32 tiles of %d",
+                   (long long)n, kTile);
+
+  unsigned* counter = static_cast<unsigned*>(scratch);
+  Status status;
+  status.bind(static_cast<char*>(scratch) + counter_bytes, tiles);
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, counter_bytes + Status::status_bytes(tiles), stream));
+  scan_lookback_kernel<OP, NT, VT><<<unsigned(tiles), NT, 0, stream>>>(in, out, n, status, counter,
+                                                                     inclusive, d_total);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+template <tb_op OP, int NT, int VT>
+tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_total, void* scratch,
+                       size_t* scratch_bytes, cudaStream_t stream) {
+  constexpr int kTile = NT * VT;
+  auto downsweep = scan_downsweep_kernel<OP, NT, VT>;
+  int ctas = 0;
+  TB_TRY(resident_ctas(downsweep, NT, &ctas));
+  const int64_t tiles = ceil_div(n > 0 ? n : 1, kTile);
+  const int64_t tiles_per_cta = ceil_div(tiles, ctas);
+  const int grid = int(ceil_div(tiles, tiles_per_cta));
+  *scratch_bytes = grid > 1 ? round_up(grid * sizeof(T)) : 0;
+  if (!scratch) return TB_OK;  // size query
+  if (n == 0) return write_value(identity<OP>(), d_total, stream);
+
+  if (grid == 1) {
+    downsweep<<<1, NT, 0, stream>>>(in, out, n, tiles, nullptr, inclusive, d_total);
+  } else {
+    T* partials = static_cast<T*>(scratch);
+    scan_upsweep_kernel<OP, NT, VT><<<grid, NT, 0, stream>>>(in, n, tiles_per_cta, partials);
+    downsweep<<<1, NT, 0, stream>>>(partials, partials, grid, ceil_div(grid, kTile), nullptr,
+                                    false, d_total);
+    downsweep<<<grid, NT, 0, stream>>>(in, out, n, tiles_per_cta, partials, inclusive, nullptr);
+  }
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+// Scans keep a tile in shared memory; boxes whose tile does not fit in the
+// static 48 KiB are left out of the grid for this type.
+template <int NT, int VT>
+constexpr bool scan_fits() {
+  return sizeof(typename TileTranspose<T, NT, VT>::Storage) +
+             sizeof(typename CtaScan<TB_OP_PLUS, T, NT>::Storage) + 2 * sizeof(T) <= 48 * 1024;
+}
+
+tb_status no_box(const char* family, tb_launch_box box) {
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the %s grid for %s",
+                 box.nt, box.vt, family, TB_ELEM_NAME);
+}
+
+template <tb_op OP>
+tb_status reduce_box(tb_launch_box box, const T* in, int64_t n, T* d_total, void* scratch,
+                     size_t* scratch_bytes, cudaStream_t stream) {
+#define TB_BOX(NT, VT) \
+  if (box.nt == NT && box.vt == VT) \
+    return reduce_run<OP, NT, VT>(in, n, d_total, scratch, scratch_bytes, stream);
+#include "kernels/grid.def"
+#undef TB_BOX
+  return no_box("reduce", box);
+}
+
+template <tb_op OP>
+tb_status scan_box(tb_launch_box box, tb_scan_algo algo, const T* in, T* out, int64_t n,
+                   bool inclusive, T* d_total, void* scratch, size_t* scratch_bytes,
+                   cudaStream_t stream) {
+#define TB_BOX(NT, VT)                                                                  \
+  if constexpr (scan_fits<NT, VT>())                                                    \
+    if (box.nt == NT && box.vt == VT)                                                   \
+      return algo == TB_SCAN_REDUCE_THEN_SCAN                                           \
+                 ? scan_rts_run<OP, NT, VT>(in, out, n, inclusive, d_total, scratch,    \
+                                            scratch_bytes, stream)                      \
+                 : scan_lookback_run<OP, NT, VT>(in, out, n, inclusive, d_total, scratch, \
+                                                 scratch_bytes, stream);
+#include "kernels/grid.def"
+#undef TB_BOX
+  return no_box("scan", box);
+}
+
+// Calls F<OP>(args...) for a run-time operator; bitwise operators exist for
+// integers only (the C layer has already rejected them for floats).
+#define TB_OP_SWITCH(op, CALL)                                                        \
+  switch (op) {                                                                       \
+    case TB_OP_PLUS: return CALL(TB_OP_PLUS);                                          \
+    case TB_OP_MIN: return CALL(TB_OP_MIN);                                            \
+    case TB_OP_MAX: return CALL(TB_OP_MAX);                                            \
+    case TB_OP_MULTIPLIES: return CALL(TB_OP_MULTIPLIES);                              \
+    default: break;                                                                    \
+  }                                                                                    \
+  if constexpr (cuda::std::is_integral<T>::value) {                                    \
+    switch (op) {                                                                      \
+      case TB_OP_BIT_AND: return CALL(TB_OP_BIT_AND);                                  \
+      case TB_OP_BIT_OR: return CALL(TB_OP_BIT_OR);                                    \
+      case TB_OP_BIT_XOR: return CALL(TB_OP_BIT_XOR);                                  \
+      default: break;                                                                  \
+    }                                                                                  \
+  }                                                                                    \
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "operator %d does not apply to %s", int(op), TB_ELEM_NAME);
+
+}  // namespace
+}  // namespace tb
+
+extern "C" tb_status TB_CAT(tb_reduce_, TB_ELEM)(tb_op op, tb_launch_box box, const void* d_in,
+                                                 int64_t n, void* d_total, void* scratch,
+                                                 size_t* scratch_bytes, cudaStream_t stream) {
+  using namespace tb;
+  const T* in = static_cast<const T*>(d_in);
+  T* total = static_cast<T*>(d_total);
+#define TB_CALL(OP) reduce_box<OP>(box, in, n, total, scratch, scratch_bytes, stream)
+  TB_OP_SWITCH(op, TB_CALL)
+#undef TB_CALL
+}
+
+extern "C" tb_status TB_CAT(tb_scan_, TB_ELEM)(tb_op op, tb_scan_kind kind, tb_scan_algo algo,
+                                               tb_launch_box box, const void* d_in, void* d_out,
+                                               int64_t n, void* d_total, void* scratch,
+                                               size_t* scratch_bytes, cudaStream_t stream) {
+  using namespace tb;
+  const T* in = static_cast<const T*>(d_in);
+  T* out = static_cast<T*>(d_out);
+  T* total = static_cast<T*>(d_total);
+  const bool inclusive = kind == TB_SCAN_INCLUSIVE;
+#define TB_CALL(OP) \
+  scan_box<OP>(box, algo, in, out, n, inclusive, total, scratch, scratch_bytes, stream)
+  TB_OP_SWITCH(op, TB_CALL)
+#undef TB_CALL
+}
+
+extern "C" int TB_CAT(tb_scan_box_fits_, TB_ELEM)(tb_launch_box box) {
+  using namespace tb;
+#define TB_BOX(NT, VT) \
+  if (box.nt == NT && box.vt == VT) return scan_fits<NT, VT>();
+#include "kernels/grid.def"
+#undef TB_BOX
+  return 0;
+}

@@ -1,0 +1,187 @@
+/* Public reduce and scan entry points: argument checks, scratch management
+ * and host totals around the per-type dispatch in reduce_scan.cu. */
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/reduce_scan_dispatch.h"
+#include "kernels/tilebench.h"
+
+/* Tuned defaults for sm_90 (H100), read off results/sm_90/h100-80gb-hbm3/
+ * reduce_tuning.md and scan_tuning.md: the best box at the largest sizes. */
+static const tb_launch_box kReduceDefault[TB_TYPE_COUNT] = {
+    [TB_INT32] = {256, 16}, [TB_INT64] = {256, 8}, [TB_FLOAT] = {256, 16}, [TB_DOUBLE] = {256, 8}};
+static const tb_launch_box kScanDefault[TB_TYPE_COUNT] = {
+    [TB_INT32] = {256, 15}, [TB_INT64] = {256, 7}, [TB_FLOAT] = {256, 15}, [TB_DOUBLE] = {256, 7}};
+
+static const tb_launch_box kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#include "kernels/grid.def"
+#undef TB_BOX
+};
+enum { kGridSize = sizeof kGrid / sizeof kGrid[0] };
+
+static int scan_box_fits(tb_type t, tb_launch_box box) {
+  switch (t) {
+    case TB_INT32: return tb_scan_box_fits_int32(box);
+    case TB_INT64: return tb_scan_box_fits_int64(box);
+    case TB_FLOAT: return tb_scan_box_fits_float(box);
+    case TB_DOUBLE: return tb_scan_box_fits_double(box);
+    default: return 0;
+  }
+}
+
+int tb_reduce_grid(tb_type type, tb_launch_box *out, int cap) {
+  if (!tb_type_valid(type)) return 0;
+  for (int i = 0; i < kGridSize && i < cap; ++i) out[i] = kGrid[i];
+  return kGridSize;
+}
+
+int tb_scan_grid(tb_type type, tb_launch_box *out, int cap) {
+  int count = 0;
+  for (int i = 0; i < kGridSize; ++i) {
+    if (!scan_box_fits(type, kGrid[i])) continue;
+    if (count < cap) out[count] = kGrid[i];
+    ++count;
+  }
+  return count;
+}
+
+tb_launch_box tb_reduce_default_box(tb_type type) {
+  return tb_type_valid(type) ? kReduceDefault[type] : (tb_launch_box){0, 0};
+}
+tb_launch_box tb_scan_default_box(tb_type type) {
+  return tb_type_valid(type) ? kScanDefault[type] : (tb_launch_box){0, 0};
+}
+tb_scan_algo tb_scan_default_algo(tb_type type) {
+  (void)type;
+  return TB_SCAN_LOOKBACK;
+}
+
+/* Resolves NULL / {0, 0} to the default and rejects boxes outside the grid. */
+static tb_status resolve_box(const char *family, tb_type type, const tb_launch_box *box,
+                             tb_launch_box def, tb_launch_box *out) {
+  if (!box || (box->nt == 0 && box->vt == 0)) {
+    *out = def;
+    return TB_OK;
+  }
+  for (int i = 0; i < kGridSize; ++i) {
+    if (kGrid[i].nt == box->nt && kGrid[i].vt == box->vt) {
+      if (strcmp(family, "scan") == 0 && !scan_box_fits(type, *box))
+        return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                       "launch box %dx%d: a scan tile of %s does not fit in shared memory",
+                       box->nt, box->vt, tb_type_name(type));
+      *out = *box;
+      return TB_OK;
+    }
+  }
+  return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                 "launch box %dx%d is not in the %s grid (NT in {64,128,256,512}, "
+                 "VT in {1,3,4,7,8,12,15,16})",
+                 box->nt, box->vt, family);
+}
+
+static tb_status check_common(const char *fn, tb_type type, tb_op op, const void *d_in,
+                              int64_t n) {
+  tb_status st = tb_check_type_op(type, op);
+  if (st != TB_OK) return st;
+  if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: negative count n = %lld", fn, (long long)n);
+  if (n > 0 && !d_in) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_in is NULL with n = %lld", fn, (long long)n);
+  if ((uintptr_t)d_in % tb_type_size(type) != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_in is not aligned to its %zu-byte elements", fn,
+                   tb_type_size(type));
+  return TB_OK;
+}
+
+/* The scratch of a call: what the kernels need, then one slot for the total
+ * when the caller wants it on the host only. */
+typedef struct {
+  tb_buffer *buf;
+  tb_buffer owned;
+} scratch_t;
+
+static tb_status scratch_reserve(scratch_t *s, tb_buffer *caller, size_t bytes) {
+  memset(&s->owned, 0, sizeof s->owned);
+  s->buf = caller ? caller : &s->owned;
+  if (s->buf->bytes >= bytes) return TB_OK;
+  tb_buffer_free(s->buf);
+  return tb_buffer_alloc(s->buf, bytes);
+}
+
+static const size_t kTotalSlot = 256; /* keeps the kernels' part 256-byte aligned */
+
+typedef tb_status (*reduce_fn)(tb_op, tb_launch_box, const void *, int64_t, void *, void *,
+                               size_t *, cudaStream_t);
+typedef tb_status (*scan_fn)(tb_op, tb_scan_kind, tb_scan_algo, tb_launch_box, const void *,
+                             void *, int64_t, void *, void *, size_t *, cudaStream_t);
+
+static const reduce_fn kReduce[TB_TYPE_COUNT] = {tb_reduce_int32, tb_reduce_int64,
+                                                 tb_reduce_float, tb_reduce_double};
+static const scan_fn kScan[TB_TYPE_COUNT] = {tb_scan_int32, tb_scan_int64, tb_scan_float,
+                                             tb_scan_double};
+
+static tb_status sync_stream(cudaStream_t stream) {
+  TB_CUDA_TRY(cudaStreamSynchronize(stream));
+  return TB_OK;
+}
+
+/* Copies the device total to the host once the stream reaches it. */
+static tb_status fetch_total(void *h_total, const void *d_total, size_t bytes, cudaStream_t stream) {
+  TB_CUDA_TRY(cudaMemcpyAsync(h_total, d_total, bytes, cudaMemcpyDeviceToHost, stream));
+  TB_CUDA_TRY(cudaStreamSynchronize(stream));
+  return TB_OK;
+}
+
+tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d_total,
+                    void *h_total, const tb_launch_box *box, tb_buffer *scratch,
+                    cudaStream_t stream) {
+  tb_launch_box b;
+  TB_TRY(check_common("tb_reduce", type, op, d_in, n));
+  if (!d_total && !h_total)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_reduce: neither d_total nor h_total is given");
+  TB_TRY(resolve_box("reduce", type, box, kReduceDefault[type], &b));
+
+  size_t need = 0;
+  TB_TRY(kReduce[type](op, b, d_in, n, d_total, NULL, &need, stream));
+  scratch_t s;
+  TB_TRY(scratch_reserve(&s, scratch, need + kTotalSlot));
+  char *base = s.buf->ptr;
+  void *total = d_total ? d_total : base + need;
+  tb_status st = kReduce[type](op, b, d_in, n, total, base, &need, stream);
+  if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
+  if (!scratch) {
+    if (st == TB_OK) st = sync_stream(stream);
+    tb_buffer_free(&s.owned);
+  }
+  return st;
+}
+
+tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, const void *d_in,
+                  void *d_out, int64_t n, void *d_total, void *h_total, const tb_launch_box *box,
+                  tb_buffer *scratch, cudaStream_t stream) {
+  tb_launch_box b;
+  TB_TRY(check_common("tb_scan", type, op, d_in, n));
+  if (n > 0 && !d_out)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: d_out is NULL with n = %lld", (long long)n);
+  if ((uintptr_t)d_out % tb_type_size(type) != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: d_out is not aligned to its elements");
+  if (kind != TB_SCAN_EXCLUSIVE && kind != TB_SCAN_INCLUSIVE)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown scan kind %d", (int)kind);
+  if (algo == TB_SCAN_DEFAULT) algo = tb_scan_default_algo(type);
+  if (algo != TB_SCAN_LOOKBACK && algo != TB_SCAN_REDUCE_THEN_SCAN)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown algorithm %d", (int)algo);
+  TB_TRY(resolve_box("scan", type, box, kScanDefault[type], &b));
+
+  size_t need = 0;
+  TB_TRY(kScan[type](op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));
+  scratch_t s;
+  TB_TRY(scratch_reserve(&s, scratch, need + kTotalSlot));
+  char *base = s.buf->ptr;
+  void *total = d_total ? d_total : h_total ? base + need : NULL;
+  tb_status st = kScan[type](op, kind, algo, b, d_in, d_out, n, total, base, &need, stream);
+  if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
+  if (!scratch) {
+    if (st == TB_OK) st = sync_stream(stream);
+    tb_buffer_free(&s.owned);
+  }
+  return st;
+}

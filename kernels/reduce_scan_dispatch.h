@@ -1,0 +1,31 @@
+/* Internal: the per-type entry points that reduce_scan.cu generates (one
+ * translation unit per element type), called by reduce_scan_api.c after it
+ * has checked the arguments. With scratch == NULL they only write the scratch
+ * size they need to *scratch_bytes. */
+#ifndef TB_KERNELS_REDUCE_SCAN_DISPATCH_H
+#define TB_KERNELS_REDUCE_SCAN_DISPATCH_H
+
+#include "kernels/tilebench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TB_FOR_EACH_TYPE(X) X(int32) X(int64) X(float) X(double)
+
+#define TB_DECLARE_DISPATCH(name)                                                        \
+  tb_status tb_reduce_##name(tb_op op, tb_launch_box box, const void *d_in, int64_t n,   \
+                             void *d_total, void *scratch, size_t *scratch_bytes,        \
+                             cudaStream_t stream);                                       \
+  tb_status tb_scan_##name(tb_op op, tb_scan_kind kind, tb_scan_algo algo,               \
+                           tb_launch_box box, const void *d_in, void *d_out, int64_t n,  \
+                           void *d_total, void *scratch, size_t *scratch_bytes,          \
+                           cudaStream_t stream);                                         \
+  int tb_scan_box_fits_##name(tb_launch_box box);
+TB_FOR_EACH_TYPE(TB_DECLARE_DISPATCH)
+#undef TB_DECLARE_DISPATCH
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,673 @@
+/* CPU reference for reduce and scan: golden vectors from the reduce/scan
+ * reference document (shared/reference/001_fb70d6b31cb98da5.txt), plus the
+ * edge cases the GPU suites lean on (identities, wrap-around, in place,
+ * argument errors, the higher-precision float reference). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "core/rng.h"
+#include "core/status.h"
+#include "core/types.h"
+#include "cpuref/reduce_scan.h"
+
+/* ---- Golden vectors, copied from the reference document. ---------------- */
+
+/* "REDUCTION AND SCAN DEMONSTRATION": 100 random integers in [0, 9]. */
+#define DEMO_TOTAL 492
+static const int32_t demo_input[100] = {
+    8, 1, 9, 8, 1, 9, 9, 2, 6, 3,
+    0, 5, 2, 1, 5, 9, 9, 9, 9, 9,
+    1, 7, 9, 9, 9, 1, 4, 7, 8, 2,
+    1, 0, 4, 1, 9, 6, 7, 8, 9, 5,
+    6, 7, 0, 3, 8, 2, 9, 6, 6, 3,
+    7, 7, 7, 4, 3, 4, 6, 1, 1, 3,
+    7, 7, 0, 3, 2, 8, 0, 1, 0, 9,
+    8, 8, 6, 1, 3, 7, 9, 4, 0, 6,
+    4, 1, 3, 2, 7, 0, 7, 0, 1, 4,
+    4, 4, 4, 4, 6, 7, 7, 9, 7, 8,
+};
+
+static const int32_t demo_exclusive[100] = {
+      0,   8,   9,  18,  26,  27,  36,  45,  47,  53,
+     56,  56,  61,  63,  64,  69,  78,  87,  96, 105,
+    114, 115, 122, 131, 140, 149, 150, 154, 161, 169,
+    171, 172, 172, 176, 177, 186, 192, 199, 207, 216,
+    221, 227, 234, 234, 237, 245, 247, 256, 262, 268,
+    271, 278, 285, 292, 296, 299, 303, 309, 310, 311,
+    314, 321, 328, 328, 331, 333, 341, 341, 342, 342,
+    351, 359, 367, 373, 374, 377, 384, 393, 397, 397,
+    403, 407, 408, 411, 413, 420, 420, 427, 427, 428,
+    432, 436, 440, 444, 448, 454, 461, 468, 477, 484,
+};
+/* "MAX-REDUCE DEMONSTRATION": 100 random integers in [0, 999], identity
+ * INT_MIN, mgpu::maximum. */
+#define MAX_TOTAL 988
+
+static const int32_t max_input[100] = {
+    276, 705, 679,   2, 655, 710, 162, 643, 118, 456,
+    498, 773, 959, 573, 340, 876, 585, 808, 223,  17,
+    751, 821, 255, 820, 505, 940, 699, 412, 890, 423,
+    959, 580, 547, 158, 138, 761, 149, 230, 257, 809,
+    840, 988, 254, 332, 814, 299, 243,  13, 929, 217,
+    349, 907, 196, 848, 251, 955, 616, 778, 473, 987,
+    351,  67, 830, 793, 585, 594, 549, 732, 917, 695,
+    285, 679, 757, 392, 753, 561, 380, 208, 567, 527,
+     75, 404,  53, 352, 530, 592, 779, 356, 934, 964,
+    129, 154, 568, 394, 469, 387,  11, 726, 337, 388,
+};
+
+static const int32_t max_inclusive[100] = {
+    276, 705, 705, 705, 705, 710, 710, 710, 710, 710,
+    710, 773, 959, 959, 959, 959, 959, 959, 959, 959,
+    959, 959, 959, 959, 959, 959, 959, 959, 959, 959,
+    959, 959, 959, 959, 959, 959, 959, 959, 959, 959,
+    959, 988, 988, 988, 988, 988, 988, 988, 988, 988,
+    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
+    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
+    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
+    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
+    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
+};
+/* The 20-value example of the "Algorithm" section. */
+#define SMALL_TOTAL 87
+static const int32_t small_input[20] = {
+    1, 7, 4, 0, 9, 4, 8, 8, 2, 4, 5, 5, 1, 7, 1, 1, 5, 2, 7, 6,
+};
+
+static const int32_t small_exclusive[20] = {
+    0, 1, 8, 12, 12, 21, 25, 33, 41, 43, 47, 52, 57, 58, 65, 66, 67, 72, 74, 81,
+};
+
+static const int32_t small_inclusive[20] = {
+    1, 8, 12, 12, 21, 25, 33, 41, 43, 47, 52, 57, 58, 65, 66, 67, 72, 74, 81, 87,
+};
+
+/* "Register blocking": 20 threads x 5 elements/thread over 100 inputs. The
+ * document prints the input row-major, thread t owning elements 5t..5t+4
+ * (thread 0: 1+7+4+0+9 = 21). The total is the last spine value, 448. */
+#define RAKING_TOTAL 448
+
+static const int32_t raking_input[100] = {
+    1, 7, 4, 0, 9, 4, 8, 8, 2, 4, 5, 5, 1, 7, 1, 1, 5, 2, 7, 6,
+    1, 4, 2, 3, 2, 2, 1, 6, 8, 5, 7, 6, 1, 8, 9, 2, 7, 9, 5, 4,
+    3, 1, 2, 3, 3, 4, 1, 1, 3, 8, 7, 4, 2, 7, 7, 9, 3, 1, 9, 8,
+    6, 5, 0, 2, 8, 6, 0, 2, 4, 8, 6, 5, 0, 9, 0, 0, 6, 1, 3, 8,
+    9, 3, 4, 4, 6, 0, 6, 6, 1, 8, 4, 9, 6, 3, 7, 8, 8, 2, 9, 1,
+};
+
+static const int32_t raking_partials[20] = {
+    21, 26, 19, 21, 12, 22, 31, 27, 12, 17, 27, 30, 21, 20, 20, 18, 26, 21, 29, 28,
+};
+
+static const int32_t raking_partials_exclusive[20] = {
+      0,  21,  47,  66,  87,  99, 121, 152, 179, 191, 208, 235, 265, 286, 306, 326, 344, 370, 391, 420,
+};
+
+static const int32_t raking_exclusive[100] = {
+      0,   1,   8,  12,  12,  21,  25,  33,  41,  43,  47,  52,  57,  58,  65,  66,  67,  72,  74,  81,
+     87,  88,  92,  94,  97,  99, 101, 102, 108, 116, 121, 128, 134, 135, 143, 152, 154, 161, 170, 175,
+    179, 182, 183, 185, 188, 191, 195, 196, 197, 200, 208, 215, 219, 221, 228, 235, 244, 247, 248, 257,
+    265, 271, 276, 276, 278, 286, 292, 292, 294, 298, 306, 312, 317, 317, 326, 326, 326, 332, 333, 336,
+    344, 353, 356, 360, 364, 370, 370, 376, 382, 383, 391, 395, 404, 410, 413, 420, 428, 436, 438, 447,
+};
+
+
+/* ---- Helpers. ------------------------------------------------------------ */
+
+static const tb_type kAllTypes[] = {TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE};
+static const tb_op kAllOps[] = {TB_OP_PLUS,    TB_OP_MIN,     TB_OP_MAX,
+                                TB_OP_MULTIPLIES, TB_OP_BIT_AND, TB_OP_BIT_OR,
+                                TB_OP_BIT_XOR};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static bool fits(tb_type t, tb_op op) {
+  bool ok = tb_check_type_op(t, op) == TB_OK;
+  tb_clear_error();
+  return ok;
+}
+
+/* Bit-for-bit for integers; for floats equal, or both NaN. */
+static bool value_eq(tb_type t, tb_value a, tb_value b) {
+  switch (t) {
+    case TB_INT32: return a.i32 == b.i32;
+    case TB_INT64: return a.i64 == b.i64;
+    case TB_FLOAT: return a.f32 == b.f32 || (isnan(a.f32) && isnan(b.f32));
+    case TB_DOUBLE: return a.f64 == b.f64 || (isnan(a.f64) && isnan(b.f64));
+    default: return false;
+  }
+}
+
+static double value_as_double(tb_type t, tb_value v) {
+  switch (t) {
+    case TB_INT32: return (double)v.i32;
+    case TB_INT64: return (double)v.i64;
+    case TB_FLOAT: return (double)v.f32;
+    case TB_DOUBLE: return v.f64;
+    default: return 0.0;
+  }
+}
+
+static tb_value from_i64(tb_type t, int64_t x) {
+  tb_value v;
+  memset(&v, 0, sizeof v);
+  switch (t) {
+    case TB_INT32: v.i32 = (int32_t)x; break;
+    case TB_INT64: v.i64 = x; break;
+    case TB_FLOAT: v.f32 = (float)x; break;
+    case TB_DOUBLE: v.f64 = (double)x; break;
+    default: break;
+  }
+  return v;
+}
+
+/* n int32 values as an array of type t (malloc'd: no declared type). */
+static void *convert(tb_type t, const int32_t *src, int n) {
+  void *dst = malloc((size_t)(n > 0 ? n : 1) * tb_type_size(t));
+  for (int i = 0; i < n; ++i) tb_store(t, dst, i, from_i64(t, src[i]));
+  return dst;
+}
+
+/* First index where got (type t) differs from want; -1 if none. Reports the
+ * mismatch so that a failure says where. */
+static int first_mismatch(const char *what, tb_type t, const void *got,
+                          const int32_t *want, int n) {
+  for (int i = 0; i < n; ++i) {
+    tb_value g = tb_load(t, got, i);
+    if (!value_eq(t, g, from_i64(t, want[i]))) {
+      printf("\n  %s %s: index %d expected %d got %.17g\n", what,
+             tb_type_name(t), i, want[i], value_as_double(t, g));
+      return i;
+    }
+  }
+  return -1;
+}
+
+static int first_mismatch_f64(const char *what, const double *got,
+                              const int32_t *want, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (got[i] != (double)want[i]) {
+      printf("\n  %s: index %d expected %d got %.17g\n", what, i, want[i],
+             got[i]);
+      return i;
+    }
+  }
+  return -1;
+}
+
+/* Check a golden (input, scan, total) triple through every type that fits op:
+ * tb_cpu_reduce, tb_cpu_scan (out of place and in place), and for floating
+ * types tb_cpu_reduce_f64 / tb_cpu_scan_f64. The data are small integers, so
+ * every type represents them and every result exactly. */
+static void check_golden(tb_op op, bool inclusive, const int32_t *in,
+                         const int32_t *want, int n, int32_t want_total) {
+  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+    tb_type t = kAllTypes[ti];
+    if (!fits(t, op)) continue;
+    tb_value want_v = from_i64(t, want_total);
+    void *src = convert(t, in, n);
+    void *out = malloc((size_t)n * tb_type_size(t));
+
+    tb_value total;
+    CU_ASSERT_EQUAL(tb_cpu_reduce(t, op, src, n, &total), TB_OK);
+    CU_ASSERT(value_eq(t, total, want_v));
+
+    memset(&total, 0, sizeof total);
+    CU_ASSERT_EQUAL(tb_cpu_scan(t, op, inclusive, src, out, n, &total), TB_OK);
+    CU_ASSERT(value_eq(t, total, want_v));
+    CU_ASSERT_EQUAL(first_mismatch("scan", t, out, want, n), -1);
+
+    CU_ASSERT_EQUAL(tb_cpu_scan(t, op, inclusive, src, src, n, NULL), TB_OK);
+    CU_ASSERT_EQUAL(first_mismatch("in-place scan", t, src, want, n), -1);
+
+    if (tb_type_is_float(t)) {
+      void *src2 = convert(t, in, n);
+      double *out_d = malloc((size_t)n * sizeof(double));
+      double tot_d = -1.0;
+      CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, src2, n, &tot_d, NULL), TB_OK);
+      CU_ASSERT_EQUAL(tot_d, (double)want_total);
+      tot_d = -1.0;
+      CU_ASSERT_EQUAL(tb_cpu_scan_f64(t, op, inclusive, src2, out_d, n, &tot_d,
+                                      NULL, NULL),
+                      TB_OK);
+      CU_ASSERT_EQUAL(tot_d, (double)want_total);
+      CU_ASSERT_EQUAL(first_mismatch_f64("scan_f64", out_d, want, n), -1);
+      free(out_d);
+      free(src2);
+    }
+    free(out);
+    free(src);
+  }
+}
+
+/* ---- Golden vectors. ----------------------------------------------------- */
+
+static void test_demo_reduce(void) {
+  tb_value total;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, demo_input, 100, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(total.i32, DEMO_TOTAL);
+}
+
+static void test_demo_exclusive_scan(void) {
+  check_golden(TB_OP_PLUS, false, demo_input, demo_exclusive, 100, DEMO_TOTAL);
+}
+
+static void test_max_demo(void) {
+  /* The demo passes INT_MIN as the identity of maximum. */
+  CU_ASSERT_EQUAL(tb_identity(TB_INT32, TB_OP_MAX).i32, INT32_MIN);
+  tb_value total;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_MAX, max_input, 100, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(total.i32, MAX_TOTAL);
+  check_golden(TB_OP_MAX, true, max_input, max_inclusive, 100, MAX_TOTAL);
+}
+
+static void test_small_example(void) {
+  check_golden(TB_OP_PLUS, false, small_input, small_exclusive, 20,
+               SMALL_TOTAL);
+  check_golden(TB_OP_PLUS, true, small_input, small_inclusive, 20,
+               SMALL_TOTAL);
+}
+
+static void test_raking_example(void) {
+  check_golden(TB_OP_PLUS, false, raking_input, raking_exclusive, 100,
+               RAKING_TOTAL);
+
+  /* The upsweep partials are reductions of each thread's 5 values, and the
+   * spine is their exclusive scan. */
+  for (int t = 0; t < 20; ++t) {
+    tb_value part;
+    CU_ASSERT_EQUAL(
+        tb_cpu_reduce(TB_INT32, TB_OP_PLUS, raking_input + 5 * t, 5, &part),
+        TB_OK);
+    CU_ASSERT_EQUAL(part.i32, raking_partials[t]);
+  }
+  check_golden(TB_OP_PLUS, false, raking_partials, raking_partials_exclusive,
+               20, RAKING_TOTAL);
+}
+
+/* ---- Edge cases. --------------------------------------------------------- */
+
+static void test_identity_for_empty_input(void) {
+  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+    for (int oi = 0; oi < COUNT(kAllOps); ++oi) {
+      tb_type t = kAllTypes[ti];
+      tb_op op = kAllOps[oi];
+      if (!fits(t, op)) continue;
+      tb_value id = tb_identity(t, op), total;
+
+      memset(&total, 0x5a, sizeof total);
+      CU_ASSERT_EQUAL(tb_cpu_reduce(t, op, NULL, 0, &total), TB_OK);
+      CU_ASSERT(value_eq(t, total, id));
+
+      for (int inc = 0; inc < 2; ++inc) {
+        memset(&total, 0x5a, sizeof total);
+        CU_ASSERT_EQUAL(tb_cpu_scan(t, op, inc, NULL, NULL, 0, &total), TB_OK);
+        CU_ASSERT(value_eq(t, total, id));
+      }
+
+      if (tb_type_is_float(t)) {
+        double id_d = value_as_double(t, id), tot = 42.0, abs_sum = 42.0;
+        CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, NULL, 0, &tot, &abs_sum),
+                        TB_OK);
+        CU_ASSERT_EQUAL(tot, id_d);
+        CU_ASSERT_EQUAL(abs_sum, 0.0);
+        tot = abs_sum = 42.0;
+        CU_ASSERT_EQUAL(tb_cpu_scan_f64(t, op, false, NULL, NULL, 0, &tot,
+                                        NULL, &abs_sum),
+                        TB_OK);
+        CU_ASSERT_EQUAL(tot, id_d);
+        CU_ASSERT_EQUAL(abs_sum, 0.0);
+      }
+    }
+  }
+}
+
+static void test_in_place(void) {
+  int32_t buf[100];
+  tb_value total;
+  memcpy(buf, demo_input, sizeof buf);
+  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, buf, buf, 100, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(total.i32, DEMO_TOTAL);
+  CU_ASSERT_EQUAL(memcmp(buf, demo_exclusive, sizeof buf), 0);
+
+  memcpy(buf, max_input, sizeof buf);
+  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_MAX, true, buf, buf, 100, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(total.i32, MAX_TOTAL);
+  CU_ASSERT_EQUAL(memcmp(buf, max_inclusive, sizeof buf), 0);
+
+  /* tb_cpu_scan_f64 on double input may write over its input. */
+  double d[20];
+  for (int i = 0; i < 20; ++i) d[i] = small_input[i];
+  double tot = 0.0;
+  CU_ASSERT_EQUAL(tb_cpu_scan_f64(TB_DOUBLE, TB_OP_PLUS, false, d, d, 20, &tot,
+                                  NULL, NULL),
+                  TB_OK);
+  CU_ASSERT_EQUAL(tot, (double)SMALL_TOTAL);
+  CU_ASSERT_EQUAL(first_mismatch_f64("in-place scan_f64", d, small_exclusive, 20),
+                  -1);
+}
+
+static void test_integer_wrap(void) {
+  tb_value total;
+  const int32_t a32[] = {INT32_MAX, 1, 1};
+  int32_t out32[3];
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, a32, 2, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.i32, INT32_MIN);
+  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, a32, out32, 3, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(out32[0], INT32_MAX);
+  CU_ASSERT_EQUAL(out32[1], INT32_MIN);
+  CU_ASSERT_EQUAL(out32[2], INT32_MIN + 1);
+  CU_ASSERT_EQUAL(total.i32, INT32_MIN + 1);
+
+  const int32_t b32[] = {INT32_MIN, -1};
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, b32, 2, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.i32, INT32_MAX);
+  const int32_t m32[] = {INT32_MAX, 2};
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_MULTIPLIES, m32, 2, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(total.i32, -2);
+
+  const int64_t a64[] = {INT64_MAX, 1, 1};
+  int64_t out64[3];
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_PLUS, a64, 2, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.i64, INT64_MIN);
+  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT64, TB_OP_PLUS, false, a64, out64, 3, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(out64[0], 0);
+  CU_ASSERT_EQUAL(out64[1], INT64_MAX);
+  CU_ASSERT_EQUAL(out64[2], INT64_MIN);
+  CU_ASSERT_EQUAL(total.i64, INT64_MIN + 1);
+  const int64_t m64[] = {INT64_MAX, 2};
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_MULTIPLIES, m64, 2, &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(total.i64, -2);
+}
+
+/* status must be TB_ERR_INVALID_ARGUMENT and leave a message. */
+static void expect_invalid(const char *what, tb_status st) {
+  CU_ASSERT_EQUAL(st, TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT(tb_last_error()[0] != '\0');
+  if (st != TB_ERR_INVALID_ARGUMENT || tb_last_error()[0] == '\0')
+    printf("\n  %s: status %s, message \"%s\"\n", what, tb_status_string(st),
+           tb_last_error());
+  tb_clear_error();
+}
+
+static void test_argument_errors(void) {
+  const int32_t in[4] = {1, 2, 3, 4};
+  const float in_f[4] = {1, 2, 3, 4};
+  int32_t out[4];
+  double out_d[4], tot_d;
+  tb_value total;
+  tb_clear_error();
+
+  expect_invalid("reduce n<0", tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in, -1, &total));
+  expect_invalid("reduce NULL in",
+                 tb_cpu_reduce(TB_INT32, TB_OP_PLUS, NULL, 4, &total));
+  expect_invalid("reduce NULL total",
+                 tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in, 4, NULL));
+  expect_invalid("reduce bad type",
+                 tb_cpu_reduce(TB_TYPE_COUNT, TB_OP_PLUS, in, 4, &total));
+  expect_invalid("reduce negative type",
+                 tb_cpu_reduce((tb_type)-1, TB_OP_PLUS, in, 4, &total));
+  expect_invalid("reduce bad op",
+                 tb_cpu_reduce(TB_INT32, TB_OP_COUNT, in, 4, &total));
+  expect_invalid("reduce bitwise float",
+                 tb_cpu_reduce(TB_FLOAT, TB_OP_BIT_XOR, in_f, 4, &total));
+  expect_invalid("reduce bitwise double",
+                 tb_cpu_reduce(TB_DOUBLE, TB_OP_BIT_AND, in_f, 2, &total));
+
+  expect_invalid("scan n<0",
+                 tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, in, out, -1, NULL));
+  expect_invalid("scan NULL in",
+                 tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, NULL, out, 4, NULL));
+  expect_invalid("scan NULL out",
+                 tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, in, NULL, 4, &total));
+  expect_invalid("scan bad type",
+                 tb_cpu_scan(TB_TYPE_COUNT, TB_OP_PLUS, true, in, out, 4, NULL));
+  expect_invalid("scan bad op",
+                 tb_cpu_scan(TB_INT64, (tb_op)99, true, in, out, 2, NULL));
+  expect_invalid("scan bitwise float",
+                 tb_cpu_scan(TB_FLOAT, TB_OP_BIT_OR, true, in_f, out, 4, NULL));
+
+  expect_invalid("reduce_f64 int32",
+                 tb_cpu_reduce_f64(TB_INT32, TB_OP_PLUS, in, 4, &tot_d, NULL));
+  expect_invalid("reduce_f64 n<0",
+                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, in_f, -3, &tot_d, NULL));
+  expect_invalid("reduce_f64 NULL in",
+                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, NULL, 4, &tot_d, NULL));
+  expect_invalid("reduce_f64 NULL total",
+                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, in_f, 4, NULL, NULL));
+  expect_invalid("reduce_f64 bitwise",
+                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_BIT_AND, in_f, 4, &tot_d, NULL));
+  expect_invalid("scan_f64 int64",
+                 tb_cpu_scan_f64(TB_INT64, TB_OP_PLUS, false, in, out_d, 2,
+                                 NULL, NULL, NULL));
+  expect_invalid("scan_f64 NULL out",
+                 tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, in_f, NULL, 4,
+                                 NULL, NULL, NULL));
+  expect_invalid("scan_f64 NULL in",
+                 tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, NULL, out_d, 4,
+                                 NULL, NULL, NULL));
+  expect_invalid("scan_f64 n<0",
+                 tb_cpu_scan_f64(TB_DOUBLE, TB_OP_PLUS, false, in_f, out_d, -1,
+                                 NULL, NULL, NULL));
+  expect_invalid("scan_f64 bad op",
+                 tb_cpu_scan_f64(TB_DOUBLE, TB_OP_COUNT, false, in_f, out_d, 2,
+                                 NULL, NULL, NULL));
+
+  /* Nothing to read: no input array needed. */
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, NULL, 0, &total), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, NULL, NULL, 0, NULL),
+                  TB_OK);
+}
+
+/* Random data for every pair: inclusive[n-1] == total == reduce, and the
+ * scans satisfy their defining recurrences. */
+static void test_scan_relations(void) {
+  enum { N = 1000 };
+  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+    for (int oi = 0; oi < COUNT(kAllOps); ++oi) {
+      tb_type t = kAllTypes[ti];
+      tb_op op = kAllOps[oi];
+      if (!fits(t, op)) continue;
+      size_t bytes = (size_t)N * tb_type_size(t);
+      void *in = malloc(bytes), *inc = malloc(bytes), *exc = malloc(bytes);
+      tb_rng rng;
+      tb_rng_seed(&rng, 1234u + 16u * (unsigned)ti + (unsigned)oi);
+      tb_fill_random(&rng, t, op, in, N);
+
+      tb_value red, tot_inc, tot_exc;
+      CU_ASSERT_EQUAL(tb_cpu_reduce(t, op, in, N, &red), TB_OK);
+      CU_ASSERT_EQUAL(tb_cpu_scan(t, op, true, in, inc, N, &tot_inc), TB_OK);
+      CU_ASSERT_EQUAL(tb_cpu_scan(t, op, false, in, exc, N, &tot_exc), TB_OK);
+      CU_ASSERT(value_eq(t, tb_load(t, inc, N - 1), tot_inc));
+      CU_ASSERT(value_eq(t, tot_inc, red));
+      CU_ASSERT(value_eq(t, tot_exc, red));
+      CU_ASSERT(value_eq(t, tb_load(t, exc, 0), tb_identity(t, op)));
+      int bad = -1;
+      for (int i = 0; i < N && bad < 0; ++i) {
+        tb_value step = tb_apply(t, op, tb_load(t, exc, i), tb_load(t, in, i));
+        if (!value_eq(t, step, tb_load(t, inc, i))) bad = i;
+        if (i + 1 < N && !value_eq(t, step, tb_load(t, exc, i + 1))) bad = i;
+      }
+      if (bad >= 0)
+        printf("\n  %s %s: recurrence broken at %d\n", tb_type_name(t),
+               tb_op_name(op), bad);
+      CU_ASSERT_EQUAL(bad, -1);
+
+      if (tb_type_is_float(t)) {
+        double *out_d = malloc((size_t)N * sizeof(double));
+        double red_d, tot_d;
+        CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, in, N, &red_d, NULL), TB_OK);
+        CU_ASSERT_EQUAL(tb_cpu_scan_f64(t, op, true, in, out_d, N, &tot_d,
+                                        NULL, NULL),
+                        TB_OK);
+        CU_ASSERT_EQUAL(out_d[N - 1], tot_d);
+        CU_ASSERT_EQUAL(tot_d, red_d);
+        free(out_d);
+      }
+      free(in);
+      free(inc);
+      free(exc);
+    }
+  }
+}
+
+static void test_bitwise(void) {
+  const int32_t a[] = {0xFF, 0x0F, 0x3C};
+  const int32_t and_inc[] = {0xFF, 0x0F, 0x0C};
+  const int32_t and_exc[] = {-1, 0xFF, 0x0F};
+  const int32_t o[] = {0x01, 0x04, 0x10};
+  const int32_t or_exc[] = {0x00, 0x01, 0x05};
+  const int32_t x[] = {0x0F, 0xFF, 0x33};
+  const int32_t xor_inc[] = {0x0F, 0xF0, 0xC3};
+  check_golden(TB_OP_BIT_AND, true, a, and_inc, 3, 0x0C);
+  check_golden(TB_OP_BIT_AND, false, a, and_exc, 3, 0x0C);
+  check_golden(TB_OP_BIT_OR, false, o, or_exc, 3, 0x15);
+  check_golden(TB_OP_BIT_XOR, true, x, xor_inc, 3, 0xC3);
+
+  /* int64: the high half takes part. */
+  tb_value total;
+  const int64_t x64[] = {INT64_MIN, 1, 1};
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_BIT_XOR, x64, 3, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.i64, INT64_MIN);
+  const int64_t o64[] = {INT64_C(1) << 40, 8};
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_BIT_OR, o64, 2, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.i64, (INT64_C(1) << 40) | 8);
+  const int64_t a64[] = {-1, INT64_C(0x123456789)};
+  int64_t out64[2];
+  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT64, TB_OP_BIT_AND, false, a64, out64, 2,
+                              &total),
+                  TB_OK);
+  CU_ASSERT_EQUAL(out64[0], -1);
+  CU_ASSERT_EQUAL(out64[1], -1);
+  CU_ASSERT_EQUAL(total.i64, INT64_C(0x123456789));
+}
+
+/* On small integers the higher-precision reference is exact, including Σ|x|. */
+static void test_f64_reference_exact(void) {
+  const float f[] = {1, -2, 3};
+  double out[3], abs_out[3], tot, tot_abs;
+  CU_ASSERT_EQUAL(tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, true, f, out, 3, &tot,
+                                  abs_out, &tot_abs),
+                  TB_OK);
+  CU_ASSERT(out[0] == 1 && out[1] == -1 && out[2] == 2);
+  CU_ASSERT(abs_out[0] == 1 && abs_out[1] == 3 && abs_out[2] == 6);
+  CU_ASSERT(tot == 2 && tot_abs == 6);
+  CU_ASSERT_EQUAL(tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, f, out, 3, &tot,
+                                  abs_out, &tot_abs),
+                  TB_OK);
+  CU_ASSERT(out[0] == 0 && out[1] == 1 && out[2] == -1);
+  CU_ASSERT(abs_out[0] == 0 && abs_out[1] == 1 && abs_out[2] == 3);
+  CU_ASSERT(tot == 2 && tot_abs == 6);
+
+  const double d[] = {2, 3, -1, 4};
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_MULTIPLIES, d, 4, &tot,
+                                    &tot_abs),
+                  TB_OK);
+  CU_ASSERT(tot == -24 && tot_abs == 10);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_MIN, d, 4, &tot, NULL),
+                  TB_OK);
+  CU_ASSERT_EQUAL(tot, -1);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_MAX, d, 4, &tot, NULL),
+                  TB_OK);
+  CU_ASSERT_EQUAL(tot, 4);
+
+  /* The demo through float input: every partial sum is exact. */
+  float *demo_f = convert(TB_FLOAT, demo_input, 100);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, demo_f, 100, &tot,
+                                    &tot_abs),
+                  TB_OK);
+  CU_ASSERT(tot == DEMO_TOTAL && tot_abs == DEMO_TOTAL);
+  free(demo_f);
+}
+
+/* The reference carries more precision than the type: float sums in double,
+ * double sums in long double. */
+static void test_f64_reference_precision(void) {
+  const float f[] = {16777216.0f, 1.0f, 1.0f}; /* 2^24: float drops each +1 */
+  tb_value total;
+  double tot;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_FLOAT, TB_OP_PLUS, f, 3, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.f32, 16777216.0f);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, f, 3, &tot, NULL),
+                  TB_OK);
+  CU_ASSERT_EQUAL(tot, 16777218.0);
+
+  if (LDBL_MANT_DIG > DBL_MANT_DIG) {
+    const double d[] = {9007199254740992.0, 1.0, 1.0}; /* 2^53 */
+    CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_PLUS, d, 3, &tot, NULL),
+                    TB_OK);
+    CU_ASSERT_EQUAL(tot, 9007199254740994.0);
+  }
+}
+
+/* min/max are minNum/maxNum: a NaN input is dropped wherever it stands. */
+static void test_min_max_nan(void) {
+  const float f[] = {1.0f, NAN, 0.5f};
+  tb_value total;
+  double tot;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_FLOAT, TB_OP_MIN, f, 3, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.f32, 0.5f);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_MIN, f, 3, &tot, NULL),
+                  TB_OK);
+  CU_ASSERT_EQUAL(tot, 0.5);
+  const double d[] = {NAN, -3.0, 2.0};
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_DOUBLE, TB_OP_MAX, d, 3, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.f64, 2.0);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_MAX, d, 3, &tot, NULL),
+                  TB_OK);
+  CU_ASSERT_EQUAL(tot, 2.0);
+}
+
+int main(void) {
+  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+  CU_pSuite s = CU_add_suite("cpuref_reduce_scan", NULL, NULL);
+  if (s == NULL) {
+    CU_cleanup_registry();
+    return 1;
+  }
+  struct {
+    const char *name;
+    CU_TestFunc fn;
+  } tests[] = {
+      {"demo reduce (492)", test_demo_reduce},
+      {"demo exclusive scan", test_demo_exclusive_scan},
+      {"max-reduce demo (988)", test_max_demo},
+      {"20-value example (87)", test_small_example},
+      {"raking example (448)", test_raking_example},
+      {"identity for n = 0", test_identity_for_empty_input},
+      {"in-place scan", test_in_place},
+      {"integer wrap-around", test_integer_wrap},
+      {"argument errors", test_argument_errors},
+      {"scan relations, random data", test_scan_relations},
+      {"bitwise ops", test_bitwise},
+      {"f64 reference exact on integers", test_f64_reference_exact},
+      {"f64 reference precision", test_f64_reference_precision},
+      {"min/max NaN rule", test_min_max_nan},
+  };
+  for (int i = 0; i < COUNT(tests); ++i) {
+    if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL) {
+      CU_cleanup_registry();
+      return 1;
+    }
+  }
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  unsigned failed = CU_get_number_of_failures() +
+                    CU_get_number_of_suites_failed() +
+                    (CU_get_error() != CUE_SUCCESS ? 1u : 0u);
+  CU_cleanup_registry();
+  return failed ? 1 : 0;
+}
