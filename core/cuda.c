@@ -60,6 +60,11 @@ tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes) {
   return TB_OK;
 }
 
+tb_status tb_buffer_reserve(tb_buffer *b, size_t bytes) {
+  if (b == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_buffer_reserve: buffer is NULL");
+  return b->bytes >= bytes && (b->ptr != NULL || bytes == 0) ? TB_OK : tb_buffer_alloc(b, bytes);
+}
+
 void tb_buffer_free(tb_buffer *b) {
   if (b == NULL) return;
   /* Errors here are from earlier asynchronous work and were (or will be)

@@ -57,6 +57,9 @@ typedef struct tb_buffer { void *ptr; size_t bytes; } tb_buffer;
  * Upload/download move `bytes` (<= b->bytes) from/to the start of b. */
 tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);
 void tb_buffer_free(tb_buffer *b);
+/* Grows b to at least `bytes` (reallocating: contents are not kept); a no-op
+ * when it is already large enough. Scratch buffers kept across calls use it. */
+tb_status tb_buffer_reserve(tb_buffer *b, size_t bytes);
 tb_status tb_buffer_upload(tb_buffer *b, const void *host, size_t bytes);
 tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes);
 

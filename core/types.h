@@ -47,7 +47,7 @@ tb_value tb_identity(tb_type t, tb_op op);
 /* a op b for one pair; integers wrap (two's complement) on overflow.
  * Float min/max are IEEE 754 minNum/maxNum (fmin/fmax), as the GPU kernels
  * compute them: a NaN operand is ignored, so a min/max reduction does not
- * depend on its order and is NaN only when every input is NaN. Plus and
+ * depend on its order (only NaNs give the identity, as no input does). Plus and
  * multiplies propagate NaN.
  * A pair that tb_check_type_op rejects gives an all-zero value. */
 tb_value tb_apply(tb_type t, tb_op op, tb_value a, tb_value b);

@@ -102,9 +102,7 @@ typedef struct {
 static tb_status scratch_reserve(scratch_t *s, tb_buffer *caller, size_t bytes) {
   memset(&s->owned, 0, sizeof s->owned);
   s->buf = caller ? caller : &s->owned;
-  if (s->buf->bytes >= bytes) return TB_OK;
-  tb_buffer_free(s->buf);
-  return tb_buffer_alloc(s->buf, bytes);
+  return tb_buffer_reserve(s->buf, bytes);
 }
 
 static const size_t kTotalSlot = 256; /* keeps the kernels' part 256-byte aligned */

@@ -3,7 +3,7 @@
 // Integer plus and multiplies wrap (computed unsigned: signed overflow is
 // undefined in C++). Float min/max follow IEEE 754 minNum/maxNum (fminf): a
 // NaN operand is ignored, so the result does not depend on the order of the
-// reduction; it is NaN only when every input is NaN.
+// reduction; an input of only NaNs gives the identity, as an empty one does.
 #pragma once
 
 #include <cuda/std/limits>

@@ -1,0 +1,61 @@
+/* What every benchmark sweep shares, on top of core/bench.h:
+ *
+ * - tb_sweep_main: collects the run metadata into the JSON context, turns
+ *   --tb_results=DIR into --benchmark_out=DIR/<sm_XY>/<gpu>/<suite>.json,
+ *   then runs Google Benchmark (whose own flags all work);
+ * - tb_sweep_measure: the timing loop (CUDA events, warm-up, optional L2
+ *   flush, several launches per timed iteration for small sizes) and the
+ *   counters every benchmark reports.
+ *
+ * Sweep flags: --tb_results=DIR, --tb_flush_l2 (flush before every timed
+ * launch), --tb_quick (the sweep's small grid, for a smoke run). */
+#ifndef TB_CORE_SWEEP_H
+#define TB_CORE_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/bench.h"
+#include "core/meta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tb_sweep_config {
+  tb_run_meta meta;
+  bool flush_l2;
+  bool quick;
+} tb_sweep_config;
+
+extern tb_sweep_config tb_sweep;
+
+/* Parses the sweep flags, collects metadata (failing clearly without a GPU),
+ * calls register_all, and runs. Returns the process exit code: non-zero if
+ * any benchmark failed (its validation included). */
+int tb_sweep_main(int argc, char **argv, const char *suite, void (*register_all)(void));
+
+/* One launch of the code under test; returns its status. */
+typedef tb_status (*tb_sweep_launch)(void *ctx);
+
+/* Times launch() in st's loop: one warm-up, then per iteration `reps`
+ * launches between two CUDA events (reps = 1 with --tb_flush_l2) and the
+ * mean as the iteration's manual time. items and bytes are per launch;
+ * bytes are the bytes that must move, from which copy_bw_pct is the share
+ * of the copy bandwidth measured at start-up. A failing launch ends the
+ * benchmark with its message. */
+void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
+                      int64_t bytes);
+
+/* Launches per timed iteration for a kernel over `bytes`: enough that
+ * launch gaps do not dominate small sizes. */
+int tb_sweep_reps(int64_t bytes);
+
+/* "<algorithm>/<impl>/<type>/n:<n>[/nt:<nt>/vt:<vt>]" into out (nt = 0: no box). */
+void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,
+                   const char *type, int64_t n, int nt, int vt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,749 @@
+/* plot: turns sweep results (Google Benchmark JSON, see DESIGN.md "Benchmarks and results")
+ * into gnuplot charts and a markdown tuning table.
+ *
+ *   plot [--no-render] [--out DIR] [--templates DIR] RESULT.json...
+ *
+ * For each RESULT.json (suite S = its basename without .json) and each algorithm, type and
+ * segment length it writes into DIR (default: the JSON's directory)
+ *   S_<alg>_<type>[_seg<L>]_throughput.{dat,png}  G items/s against n, one line per implementation
+ *   S_<alg>_<type>[_seg<L>]_bandwidth.{dat,png}   percent of the copy bandwidth against n
+ *   S_<alg>_<type>[_seg<L>]_heatmap.{dat,png}     G items/s over NT x VT at the largest swept n
+ *   S_tuning.md                                   best box, tuned default and best baseline
+ * --no-render writes the .dat and .md files only. Exit status 0, or 1 if any input could not be
+ * read or any output written or rendered. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { PATH_LEN = 4096, MAX_BASELINES = 16 };
+
+/* One measured configuration (repetitions averaged). */
+typedef struct {
+  char alg[64], impl[32], type[16];
+  long long n, seg;   /* seg < 0: not segmented */
+  int nt, vt;         /* swept box; 0 for the tuned default and for baselines */
+  int def_nt, def_vt; /* the tuned default's box when the sweep reports it (counters "nt", "vt") */
+  double gips, pct;   /* G items/s; percent of the copy bandwidth (NAN if not reported) */
+  int count;
+} rec;
+
+typedef struct {
+  char name[256], dir[PATH_LEN];
+  char gpu[128], arch[32], driver[64], runtime[64], commit[64], copy_gbps[32];
+  rec *r;
+  size_t nr, cap;
+  int failed;
+} suite;
+
+/* One chart's worth of records: same algorithm, type and segment length, sorted by n. */
+typedef struct {
+  const rec *lo, *hi;
+  const char *baselines[MAX_BASELINES];
+  int nbaselines;
+  long long box_n; /* largest n with swept boxes, 0 if none */
+} group;
+
+static struct {
+  int render;
+  const char *out, *templates;
+  char tdir[PATH_LEN]; /* where the templates were found */
+} opt = {1, NULL, NULL, ""};
+
+static void warn(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fputs("plot: ", stderr);
+  vfprintf(stderr, format, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* snprintf that reports truncation as failure. */
+static int fmt(char *buf, size_t size, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  int len = vsnprintf(buf, size, f, ap);
+  va_end(ap);
+  return len >= 0 && (size_t)len < size ? 0 : -1;
+}
+
+/* Relative paths given under `bazel run` are meant relative to the user's directory, not the
+ * runfiles tree the binary runs in. */
+static int user_path(const char *path, char *buf, size_t size) {
+  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+  if (path[0] == '/' || wd == NULL || wd[0] == '\0') return fmt(buf, size, "%s", path);
+  return fmt(buf, size, "%s/%s", wd, path);
+}
+
+static int mkdirs(const char *dir) {
+  char buf[PATH_LEN];
+  if (fmt(buf, sizeof buf, "%s", dir) != 0) return -1;
+  for (char *p = buf + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    if (c == '\0') return 0;
+    *p = c;
+  }
+}
+
+/* "2^k" for powers of two, else the number: sizes in sweeps are mostly powers of two. */
+static const char *size_str(long long n, char *buf, size_t size) {
+  if (n > 0 && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((1LL << k) != n) k++;
+    snprintf(buf, size, "2^%d", k);
+  } else {
+    snprintf(buf, size, "%lld", n);
+  }
+  return buf;
+}
+
+/* ---- parsing -------------------------------------------------------------------------------- */
+
+/* 1 if tok is "<key><positive integer>" (stored in *v), 0 if tok is not this key, -1 if the
+ * number is malformed. */
+static int keyed(const char *tok, const char *key, long long *v) {
+  size_t len = strlen(key);
+  if (strncmp(tok, key, len) != 0) return 0;
+  char *end;
+  errno = 0;
+  long long x = strtoll(tok + len, &end, 10);
+  if (errno != 0 || end == tok + len || *end != '\0' || x <= 0) return -1;
+  *v = x;
+  return 1;
+}
+
+/* Segments Google Benchmark itself appends to a name (manual time, fixed iterations, ...). */
+static int gbench_segment(const char *tok) {
+  static const char *const known[] = {"manual_time", "real_time",       "process_time",
+                                      "iterations:", "repeats:",        "threads:",
+                                      "min_time:",   "min_warmup_time:"};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strncmp(tok, known[i], strlen(known[i])) == 0) return 1;
+  return 0;
+}
+
+static int copy_str(char *dst, size_t size, const char *src) { return fmt(dst, size, "%s", src); }
+
+/* Fills r from <algorithm>/<impl>/<type>/n:<items>[/seg:<L>][/nt:<NT>/vt:<VT>]; returns 0, or -1
+ * (after a warning) if the name does not follow that pattern. */
+static int parse_name(const char *name, rec *r) {
+  static const char *const keys[] = {"n:", "seg:", "nt:", "vt:"};
+  long long v[4] = {-1, -1, 0, 0}; /* n, seg, nt, vt */
+  char buf[512];
+  memset(r, 0, sizeof *r);
+  int i = 0, bad = copy_str(buf, sizeof buf, name);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, "/", &save); !bad && tok; tok = strtok_r(NULL, "/", &save), i++) {
+    if (i == 0)
+      bad = copy_str(r->alg, sizeof r->alg, tok);
+    else if (i == 1)
+      bad = copy_str(r->impl, sizeof r->impl, tok);
+    else if (i == 2)
+      bad = copy_str(r->type, sizeof r->type, tok);
+    if (i <= 2) continue;
+    int j = 0, k = 0;
+    while (j < 4 && (k = keyed(tok, keys[j], &v[j])) == 0) j++;
+    if (k < 0)
+      bad = 1;
+    else if (j == 4 && !gbench_segment(tok))
+      warn("%s: ignoring unknown name segment '%s'", name, tok);
+  }
+  r->n = v[0], r->seg = v[1];
+  r->nt = v[2] <= 1 << 20 ? (int)v[2] : -1, r->vt = v[3] <= 1 << 20 ? (int)v[3] : -1;
+  if (bad || i < 4 || r->n <= 0 || r->nt < 0 || r->vt < 0 || (r->nt > 0) != (r->vt > 0) ||
+      (r->nt > 0 && strcmp(r->impl, "tb") != 0)) {
+    warn(
+        "skipping '%s': expected <algorithm>/<impl>/<type>/n:<items>[/seg:<L>][/nt:<NT>/vt:<VT>] "
+        "(nt/vt only with impl tb)",
+        name);
+    return -1;
+  }
+  return 0;
+}
+
+static int same_config(const rec *a, const rec *b) {
+  return strcmp(a->alg, b->alg) == 0 && strcmp(a->impl, b->impl) == 0 &&
+         strcmp(a->type, b->type) == 0 && a->n == b->n && a->seg == b->seg && a->nt == b->nt &&
+         a->vt == b->vt;
+}
+
+static double num_field(const cJSON *obj, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void ctx_field(const cJSON *ctx, const char *key, char *buf, size_t size) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, key);
+  if (cJSON_IsString(v) && v->valuestring[0] != '\0')
+    snprintf(buf, size, "%s", v->valuestring);
+  else if (cJSON_IsNumber(v))
+    snprintf(buf, size, "%g", v->valuedouble);
+  else
+    snprintf(buf, size, "unknown");
+}
+
+static double seconds_per_unit(const char *unit) {
+  if (strcmp(unit, "ns") == 0) return 1e-9;
+  if (strcmp(unit, "us") == 0) return 1e-6;
+  if (strcmp(unit, "ms") == 0) return 1e-3;
+  if (strcmp(unit, "s") == 0) return 1.0;
+  return NAN;
+}
+
+/* Adds one iteration entry; repetitions of the same configuration are averaged. */
+static int add_entry(suite *s, const cJSON *b, const char *name) {
+  rec r;
+  if (parse_name(name, &r) != 0) return 0;
+  r.gips = num_field(b, "items_per_second") / 1e9;
+  if (isnan(r.gips)) { /* no items counter: n items per iteration of real_time */
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(b, "time_unit");
+    double t = num_field(b, "real_time") *
+               seconds_per_unit(cJSON_IsString(unit) ? unit->valuestring : "ns");
+    r.gips = t > 0 ? (double)r.n / t / 1e9 : NAN;
+  }
+  if (!(r.gips >= 0)) {
+    warn("%s: skipping '%s': no items_per_second", s->name, name);
+    return 0;
+  }
+  r.pct = num_field(b, "copy_bw_pct");
+  double nt = num_field(b, "nt"), vt = num_field(b, "vt");
+  if (r.nt == 0 && nt > 0 && vt > 0) r.def_nt = (int)nt, r.def_vt = (int)vt;
+  r.count = 1;
+  for (size_t i = 0; i < s->nr; i++) {
+    rec *e = &s->r[i];
+    if (!same_config(e, &r)) continue;
+    if (!(num_field(b, "repetitions") > 1))
+      warn("%s: '%s' appears twice; averaging", s->name, name);
+    e->count++;
+    e->gips += (r.gips - e->gips) / e->count;
+    e->pct += (r.pct - e->pct) / e->count;
+    return 0;
+  }
+  if (s->nr == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 256;
+    rec *p = realloc(s->r, cap * sizeof *p);
+    if (p == NULL) return -1;
+    s->r = p, s->cap = cap;
+  }
+  s->r[s->nr++] = r;
+  return 0;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  size_t len = 0, cap = 1 << 16;
+  char *buf = malloc(cap);
+  for (size_t got; buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+    len += got;
+    if (cap - len > 1) continue;
+    char *p = realloc(buf, cap *= 2);
+    if (p == NULL) free(buf);
+    buf = p;
+  }
+  int err = ferror(f) ? errno : 0; /* e.g. EISDIR */
+  fclose(f);
+  if (buf != NULL && err) {
+    free(buf);
+    buf = NULL;
+    errno = err;
+  }
+  if (buf != NULL) buf[len] = '\0';
+  return buf;
+}
+
+static int load(const char *path, suite *s) {
+  char *text = read_file(path);
+  if (text == NULL) {
+    warn("cannot read %s: %s", path, strerror(errno));
+    return -1;
+  }
+  cJSON *root = cJSON_Parse(text);
+  if (root == NULL) {
+    const char *at = cJSON_GetErrorPtr();
+    warn("%s: not valid JSON (near byte %ld)", path, at ? (long)(at - text) : 0L);
+    free(text);
+    return -1;
+  }
+  free(text);
+  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
+  const cJSON *benches = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+  if (!cJSON_IsArray(benches)) {
+    warn("%s: no \"benchmarks\" array: not a Google Benchmark JSON file", path);
+    cJSON_Delete(root);
+    return -1;
+  }
+  int rc = 0;
+  ctx_field(ctx, "gpu", s->gpu, sizeof s->gpu);
+  ctx_field(ctx, "arch", s->arch, sizeof s->arch);
+  ctx_field(ctx, "driver", s->driver, sizeof s->driver);
+  ctx_field(ctx, "runtime", s->runtime, sizeof s->runtime);
+  ctx_field(ctx, "commit", s->commit, sizeof s->commit);
+  ctx_field(ctx, "copy_gbps", s->copy_gbps, sizeof s->copy_gbps);
+  const cJSON *b;
+  cJSON_ArrayForEach(b, benches) {
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(b, "run_type");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(b, "error_message");
+    if (!cJSON_IsString(name)) {
+      warn("%s: skipping a benchmark without a name", path);
+    } else if (cJSON_IsString(type) && strcmp(type->valuestring, "aggregate") == 0) {
+      continue; /* mean/median/stddev of repetitions: the repetitions themselves are averaged */
+    } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "error_occurred"))) {
+      s->failed++;
+      warn("%s: benchmark failed, left out: %s: %s", s->name, name->valuestring,
+           cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+    } else if (add_entry(s, b, name->valuestring) != 0) {
+      warn("out of memory");
+      rc = -1;
+      break;
+    }
+  }
+  cJSON_Delete(root);
+  if (s->failed > 0) warn("%s: %d failed benchmark(s) left out", s->name, s->failed);
+  if (rc == 0 && s->nr == 0) {
+    warn("%s: no benchmark results to plot", path);
+    rc = -1;
+  }
+  return rc;
+}
+
+/* ---- grouping ------------------------------------------------------------------------------- */
+
+static int by_chart(const void *pa, const void *pb) {
+  const rec *a = pa, *b = pb;
+  int c;
+  if ((c = strcmp(a->alg, b->alg)) != 0 || (c = strcmp(a->type, b->type)) != 0) return c;
+  if (a->seg != b->seg) return a->seg < b->seg ? -1 : 1;
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  if ((c = strcmp(a->impl, b->impl)) != 0) return c;
+  return a->nt != b->nt ? a->nt - b->nt : a->vt - b->vt;
+}
+
+static int is_tb(const rec *r) { return strcmp(r->impl, "tb") == 0; }
+
+static const rec *find_impl(const group *g, const char *impl, long long n) {
+  for (const rec *r = g->lo; r < g->hi; r++)
+    if (r->n == n && r->nt == 0 && strcmp(r->impl, impl) == 0) return r;
+  return NULL;
+}
+
+static const rec *best_box(const group *g, long long n) {
+  const rec *best = NULL;
+  for (const rec *r = g->lo; r < g->hi; r++)
+    if (r->n == n && r->nt > 0 && (best == NULL || r->gips > best->gips)) best = r;
+  return best;
+}
+
+static const rec *best_baseline(const group *g, long long n) {
+  const rec *best = NULL;
+  for (const rec *r = g->lo; r < g->hi; r++)
+    if (r->n == n && !is_tb(r) && (best == NULL || r->gips > best->gips)) best = r;
+  return best;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The group starting at lo (records sorted by by_chart). */
+static group make_group(const rec *lo, const rec *end) {
+  group g = {lo, lo, {NULL}, 0, 0};
+  while (g.hi < end && strcmp(g.hi->alg, lo->alg) == 0 && strcmp(g.hi->type, lo->type) == 0 &&
+         g.hi->seg == lo->seg)
+    g.hi++;
+  for (const rec *r = g.lo; r < g.hi; r++) {
+    if (r->nt > 0) g.box_n = r->n;
+    if (is_tb(r)) continue;
+    int known = 0;
+    for (int i = 0; i < g.nbaselines; i++) known |= strcmp(g.baselines[i], r->impl) == 0;
+    if (!known && g.nbaselines < MAX_BASELINES)
+      g.baselines[g.nbaselines++] = r->impl;
+    else if (!known)
+      warn("more than %d baselines for %s %s; leaving out %s", MAX_BASELINES, lo->alg, lo->type,
+           r->impl);
+  }
+  qsort(g.baselines, (size_t)g.nbaselines, sizeof g.baselines[0], cmp_str);
+  return g;
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+typedef enum { GIPS, PCT } metric;
+
+/* "reduce int32", or "segreduce float seg 32". */
+static const char *label(const rec *r, char *buf, size_t size) {
+  if (r->seg >= 0)
+    snprintf(buf, size, "%s %s seg %lld", r->alg, r->type, r->seg);
+  else
+    snprintf(buf, size, "%s %s", r->alg, r->type);
+  return buf;
+}
+
+static double value(const rec *r, metric m) {
+  return r == NULL ? NAN : m == GIPS ? r->gips : r->pct;
+}
+
+static void write_value(FILE *f, double v) {
+  if (isnan(v))
+    fputs("\t-", f);
+  else
+    fprintf(f, "\t%.6g", v);
+}
+
+/* Line-chart data: n, the best box's NTxVT, then one column per implementation that has a value
+ * for this metric. Sets *ncols and *boxcol (column of "tb (best box)", 0 if absent); returns the
+ * number of series. */
+static int write_lines(const group *g, metric m, const char *path, int *ncols, int *boxcol) {
+  /* Series: 0 = tuned default, 1 = best box, 2.. = baselines. */
+  int nseries = 2 + g->nbaselines, has[2 + MAX_BASELINES] = {0};
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    int s = !is_tb(r) ? -1 : r->nt > 0 ? 1 : 0;
+    for (int i = 0; s < 0 && i < g->nbaselines; i++)
+      if (strcmp(g->baselines[i], r->impl) == 0) s = 2 + i;
+    if (s >= 0 && !isnan(value(r, m))) has[s] = 1;
+  }
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return -1;
+  char lb[160];
+  fprintf(f, "# %s: %s; \"-\" = not measured\n", label(g->lo, lb, sizeof lb),
+          m == GIPS ? "G items/s" : "percent of the copy bandwidth");
+  fputs("# best_box: NTxVT of the fastest swept box at that n (the \"tb (best box)\" column)\n", f);
+  fputs("n\tbest_box", f);
+  int shown = 0;
+  *ncols = 2, *boxcol = 0;
+  for (int s = 0; s < nseries; s++) {
+    if (!has[s]) continue;
+    shown++, ++*ncols;
+    if (s == 1) *boxcol = *ncols;
+    fprintf(f, "\t%s",
+            s == 0   ? "tb (tuned default)"
+            : s == 1 ? "tb (best box)"
+                     : g->baselines[s - 2]);
+  }
+  fputc('\n', f);
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    if (r != g->lo && r->n == r[-1].n) continue;
+    const rec *box = best_box(g, r->n);
+    fprintf(f, "%lld\t", r->n);
+    if (box)
+      fprintf(f, "%dx%d", box->nt, box->vt);
+    else
+      fputc('-', f);
+    for (int s = 0; s < nseries; s++) {
+      if (!has[s]) continue;
+      const rec *v = s == 0   ? find_impl(g, "tb", r->n)
+                     : s == 1 ? box
+                              : find_impl(g, g->baselines[s - 2], r->n);
+      write_value(f, value(v, m));
+    }
+    fputc('\n', f);
+  }
+  return fclose(f) == 0 ? shown : -1;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static int index_of(const int *v, int n, int x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return i;
+  return -1;
+}
+
+/* Heat-map data at the largest swept n: one row per box, placed on a grid of the distinct NT and
+ * VT values so that unevenly spaced VTs get equal cells. */
+static int write_heatmap(const group *g, const char *path) {
+  int nts[64], vts[64], nnt = 0, nvt = 0;
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    if (r->n != g->box_n || r->nt == 0) continue;
+    if (index_of(nts, nnt, r->nt) < 0 && nnt < 64) nts[nnt++] = r->nt;
+    if (index_of(vts, nvt, r->vt) < 0 && nvt < 64) vts[nvt++] = r->vt;
+  }
+  qsort(nts, (size_t)nnt, sizeof nts[0], cmp_int);
+  qsort(vts, (size_t)nvt, sizeof vts[0], cmp_int);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return -1;
+  char lb[160];
+  fprintf(f, "# %s at n = %lld: G items/s of each swept box (a missing box was not run)\n",
+          label(g->lo, lb, sizeof lb), g->box_n);
+  fputs("# vt_index\tnt_index\tvt\tnt\tgips\n", f);
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    int x = index_of(vts, nvt, r->vt), y = index_of(nts, nnt, r->nt);
+    if (r->n == g->box_n && r->nt > 0 && x >= 0 && y >= 0)
+      fprintf(f, "%d\t%d\t%d\t%d\t%.6g\n", x, y, r->vt, r->nt, r->gips);
+  }
+  return fclose(f);
+}
+
+/* Appends name='value'; to a gnuplot -e string (single quotes doubled, as gnuplot escapes them). */
+static int gp_var(char *buf, size_t size, const char *name, const char *val) {
+  size_t len = strlen(buf);
+  if (fmt(buf + len, size - len, "%s='", name) != 0) return -1;
+  len = strlen(buf);
+  for (; *val; val++) {
+    if (len + 4 >= size) return -1;
+    if (*val == '\'') buf[len++] = '\'';
+    buf[len++] = *val;
+  }
+  return fmt(buf + len, size - len, "'; ");
+}
+
+/* --templates DIR, else ./plots (the workspace root, or the runfiles root under bazel run and
+ * bazel test), else the runfiles next to the binary. */
+static int find_templates(char *dir, size_t size) {
+  char given[PATH_LEN] = "", rf[PATH_LEN] = "", exe[PATH_LEN] = "", probe[PATH_LEN];
+  const char *env = getenv("RUNFILES_DIR");
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (opt.templates != NULL && user_path(opt.templates, given, sizeof given) != 0) given[0] = '\0';
+  if (env != NULL && fmt(rf, sizeof rf, "%s/tilebench/plots", env) != 0) rf[0] = '\0';
+  if (len <= 0 || fmt(exe + len, sizeof exe - (size_t)len, ".runfiles/tilebench/plots") != 0)
+    exe[0] = '\0';
+  const char *cand[] = {given, "plots", rf, exe};
+  for (int i = 0; i < (opt.templates != NULL ? 1 : 4); i++)
+    if (cand[i][0] && fmt(probe, sizeof probe, "%s/lines.gp", cand[i]) == 0 &&
+        access(probe, R_OK) == 0)
+      return fmt(dir, size, "%s", cand[i]);
+  warn("cannot find the gnuplot templates (lines.gp) %s",
+       opt.templates ? "in --templates DIR" : "in ./plots or the runfiles; pass --templates DIR");
+  return -1;
+}
+
+/* Runs gnuplot (or $GNUPLOT) on a template with the given -e assignments. */
+static int render(const char *tmpl, const char *vars, const char *png) {
+  char path[PATH_LEN];
+  if (fmt(path, sizeof path, "%s/%s", opt.tdir, tmpl) != 0) return -1;
+  const char *gp = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
+  char *argv[] = {(char *)gp, "-e", (char *)vars, path, NULL};
+  pid_t pid;
+  int st, err = posix_spawnp(&pid, gp, NULL, NULL, argv, environ);
+  if (err != 0) {
+    warn("cannot run %s: %s (install gnuplot-nox, or set $GNUPLOT)", gp, strerror(err));
+    opt.render = 0; /* say it once; the exit status already records the failure */
+    return -1;
+  }
+  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    warn("%s failed on %s for %s", gp, path, png);
+    remove(png); /* no half-written chart among the results */
+    return -1;
+  }
+  struct stat sb;
+  if (stat(png, &sb) != 0 || sb.st_size == 0) {
+    warn("%s wrote no image to %s", gp, png);
+    return -1;
+  }
+  return 0;
+}
+
+/* Writes (and renders) the three charts of one group; prefix = DIR/S_<alg>_<type>[_seg<L>]. */
+static int write_charts(const suite *s, const group *g, const char *prefix) {
+  char dat[PATH_LEN], png[PATH_LEN], title[512], note[512], vars[3 * PATH_LEN], sz[32], lb[160];
+  int rc = 0, ncols, boxcol;
+  snprintf(title, sizeof title, "%s on %s (%s)", label(g->lo, lb, sizeof lb), s->gpu, s->arch);
+  static const struct {
+    const char *kind, *ylabel;
+    metric m;
+  } charts[] = {
+      {"throughput", "throughput (G items/s)", GIPS},
+      {"bandwidth", "percent of copy bandwidth (%)", PCT},
+  };
+  for (int i = 0; i < 2; i++) {
+    if (fmt(dat, sizeof dat, "%s_%s.dat", prefix, charts[i].kind) != 0 ||
+        fmt(png, sizeof png, "%s_%s.png", prefix, charts[i].kind) != 0)
+      return -1;
+    int shown = write_lines(g, charts[i].m, dat, &ncols, &boxcol);
+    if (shown < 0) {
+      warn("cannot write %s: %s", dat, strerror(errno));
+      return -1;
+    }
+    if (shown == 0) { /* e.g. no copy_bw_pct counters: an empty chart would only mislead */
+      warn("%s: nothing to plot, no chart", dat);
+      remove(dat);
+      continue;
+    }
+    snprintf(note, sizeof note, "%s",
+             charts[i].m == PCT ? "100% = measured device-to-device copy bandwidth" : "");
+    if (charts[i].m == PCT && strcmp(s->copy_gbps, "unknown") != 0)
+      snprintf(note, sizeof note, "100%% = measured copy bandwidth, %s GB/s", s->copy_gbps);
+    vars[0] = '\0';
+    if (gp_var(vars, sizeof vars, "datafile", dat) || gp_var(vars, sizeof vars, "outfile", png) ||
+        gp_var(vars, sizeof vars, "title", title) || gp_var(vars, sizeof vars, "note", note) ||
+        gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
+        fmt(vars + strlen(vars), sizeof vars - strlen(vars),
+            "ncols=%d; boxcol=%d; nmin=%lld; nmax=%lld", ncols, boxcol, g->lo->n, g->hi[-1].n))
+      return -1;
+    if (opt.render) rc |= render("lines.gp", vars, png);
+  }
+  if (g->box_n == 0) return rc;
+  if (fmt(dat, sizeof dat, "%s_heatmap.dat", prefix) != 0 ||
+      fmt(png, sizeof png, "%s_heatmap.png", prefix) != 0)
+    return -1;
+  if (write_heatmap(g, dat) != 0) {
+    warn("cannot write %s: %s", dat, strerror(errno));
+    return -1;
+  }
+  const rec *best = best_box(g, g->box_n), *def = find_impl(g, "tb", g->box_n);
+  int len = snprintf(note, sizeof note, "n = %s: best box %dx%d (%.1f)",
+                     size_str(g->box_n, sz, sizeof sz), best->nt, best->vt, best->gips);
+  if (def && def->def_nt > 0)
+    snprintf(note + len, sizeof note - (size_t)len, ", tuned default %dx%d (%.1f G items/s)",
+             def->def_nt, def->def_vt, def->gips);
+  else if (def)
+    snprintf(note + len, sizeof note - (size_t)len, ", tuned default %.1f G items/s", def->gips);
+  vars[0] = '\0';
+  if (gp_var(vars, sizeof vars, "datafile", dat) || gp_var(vars, sizeof vars, "outfile", png) ||
+      gp_var(vars, sizeof vars, "title", title) || gp_var(vars, sizeof vars, "note", note))
+    return -1;
+  if (opt.render) rc |= render("heatmap.gp", vars, png);
+  return rc;
+}
+
+static void write_table_rows(FILE *f, const group *g) {
+  char sz[32];
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    if (r->nt == 0 || (r != g->lo && r->n == r[-1].n && r[-1].nt > 0)) continue; /* one row per n */
+    const rec *box = best_box(g, r->n), *def = find_impl(g, "tb", r->n),
+              *base = best_baseline(g, r->n);
+    fprintf(f, "| %s | %s | ", r->alg, r->type);
+    if (r->seg >= 0)
+      fprintf(f, "%lld", r->seg);
+    else
+      fputc('-', f);
+    fprintf(f, " | %s | %dx%d | %.1f | ", size_str(r->n, sz, sizeof sz), box->nt, box->vt,
+            box->gips);
+    if (def && def->def_nt > 0)
+      fprintf(f, "%.1f (%dx%d) | ", def->gips, def->def_nt, def->def_vt);
+    else if (def)
+      fprintf(f, "%.1f | ", def->gips);
+    else
+      fputs("- | ", f);
+    if (base)
+      fprintf(f, "%s %.1f | ", base->impl, base->gips);
+    else
+      fputs("- | ", f);
+    if (def && base && base->gips > 0)
+      fprintf(f, "%.2f |\n", def->gips / base->gips);
+    else
+      fputs("- |\n", f);
+  }
+}
+
+static void write_table_header(FILE *f, const suite *s) {
+  int known = strcmp(s->copy_gbps, "unknown") != 0;
+  fprintf(f, "# Tuning table: %s\n\n", s->name);
+  fputs("| GPU | arch | driver | runtime | commit | copy bandwidth |\n", f);
+  fputs("|---|---|---|---|---|---|\n", f);
+  fprintf(f, "| %s | %s | %s | %s | %s | %s%s |\n\n", s->gpu, s->arch, s->driver, s->runtime,
+          s->commit, s->copy_gbps, known ? " GB/s" : "");
+  fputs(
+      "Throughput in G items/s at each size that has swept launch boxes. *best box*: the "
+      "fastest swept NTxVT box; *ratio*: tuned default / best baseline (> 1: tb is faster).\n\n",
+      f);
+  fputs(
+      "| algorithm | type | seg | n | best box | best box G/s | tuned default G/s "
+      "| best baseline G/s | ratio |\n",
+      f);
+  fputs("|---|---|---|---|---|---|---|---|---|\n", f);
+}
+
+static int process(const char *json_path) {
+  char path[PATH_LEN], md[PATH_LEN], prefix[PATH_LEN];
+  suite s;
+  memset(&s, 0, sizeof s);
+  if (user_path(json_path, path, sizeof path) != 0) {
+    warn("path too long: %s", json_path);
+    return -1;
+  }
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  size_t len = strlen(base);
+  if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+  snprintf(s.name, sizeof s.name, "%.*s", (int)len, base);
+  if (opt.out != NULL) {
+    if (user_path(opt.out, s.dir, sizeof s.dir) != 0) return -1;
+  } else {
+    snprintf(s.dir, sizeof s.dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+  }
+  if (s.dir[0] == '\0') strcpy(s.dir, "/");
+  if (load(path, &s) != 0) {
+    free(s.r);
+    return -1;
+  }
+  if (mkdirs(s.dir) != 0 || fmt(md, sizeof md, "%s/%s_tuning.md", s.dir, s.name) != 0) {
+    warn("cannot create output directory %s: %s", s.dir, strerror(errno));
+    free(s.r);
+    return -1;
+  }
+  qsort(s.r, s.nr, sizeof s.r[0], by_chart);
+  int rc = 0, rows = 0;
+  FILE *f = fopen(md, "w");
+  if (f == NULL) {
+    warn("cannot write %s: %s", md, strerror(errno));
+    free(s.r);
+    return -1;
+  }
+  write_table_header(f, &s);
+  for (const rec *lo = s.r; lo < s.r + s.nr;) {
+    group g = make_group(lo, s.r + s.nr);
+    if (fmt(prefix, sizeof prefix, "%s/%s_%s_%s", s.dir, s.name, lo->alg, lo->type) != 0 ||
+        (lo->seg >= 0 &&
+         fmt(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "_seg%lld", lo->seg) != 0) ||
+        write_charts(&s, &g, prefix) != 0)
+      rc = -1;
+    write_table_rows(f, &g);
+    rows += g.box_n > 0;
+    lo = g.hi;
+  }
+  if (rows == 0) fputs("\nNo swept launch boxes in this run.\n", f);
+  if (s.failed > 0) fprintf(f, "\n%d benchmark(s) failed and are left out.\n", s.failed);
+  if (fclose(f) != 0) {
+    warn("cannot write %s", md);
+    rc = -1;
+  }
+  free(s.r);
+  return rc;
+}
+
+static int usage(void) {
+  fputs(
+      "usage: plot [--no-render] [--out DIR] [--templates DIR] RESULT.json...\n"
+      "  Writes charts (.png via gnuplot, with their .dat data) and S_tuning.md for each\n"
+      "  RESULT.json, into DIR or else beside the JSON.\n",
+      stderr);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  int i = 1, rc = 0;
+  for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+    if (strcmp(argv[i], "--") == 0) {
+      i++;
+      break;
+    } else if (strcmp(argv[i], "--no-render") == 0) {
+      opt.render = 0;
+    } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+      opt.out = argv[++i];
+    } else if (strcmp(argv[i], "--templates") == 0 && i + 1 < argc) {
+      opt.templates = argv[++i];
+    } else {
+      if (strcmp(argv[i], "--help") != 0) warn("unknown option %s", argv[i]);
+      return usage();
+    }
+  }
+  if (i == argc) return usage();
+  if (opt.render && find_templates(opt.tdir, sizeof opt.tdir) != 0) return 1;
+  for (; i < argc; i++) rc |= process(argv[i]) != 0;
+  return rc;
+}

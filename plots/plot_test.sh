@@ -1,0 +1,92 @@
+#!/bin/bash
+# plot_test PLOT FIXTURE: runs the plot driver on the fixture and checks what it writes.
+# The fixture (testdata/fixture.json) holds reduce int32/float at n = 2^12..2^24, swept boxes
+# NT {128,256,512} x VT {1,7,15} (512x15 pruned) at 2^20 and 2^24, the tuned default, cub, two
+# repetitions of one entry with their aggregate, and one failed cub entry (float, n = 4096).
+set -u
+PLOT=$1
+FIXTURE=$2
+TMP=${TEST_TMPDIR:-$(mktemp -d)}
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# has_line FILE LINE: FILE contains LINE exactly.
+has_line() { grep -qxF -- "$2" "$1" || fail "$1 lacks the line '$2'"; }
+
+# gnuplot is installed by the project's setup: without it the charts cannot be checked.
+command -v gnuplot >/dev/null || fail "gnuplot not found on PATH ($PATH): install gnuplot-nox"
+
+# --- full run: charts, data, table ---
+out=$TMP/out
+"$PLOT" --out "$out" "$FIXTURE" 2>"$TMP/stderr" || fail "plot exited $? on the fixture: $(cat "$TMP/stderr")"
+grep -q "reduce/cub/float/n:4096.*validation failed" "$TMP/stderr" || fail "the failed benchmark is not reported"
+grep -q "1 failed benchmark(s) left out" "$TMP/stderr" || fail "the failure count is not reported"
+
+p=$out/fixture_reduce
+tab=$'\t'
+# Best box at the largest size is the fastest one in the fixture; 655.3 is the mean of two repetitions.
+has_line "${p}_int32_throughput.dat" "16777216${tab}256x15${tab}655.3${tab}681.9${tab}640.1"
+has_line "${p}_int32_throughput.dat" "1048576${tab}128x7${tab}310.2${tab}352.7${tab}265.4"
+has_line "${p}_int32_throughput.dat" "4096${tab}-${tab}2.1${tab}-${tab}1.6"
+has_line "${p}_int32_throughput.dat" "n${tab}best_box${tab}tb (tuned default)${tab}tb (best box)${tab}cub"
+has_line "${p}_float_throughput.dat" "16777216${tab}512x7${tab}650.8${tab}671.4${tab}638.2"
+has_line "${p}_float_throughput.dat" "4096${tab}-${tab}2${tab}-${tab}-"  # cub failed there
+has_line "${p}_int32_bandwidth.dat" "16777216${tab}256x15${tab}87.8683${tab}91.4351${tab}85.8302"
+has_line "${p}_int32_heatmap.dat" "2${tab}1${tab}15${tab}256${tab}681.9"
+has_line "${p}_float_heatmap.dat" "1${tab}2${tab}7${tab}512${tab}671.4"
+rows=$(grep -vc '^#' "${p}_int32_heatmap.dat")
+[ "$rows" = 8 ] || fail "heat map has $rows boxes, want 8 (512x15 was pruned)"
+
+md=$out/fixture_tuning.md
+has_line "$md" "| NVIDIA H100 80GB HBM3 | sm_90 | 550.54.15 | 12.4 | 3f2c1a9 | 2983.1 GB/s |"
+has_line "$md" "| reduce | int32 | - | 2^24 | 256x15 | 681.9 | 655.3 | cub 640.1 | 1.02 |"
+has_line "$md" "| reduce | int32 | - | 2^20 | 128x7 | 352.7 | 310.2 | cub 265.4 | 1.17 |"
+has_line "$md" "| reduce | float | - | 2^24 | 512x7 | 671.4 | 650.8 | cub 638.2 | 1.02 |"
+has_line "$md" "| reduce | float | - | 2^20 | 128x7 | 340.1 | 301.7 | cub 258.9 | 1.17 |"
+[ "$(grep -c '^| reduce ' "$md")" = 4 ] || fail "$md: want 4 rows (2 types x 2 swept sizes)"
+
+for t in int32 float; do
+  for chart in throughput bandwidth heatmap; do
+    png=${p}_${t}_${chart}.png
+    magic=$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    [ "$magic" = 89504e470d0a1a0a ] || fail "$png is not a PNG file (magic '$magic')"
+  done
+done
+
+# --- --no-render, default output directory = the JSON's directory ---
+mkdir -p "$TMP/res"
+cp "$FIXTURE" "$TMP/res/reduce_bench.json"
+"$PLOT" --no-render "$TMP/res/reduce_bench.json" 2>/dev/null || fail "--no-render exited non-zero"
+[ -s "$TMP/res/reduce_bench_reduce_int32_throughput.dat" ] || fail "--no-render wrote no .dat beside the JSON"
+[ -s "$TMP/res/reduce_bench_tuning.md" ] || fail "--no-render wrote no table beside the JSON"
+ls "$TMP/res"/*.png >/dev/null 2>&1 && fail "--no-render rendered PNGs"
+
+# --- robustness: odd names are skipped or warned about, bad input fails cleanly ---
+cat >"$TMP/odd.json" <<'EOF'
+{"context": {"gpu": "Test GPU"}, "benchmarks": [
+ {"name": "scan_exclusive/tb/int64/n:1024/l2flush:1/manual_time", "run_type": "iteration", "items_per_second": 2e9},
+ {"name": "scan_exclusive/cub/int64/n:1024/manual_time", "run_type": "iteration", "real_time": 1.0, "time_unit": "us"},
+ {"name": "not_a_sweep_name", "run_type": "iteration", "items_per_second": 1e9},
+ {"name": "reduce/cub/int32/n:1024/nt:128/vt:7", "run_type": "iteration", "items_per_second": 1e9}
+]}
+EOF
+"$PLOT" --no-render --out "$TMP/odd" "$TMP/odd.json" 2>"$TMP/stderr" || fail "plot failed on odd names"
+grep -q "unknown name segment 'l2flush:1'" "$TMP/stderr" || fail "no warning about an unknown segment"
+grep -q "skipping 'not_a_sweep_name'" "$TMP/stderr" || fail "no warning about a malformed name"
+grep -q "skipping 'reduce/cub/int32/n:1024/nt:128/vt:7'" "$TMP/stderr" || fail "a baseline box was accepted"
+# items/s derived from the time when the counter is missing: 1024 items in 1 us.
+has_line "$TMP/odd/odd_scan_exclusive_int64_throughput.dat" "1024${tab}-${tab}2${tab}1.024"
+
+echo '{"context": {}, "benchmarks": [' >"$TMP/bad.json"
+for input in "$TMP/bad.json" "$TMP/missing.json"; do
+  "$PLOT" --no-render --out "$TMP/bad" "$input" 2>"$TMP/stderr"
+  rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "plot exited $rc on $input, want a plain failure"
+  grep -q "plot: .*$(basename "$input")" "$TMP/stderr" || fail "no message naming $input"
+done
+"$PLOT" >/dev/null 2>&1 && fail "plot without arguments succeeded"
+
+# A failing gnuplot is an error, not a silent success.
+GNUPLOT=false "$PLOT" --out "$TMP/nogp" "$FIXTURE" 2>/dev/null && fail "plot succeeded although gnuplot failed"
+
+[ "$failures" = 0 ] && echo "PASS" || { echo "$failures check(s) failed" >&2; exit 1; }

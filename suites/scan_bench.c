@@ -1,0 +1,157 @@
+/* scan sweep: tilebench's single-pass look-back scan (tuned default and every
+ * box) and the reference's reduce-then-scan (every box), beside
+ * cub::DeviceScan, exclusive and inclusive, over sizes 2^10..2^28 and all
+ * four types. Every benchmark first validates its output against the CPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sweep.h"
+#include "core/validate.h"
+#include "cpuref/reduce_scan.h"
+#include "kernels/tilebench.h"
+#include "suites/baselines/cub.h"
+#include "suites/sweep_data.h"
+
+typedef enum { IMPL_TB, IMPL_CUB } impl;
+
+typedef struct {
+  tb_type t;
+  tb_op op;
+  tb_scan_kind kind;
+  tb_scan_algo algo;
+  int64_t n;
+  impl which;
+  tb_launch_box box; /* {0, 0}: tuned default */
+} bench_case;
+
+typedef struct {
+  const bench_case *c;
+  const void *d_in;
+  void *d_out;
+  tb_buffer *scratch;
+} launch_ctx;
+
+static int64_t max_n(void) { return tb_sweep.quick ? 1 << 22 : 1 << 28; }
+
+static tb_status launch(void *p) {
+  const launch_ctx *x = p;
+  const bench_case *c = x->c;
+  if (c->which == IMPL_CUB) return tb_cub_scan(c->t, c->op, c->kind, x->d_in, x->d_out, c->n, x->scratch, 0);
+  return tb_scan(c->t, c->op, c->kind, c->algo, x->d_in, x->d_out, c->n, NULL, NULL, &c->box,
+                 x->scratch, 0);
+}
+
+/* The CPU's scan of the current (type, op, kind, n), computed once: as type
+ * t for integers, in higher precision (double) for floats. */
+static const void *reference(const tb_sweep_data *d, tb_scan_kind kind, int64_t n) {
+  static tb_type t = TB_TYPE_COUNT;
+  static tb_op op = TB_OP_COUNT;
+  static tb_scan_kind k;
+  static int64_t cached_n = -1;
+  static void *want;
+  if (t != d->t || op != d->op || k != kind || cached_n != n) {
+    free(want);
+    want = malloc((size_t)n * sizeof(double));
+    if (!want) return NULL;
+    const bool inclusive = kind == TB_SCAN_INCLUSIVE;
+    if (tb_type_is_float(d->t))
+      tb_cpu_scan_f64(d->t, d->op, inclusive, d->host, want, n, NULL, NULL, NULL);
+    else
+      tb_cpu_scan(d->t, d->op, inclusive, d->host, want, n, NULL);
+    t = d->t, op = d->op, k = kind, cached_n = n;
+  }
+  return want;
+}
+
+static void run(tb_bench_state *st, void *arg) {
+  const bench_case *c = arg;
+  static tb_buffer scratch, out;
+  static void *got;
+  static int64_t got_cap;
+  const size_t sz = tb_type_size(c->t);
+  const tb_sweep_data *d = tb_sweep_data_get(c->t, c->op, max_n());
+  if (!d || tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
+    tb_bench_skip_with_error(st, tb_last_error());
+    return;
+  }
+  if (got_cap < c->n) {
+    free(got);
+    got = malloc((size_t)c->n * sz);
+    got_cap = got ? c->n : 0;
+  }
+  const void *want = reference(d, c->kind, c->n);
+  if (!got || !want) {
+    tb_bench_skip_with_error(st, "out of host memory for validation");
+    return;
+  }
+  launch_ctx x = {c, d->dev.ptr, out.ptr, &scratch};
+
+  /* Validate once, on a poisoned output: exact, since the data keeps every
+   * prefix exact. */
+  char what[160];
+  snprintf(what, sizeof what, "%s %s %s n=%lld box=%dx%d", tb_type_name(c->t), tb_op_name(c->op),
+           c->kind == TB_SCAN_INCLUSIVE ? "inclusive" : "exclusive", (long long)c->n, c->box.nt,
+           c->box.vt);
+  tb_status s = cudaMemset(out.ptr, 0xff, (size_t)c->n * sz) == cudaSuccess
+                    ? launch(&x)
+                    : tb_fail(TB_ERR_CUDA, "poisoning the output failed");
+  if (s == TB_OK) s = tb_buffer_download(&out, got, (size_t)c->n * sz);
+  if (s == TB_OK) s = tb_compare(c->t, got, want, NULL, c->n, what);
+  if (s != TB_OK) {
+    tb_bench_skip_with_error(st, tb_last_error());
+    return;
+  }
+  tb_sweep_measure(st, launch, &x, c->n, 2 * c->n * (int64_t)sz);
+}
+
+static void add(tb_type t, tb_op op, tb_scan_kind kind, tb_scan_algo algo, int64_t n, impl which,
+                tb_launch_box box) {
+  bench_case *c = malloc(sizeof *c);
+  if (!c) return;
+  *c = (bench_case){t, op, kind, algo, n, which, box};
+  char algorithm[64], name[192];
+  snprintf(algorithm, sizeof algorithm, "scan_%s%s%s",
+           kind == TB_SCAN_INCLUSIVE ? "inclusive" : "exclusive", op == TB_OP_MAX ? "_max" : "",
+           algo == TB_SCAN_REDUCE_THEN_SCAN ? "_rts" : "");
+  tb_sweep_name(name, sizeof name, algorithm, which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n,
+                box.nt, box.vt);
+  tb_bench_register(name, run, c, free);
+  tb_bench_set_min_time(0.02);
+}
+
+static int sweeps_boxes(int64_t n) {
+  if (tb_sweep.quick) return n == (1 << 20);
+  return n == (1 << 16) || n == (1 << 20) || n == (1 << 24) || n == (1 << 26);
+}
+
+static void register_all(void) {
+  const tb_launch_box tuned = {0, 0};
+  const struct {
+    tb_op op;
+    tb_scan_kind kind;
+  } variants[] = {{TB_OP_PLUS, TB_SCAN_EXCLUSIVE}, {TB_OP_PLUS, TB_SCAN_INCLUSIVE},
+                  {TB_OP_MAX, TB_SCAN_INCLUSIVE}};
+  for (int t = 0; t < TB_TYPE_COUNT; ++t)
+    for (int v = 0; v < 3; ++v)
+      for (int64_t n = 1 << 10; n <= max_n(); n <<= 2) {
+        const tb_op op = variants[v].op;
+        const tb_scan_kind kind = variants[v].kind;
+        add((tb_type)t, op, kind, TB_SCAN_DEFAULT, n, IMPL_TB, tuned);
+        add((tb_type)t, op, kind, TB_SCAN_REDUCE_THEN_SCAN, n, IMPL_TB, tuned);
+        add((tb_type)t, op, kind, TB_SCAN_DEFAULT, n, IMPL_CUB, tuned);
+        if (v != 0 || !sweeps_boxes(n)) continue; /* boxes: exclusive sum */
+        tb_launch_box boxes[64];
+        const int count = tb_scan_grid((tb_type)t, boxes, 64);
+        for (int a = 0; a < 2; ++a)
+          for (int b = 0; b < count && b < 64; ++b)
+            add((tb_type)t, op, kind, a ? TB_SCAN_REDUCE_THEN_SCAN : TB_SCAN_LOOKBACK, n, IMPL_TB,
+                boxes[b]);
+      }
+}
+
+int main(int argc, char **argv) {
+  const int rc = tb_sweep_main(argc, argv, "scan", register_all);
+  tb_sweep_data_release();
+  return rc;
+}

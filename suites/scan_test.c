@@ -1,0 +1,287 @@
+/* scan: both GPU algorithms (decoupled look-back and reduce-then-scan),
+ * exclusive and inclusive, against the CPU reference for every type x
+ * operator x launch box, on the sizes where tiling goes wrong, in place and
+ * out of place. Outputs are poisoned before each run so that an element the
+ * kernel fails to write cannot pass.
+ *
+ * Floating-point comparisons are exact on tb_fill_random's data (every
+ * partial result is exact in any order, core/rng.h); one test on
+ * real-valued data uses the derived rounding bound instead. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda.h"
+#include "core/rng.h"
+#include "core/validate.h"
+#include "cpuref/reduce_scan.h"
+#include "kernels/tilebench.h"
+#include "suites/testing.h"
+
+static const tb_scan_algo kAlgos[] = {TB_SCAN_LOOKBACK, TB_SCAN_REDUCE_THEN_SCAN};
+static const char *algo_name(tb_scan_algo a) {
+  return a == TB_SCAN_LOOKBACK ? "lookback" : a == TB_SCAN_REDUCE_THEN_SCAN ? "rts" : "default";
+}
+
+/* Host input, its device copy, a device output and the host buffers the
+ * comparisons need, for one (type, op) and sizes up to cap. */
+typedef struct {
+  tb_type t;
+  tb_op op;
+  int64_t cap;
+  void *host, *got;
+  double *want, *want_abs; /* float references */
+  void *want_int;          /* integer reference */
+  tb_buffer in, out;
+} fixture;
+
+static bool fixture_make(fixture *f, tb_type t, tb_op op, int64_t cap, uint64_t salt) {
+  memset(f, 0, sizeof *f);
+  f->t = t, f->op = op, f->cap = cap;
+  const size_t bytes = (size_t)cap * tb_type_size(t);
+  f->host = malloc(bytes);
+  f->got = malloc(bytes);
+  f->want = malloc(cap * sizeof(double));
+  f->want_abs = malloc(cap * sizeof(double));
+  f->want_int = malloc(bytes);
+  if (!f->host || !f->got || !f->want || !f->want_abs || !f->want_int) return false;
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed ^ salt);
+  tb_fill_random(&r, t, op, f->host, cap);
+  return TB_ASSERT_OK(tb_buffer_alloc(&f->in, bytes), "alloc in") &&
+         TB_ASSERT_OK(tb_buffer_alloc(&f->out, bytes), "alloc out") &&
+         TB_ASSERT_OK(tb_buffer_upload(&f->in, f->host, bytes), "upload");
+}
+
+static void fixture_free(fixture *f) {
+  free(f->host), free(f->got), free(f->want), free(f->want_abs), free(f->want_int);
+  tb_buffer_free(&f->in);
+  tb_buffer_free(&f->out);
+}
+
+static void *at(void *base, tb_type t, int64_t i) {
+  return (char *)base + i * (int64_t)tb_type_size(t);
+}
+
+/* One GPU scan of in[offset, offset + n) into out[offset, ...) (or in place)
+ * against the CPU; bound_depth > 0 compares floats within the rounding bound
+ * of that depth, 0 exactly. */
+static bool check(fixture *f, tb_scan_algo algo, tb_scan_kind kind, const tb_launch_box *box,
+                  int64_t offset, int64_t n, bool in_place, int64_t bound_depth,
+                  tb_buffer *scratch) {
+  const tb_type t = f->t;
+  const bool inclusive = kind == TB_SCAN_INCLUSIVE;
+  const size_t sz = tb_type_size(t);
+  char what[256];
+  snprintf(what, sizeof what, "scan %s %s %s %s n=%lld offset=%lld box=%dx%d%s", algo_name(algo),
+           inclusive ? "inclusive" : "exclusive", tb_type_name(t), tb_op_name(f->op),
+           (long long)n, (long long)offset, box ? box->nt : 0, box ? box->vt : 0,
+           in_place ? " in place" : "");
+  void *src = at(f->in.ptr, t, offset);
+  void *dst = at(f->out.ptr, t, offset);
+  if (in_place) {
+    cudaMemcpy(dst, src, n * sz, cudaMemcpyDeviceToDevice);
+    src = dst;
+  } else {
+    cudaMemset(f->out.ptr, 0xff, f->cap * sz); /* poison */
+  }
+  tb_value total;
+  memset(&total, 0xab, sizeof total);
+  if (!TB_ASSERT_OK(tb_scan(t, f->op, kind, algo, src, dst, n, NULL, &total, box, scratch, 0),
+                    what))
+    return false;
+  if (n > 0 && !TB_ASSERT_OK(cudaMemcpy(f->got, dst, n * sz, cudaMemcpyDeviceToHost) == cudaSuccess
+                                 ? TB_OK
+                                 : tb_fail(TB_ERR_CUDA, "download"),
+                             what))
+    return false;
+
+  const void *host = at(f->host, t, offset);
+  tb_status st;
+  tb_value want_total;
+  if (tb_type_is_float(t)) {
+    double total_abs = 0;
+    tb_cpu_scan_f64(t, f->op, inclusive, host, f->want, n, &want_total.f64, f->want_abs,
+                    &total_abs);
+    double *bound = NULL;
+    if (bound_depth > 0) {
+      for (int64_t i = 0; i < n; ++i)
+        f->want_abs[i] = tb_sum_error_bound(t, bound_depth, f->want_abs[i]);
+      bound = f->want_abs;
+    }
+    st = tb_compare(t, f->got, f->want, bound, n, what);
+    if (st == TB_OK)
+      st = tb_compare_value(t, total, want_total,
+                            bound_depth > 0 ? tb_sum_error_bound(t, bound_depth, total_abs) : 0,
+                            what);
+  } else {
+    tb_cpu_scan(t, f->op, inclusive, host, f->want_int, n, &want_total);
+    st = tb_compare(t, f->got, f->want_int, NULL, n, what);
+    if (st == TB_OK) st = tb_compare_value(t, total, want_total, 0, what);
+  }
+  return TB_ASSERT_OK(st, what);
+}
+
+static int64_t random_size(tb_rng *r, int64_t hi) {
+  const double x = exp(tb_rng_unit(r) * log((double)hi));
+  return x < 1 ? 1 : x > hi ? hi : (int64_t)x;
+}
+
+static void test_every_type_op_box(void) {
+  tb_buffer scratch = {0};
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed);
+  int failures = 0;
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    tb_launch_box boxes[64];
+    const int nboxes = tb_scan_grid((tb_type)t, boxes, 64);
+    CU_ASSERT(nboxes > 0 && nboxes <= 64);
+    for (int op = 0; op < TB_OP_COUNT; ++op) {
+      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
+      fixture f;
+      if (fixture_make(&f, (tb_type)t, (tb_op)op, tb_test.max_random_n + 4, t * 16 + op)) {
+        for (int b = 0; b < nboxes && failures < 10; ++b) {
+          const int64_t tile = (int64_t)boxes[b].nt * boxes[b].vt;
+          const int64_t sizes[] = {0, 1, tile - 1, tile, tile + 1, 3 * tile + 5,
+                                   random_size(&r, 4096), random_size(&r, tb_test.max_random_n)};
+          for (int a = 0; a < 2; ++a)
+            for (int s = 0; s < 8; ++s) {
+              const tb_scan_kind kind = (s + a) % 2 ? TB_SCAN_INCLUSIVE : TB_SCAN_EXCLUSIVE;
+              if (!check(&f, kAlgos[a], kind, &boxes[b], s % 4, sizes[s], s == 5, 0, &scratch))
+                ++failures;
+            }
+        }
+      }
+      fixture_free(&f);
+    }
+  }
+  tb_buffer_free(&scratch);
+}
+
+/* Defaults (algorithm and box), both kinds, in place and not, the
+ * device-total path and a NULL scratch, at the largest test size. */
+static void test_defaults_and_outputs(void) {
+  const int64_t n = tb_test.max_random_n;
+  for (int t = 0; t < TB_TYPE_COUNT; ++t)
+    for (int op = 0; op < TB_OP_COUNT; ++op) {
+      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
+      fixture f;
+      if (fixture_make(&f, (tb_type)t, (tb_op)op, n + 1, 77 + t * 16 + op)) {
+        for (int k = 0; k < 2; ++k) {
+          check(&f, TB_SCAN_DEFAULT, (tb_scan_kind)k, NULL, 0, n, false, 0, NULL);
+          check(&f, TB_SCAN_DEFAULT, (tb_scan_kind)k, NULL, 1, n, true, 0, NULL);
+          for (int a = 0; a < 2; ++a) check(&f, kAlgos[a], (tb_scan_kind)k, NULL, 0, n, false, 0, NULL);
+        }
+        /* The total in device memory equals the host one. */
+        tb_buffer d_total = {0};
+        tb_value got, host_total;
+        memset(&got, 0, sizeof got);
+        TB_ASSERT_OK(tb_buffer_alloc(&d_total, sizeof(tb_value)), "alloc");
+        TB_ASSERT_OK(tb_scan(f.t, f.op, TB_SCAN_EXCLUSIVE, TB_SCAN_DEFAULT, f.in.ptr, f.out.ptr, n,
+                             d_total.ptr, &host_total, NULL, NULL, 0),
+                     "scan with device total");
+        TB_ASSERT_OK(tb_buffer_download(&d_total, &got, tb_type_size(f.t)), "download");
+        CU_ASSERT(memcmp(&got, &host_total, tb_type_size(f.t)) == 0);
+        tb_buffer_free(&d_total);
+      }
+      fixture_free(&f);
+    }
+}
+
+/* Real-valued data. Depth of the longest rounding chain of either algorithm:
+ * a thread's VT items, log2(NT) <= 9 levels of the CTA scan, and across
+ * tiles at most 8 roundings per preceding tile (a look-back window step or a
+ * carry); reduce-then-scan's partials add a serial fold of at most n/NT:
+ * depth <= n/NT + 8 * tiles + 2 VT + 100. */
+static void test_float_rounding_bound(void) {
+  const int64_t n = tb_test.quick ? 40000 : 1000000;
+  const tb_launch_box boxes[] = {{64, 1}, {128, 7}, {256, 15}};
+  for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
+    fixture f;
+    if (fixture_make(&f, (tb_type)t, TB_OP_PLUS, n, 5)) {
+      tb_rng r;
+      tb_rng_seed(&r, tb_test.seed + 11);
+      for (int64_t i = 0; i < n; ++i) {
+        tb_value v;
+        if (t == TB_FLOAT) v.f32 = (float)(2 * tb_rng_unit(&r) - 1);
+        else v.f64 = 2 * tb_rng_unit(&r) - 1;
+        tb_store((tb_type)t, f.host, i, v);
+      }
+      TB_ASSERT_OK(tb_buffer_upload(&f.in, f.host, n * tb_type_size((tb_type)t)), "upload");
+      for (size_t b = 0; b < sizeof boxes / sizeof boxes[0]; ++b) {
+        const int64_t tiles = (n + boxes[b].nt * boxes[b].vt - 1) / (boxes[b].nt * boxes[b].vt);
+        const int64_t depth = n / boxes[b].nt + 8 * tiles + 2 * boxes[b].vt + 100;
+        for (int a = 0; a < 2; ++a)
+          check(&f, kAlgos[a], (tb_scan_kind)(b % 2), &boxes[b], 0, n, false, depth, NULL);
+      }
+    }
+    fixture_free(&f);
+  }
+}
+
+/* NaN and infinities: plus and multiplies propagate NaN from its position on
+ * (the elements before it stay finite); min/max ignore NaN. */
+static void test_special_values(void) {
+  const int64_t n = 20000;
+  const tb_launch_box box = {128, 7};
+  for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t)
+    for (int op = 0; op < TB_OP_COUNT; ++op) {
+      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
+      fixture f;
+      if (fixture_make(&f, (tb_type)t, (tb_op)op, n, 9)) {
+        const double specials[] = {NAN, INFINITY, -INFINITY};
+        const int64_t where[] = {896, 9001, 19999};
+        for (int k = 0; k < 3; ++k) {
+          tb_value v;
+          if (t == TB_FLOAT) v.f32 = (float)specials[k];
+          else v.f64 = specials[k];
+          tb_store(f.t, f.host, where[k], v);
+        }
+        TB_ASSERT_OK(tb_buffer_upload(&f.in, f.host, n * tb_type_size(f.t)), "upload");
+        for (int a = 0; a < 2; ++a)
+          for (int k = 0; k < 2; ++k) check(&f, kAlgos[a], (tb_scan_kind)k, &box, 0, n, false, 0, NULL);
+      }
+      fixture_free(&f);
+    }
+}
+
+static void test_bad_input(void) {
+  tb_buffer in = {0}, out = {0};
+  TB_ASSERT_OK(tb_buffer_alloc(&in, 1024 * sizeof(double)), "alloc");
+  TB_ASSERT_OK(tb_buffer_alloc(&out, 1024 * sizeof(double)), "alloc");
+  const size_t free_before = tb_test_free_device_bytes();
+  const tb_launch_box off_grid = {96, 7}, too_big = {512, 16};
+  const tb_scan_kind X = TB_SCAN_EXCLUSIVE;
+  struct {
+    tb_status st;
+    const char *what;
+  } cases[] = {
+      {tb_scan(TB_INT32, TB_OP_PLUS, X, TB_SCAN_DEFAULT, NULL, out.ptr, 10, NULL, NULL, NULL, NULL, 0), "NULL d_in"},
+      {tb_scan(TB_INT32, TB_OP_PLUS, X, TB_SCAN_DEFAULT, in.ptr, NULL, 10, NULL, NULL, NULL, NULL, 0), "NULL d_out"},
+      {tb_scan(TB_INT32, TB_OP_PLUS, X, TB_SCAN_DEFAULT, in.ptr, out.ptr, -5, NULL, NULL, NULL, NULL, 0), "negative n"},
+      {tb_scan(TB_FLOAT, TB_OP_BIT_OR, X, TB_SCAN_DEFAULT, in.ptr, out.ptr, 10, NULL, NULL, NULL, NULL, 0), "bitwise float"},
+      {tb_scan(TB_INT32, TB_OP_PLUS, (tb_scan_kind)7, TB_SCAN_DEFAULT, in.ptr, out.ptr, 10, NULL, NULL, NULL, NULL, 0), "bad kind"},
+      {tb_scan(TB_INT32, TB_OP_PLUS, X, (tb_scan_algo)7, in.ptr, out.ptr, 10, NULL, NULL, NULL, NULL, 0), "bad algorithm"},
+      {tb_scan(TB_INT32, TB_OP_PLUS, X, TB_SCAN_DEFAULT, in.ptr, out.ptr, 10, NULL, NULL, &off_grid, NULL, 0), "box 96x7"},
+      {tb_scan(TB_DOUBLE, TB_OP_PLUS, X, TB_SCAN_DEFAULT, in.ptr, out.ptr, 10, NULL, NULL, &too_big, NULL, 0), "double tile over shared memory"},
+      {tb_scan(TB_INT64, TB_OP_PLUS, X, TB_SCAN_DEFAULT, in.ptr, (char *)out.ptr + 2, 10, NULL, NULL, NULL, NULL, 0), "misaligned d_out"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    TB_ASSERT_STATUS(cases[i].st, TB_ERR_INVALID_ARGUMENT, cases[i].what);
+  CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
+  tb_buffer_free(&in);
+  tb_buffer_free(&out);
+}
+
+int main(int argc, char **argv) {
+  const CU_TestInfo tests[] = {
+      {"every type x op x box x algorithm", test_every_type_op_box},
+      {"defaults, in place, device and host totals", test_defaults_and_outputs},
+      {"float rounding bound on real data", test_float_rounding_bound},
+      {"NaN and infinities", test_special_values},
+      {"bad input", test_bad_input},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_main(argc, argv, "scan_test", tests);
+}

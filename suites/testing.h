@@ -1,0 +1,43 @@
+/* What every GPU suite shares: a clear failure when there is no GPU, the
+ * CUnit runner, and assertions that carry tilebench's error messages. */
+#ifndef TB_SUITES_TESTING_H
+#define TB_SUITES_TESTING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <CUnit/CUnit.h>
+
+#include "core/status.h"
+
+/* Sizes the suites use: the full run, or a quick one (--quick, for the
+ * compute-sanitizer runs, where every launch is many times slower). */
+typedef struct tb_test_config {
+  bool quick;
+  bool sanitizer;       /* --sanitizer: quick, and no deliberately failing CUDA calls */
+  int64_t max_random_n; /* largest random size: 2^24, quick 2^16 */
+  uint64_t seed;        /* --seed=N, default fixed so failures reproduce */
+} tb_test_config;
+
+extern tb_test_config tb_test;
+
+/* Parses --quick, --sanitizer and --seed=N, checks that a GPU is present (printing why
+ * not and returning false otherwise: a GPU suite never passes without one),
+ * runs the tests and returns the process exit code. */
+int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *tests);
+
+/* CU_ASSERT that st is TB_OK, with tb_last_error() and `what` as the failure
+ * text (printed too, so that the log shows the geometry). */
+#define TB_ASSERT_OK(st, what) tb_assert_ok((st), (what), __LINE__, __FILE__, __func__)
+bool tb_assert_ok(tb_status st, const char *what, int line, const char *file, const char *fn);
+
+/* CU_ASSERT that st is `expected` and that a message was left. */
+#define TB_ASSERT_STATUS(st, expected, what) \
+  tb_assert_status((st), (expected), (what), __LINE__, __FILE__, __func__)
+bool tb_assert_status(tb_status st, tb_status expected, const char *what, int line,
+                      const char *file, const char *fn);
+
+/* Free device memory now, to show that error paths leak nothing. */
+size_t tb_test_free_device_bytes(void);
+
+#endif

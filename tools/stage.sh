@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Gathers the built GPU suites and sweeps, with the shared libraries they need
+# that a bare CUDA machine lacks, into one folder that runs without Bazel:
+#
+#   tools/stage.sh [DIR]          (default .stage; builds first; also packs
+#                                 it as .carry/stage.tar.xz for the device tool)
+#   DIR/run.sh tests [--quick]    every GPU test suite
+#   DIR/run.sh sanitize           the suites under compute-sanitizer (quick sizes)
+#   DIR/run.sh sweep OUT [FLAGS]  every sweep, JSON into OUT/<arch>/<gpu>/
+#   DIR/run.sh NAME [ARGS]        one binary
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$top/.stage}
+cd "$top"
+
+tests=$(bazel query 'attr(tags, "gpu", tests(//...))' 2>/dev/null)
+sweeps=$(bazel query 'attr(tags, "sweep", //...)' 2>/dev/null)
+sanitize=$(bazel query 'attr(tags, "sanitize", tests(//...))' 2>/dev/null)
+bazel build $tests $sweeps >&2
+bin=$(bazel info bazel-bin 2>/dev/null)
+
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/lib"
+for t in $tests $sweeps; do
+  pkg=${t#//}; pkg=${pkg%%:*}; name=${t##*:}
+  cp "$bin/$pkg/$name" "$dir/bin/$name"
+done
+# Libraries from Debian packages that the GPU machine's image does not have.
+# The CUDA runtime is linked statically; libcuda comes with the driver there.
+for bin in "$dir"/bin/*; do
+  ldd "$bin" | awk '/=> \// {print $3}'
+done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' |
+  while read -r lib; do cp -L "$lib" "$dir/lib/"; done
+cp tools/stage_run.sh "$dir/run.sh"
+for t in $tests; do echo "${t##*:}"; done >"$dir/tests.txt"
+for t in $sweeps; do echo "${t##*:}"; done >"$dir/sweeps.txt"
+for t in $sanitize; do echo "${t##*:}"; done >"$dir/sanitize.txt"
+git rev-parse --short HEAD >"$dir/commit.txt" 2>/dev/null || echo unknown >"$dir/commit.txt"
+# One compressed file to carry: the suites share most of their device code.
+mkdir -p "$top/.carry"
+tar -C "$dir" -cf - . | xz -9 -T2 >"$top/.carry/stage.tar.xz"
+echo "staged $(wc -l <"$dir/tests.txt") suites and $(wc -l <"$dir/sweeps.txt") sweeps in $dir, packed as .carry/stage.tar.xz ($(du -h "$top/.carry/stage.tar.xz" | cut -f1))" >&2
