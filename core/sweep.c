@@ -84,6 +84,12 @@ int tb_sweep_reps(int64_t bytes) {
   return reps < 1 ? 1 : reps > 64 ? 64 : (int)reps;
 }
 
+int64_t tb_sweep_iterations(int64_t bytes) {
+  const int64_t per_iteration = bytes * tb_sweep_reps(bytes);
+  const int64_t iters = per_iteration > 0 ? (1ll << 30) / per_iteration : 200;
+  return iters < 5 ? 5 : iters > 200 ? 200 : iters;
+}
+
 void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
                       int64_t bytes) {
   tb_timer timer;

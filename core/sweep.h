@@ -48,8 +48,13 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
                       int64_t bytes);
 
 /* Launches per timed iteration for a kernel over `bytes`: enough that
- * launch gaps do not dominate small sizes. */
+ * event overhead does not dominate small sizes. */
 int tb_sweep_reps(int64_t bytes);
+
+/* Timed iterations for a benchmark over `bytes`: about 1 GiB of traffic in
+ * all, at least 5 and at most 200 iterations, so that a whole sweep fits
+ * one 10-minute run (pass it to tb_bench_set_iterations). */
+int64_t tb_sweep_iterations(int64_t bytes);
 
 /* "<algorithm>/<impl>/<type>/n:<n>[/nt:<nt>/vt:<vt>]" into out (nt = 0: no box). */
 void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,

@@ -227,14 +227,20 @@ scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// CTAs of `kernel` that fit on the device at once.
-template <class Kernel>
-tb_status resident_ctas(Kernel kernel, int nt, int* out) {
-  int device = 0, sms = 0, per_sm = 0;
+// CTAs of `kernel` that fit on the device at once. The occupancy is a
+// property of the kernel and the architecture: asked once per instance.
+template <auto kKernel>
+tb_status resident_ctas(int nt, int* out) {
+  static int per_sm = 0;
+  int device = 0, sms = 0;
   TB_CUDA_TRY(cudaGetDevice(&device));
   TB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, nt, 0));
-  *out = sms * (per_sm > 0 ? per_sm : 1);
+  if (per_sm == 0) {
+    int blocks = 0;
+    TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kKernel, nt, 0));
+    per_sm = blocks > 0 ? blocks : 1;
+  }
+  *out = sms * per_sm;
   return TB_OK;
 }
 
@@ -250,7 +256,7 @@ tb_status reduce_run(const T* in, int64_t n, T* d_total, void* scratch, size_t* 
   constexpr int V = vec_width<VT>();
   auto kernel = reduce_kernel<OP, NT, VT>;
   int ctas = 0;
-  TB_TRY(resident_ctas(kernel, NT, &ctas));
+  TB_TRY(resident_ctas<reduce_kernel<OP, NT, VT>>(NT, &ctas));
   const int grid = int(std::min<int64_t>(ceil_div(n > 0 ? n : 1, kTile), ctas));
   *scratch_bytes = grid > 1 ? round_up(grid * sizeof(T)) : 0;
   if (!scratch) return TB_OK;  // size query
@@ -300,7 +306,7 @@ tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_tota
   constexpr int kTile = NT * VT;
   auto downsweep = scan_downsweep_kernel<OP, NT, VT>;
   int ctas = 0;
-  TB_TRY(resident_ctas(downsweep, NT, &ctas));
+  TB_TRY(resident_ctas<scan_downsweep_kernel<OP, NT, VT>>(NT, &ctas));
   const int64_t tiles = ceil_div(n > 0 ? n : 1, kTile);
   const int64_t tiles_per_cta = ceil_div(tiles, ctas);
   const int grid = int(ceil_div(tiles, tiles_per_cta));

@@ -88,7 +88,7 @@ static void add(tb_type t, tb_op op, int64_t n, impl which, tb_launch_box box) {
   tb_sweep_name(name, sizeof name, op == TB_OP_PLUS ? "reduce" : "reduce_max",
                 which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
-  tb_bench_set_min_time(0.02);
+  tb_bench_set_iterations(tb_sweep_iterations(n * (int64_t)tb_type_size(t)));
 }
 
 /* Boxes are swept at a few sizes only (small, mid, L2-exceeding, large):

@@ -68,17 +68,17 @@ static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   static tb_buffer scratch, out;
   static void *got;
-  static int64_t got_cap;
+  static size_t got_bytes;
   const size_t sz = tb_type_size(c->t);
   const tb_sweep_data *d = tb_sweep_data_get(c->t, c->op, max_n());
   if (!d || tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
     return;
   }
-  if (got_cap < c->n) {
+  if (got_bytes < (size_t)c->n * sz) {
     free(got);
     got = malloc((size_t)c->n * sz);
-    got_cap = got ? c->n : 0;
+    got_bytes = got ? (size_t)c->n * sz : 0;
   }
   const void *want = reference(d, c->kind, c->n);
   if (!got || !want) {
@@ -117,7 +117,7 @@ static void add(tb_type t, tb_op op, tb_scan_kind kind, tb_scan_algo algo, int64
   tb_sweep_name(name, sizeof name, algorithm, which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n,
                 box.nt, box.vt);
   tb_bench_register(name, run, c, free);
-  tb_bench_set_min_time(0.02);
+  tb_bench_set_iterations(tb_sweep_iterations(2 * n * (int64_t)tb_type_size(t)));
 }
 
 static int sweeps_boxes(int64_t n) {
