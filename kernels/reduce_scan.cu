@@ -256,7 +256,7 @@ tb_status reduce_run(const T* in, int64_t n, T* d_total, void* scratch, size_t* 
   constexpr int V = vec_width<VT>();
   auto kernel = reduce_kernel<OP, NT, VT>;
   int ctas = 0;
-  TB_TRY(resident_ctas<reduce_kernel<OP, NT, VT>>(NT, &ctas));
+  TB_TRY((resident_ctas<reduce_kernel<OP, NT, VT>>(NT, &ctas)));
   const int grid = int(std::min<int64_t>(ceil_div(n > 0 ? n : 1, kTile), ctas));
   *scratch_bytes = grid > 1 ? round_up(grid * sizeof(T)) : 0;
   if (!scratch) return TB_OK;  // size query
@@ -306,7 +306,7 @@ tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_tota
   constexpr int kTile = NT * VT;
   auto downsweep = scan_downsweep_kernel<OP, NT, VT>;
   int ctas = 0;
-  TB_TRY(resident_ctas<scan_downsweep_kernel<OP, NT, VT>>(NT, &ctas));
+  TB_TRY((resident_ctas<scan_downsweep_kernel<OP, NT, VT>>(NT, &ctas)));
   const int64_t tiles = ceil_div(n > 0 ? n : 1, kTile);
   const int64_t tiles_per_cta = ceil_div(tiles, ctas);
   const int grid = int(ceil_div(tiles, tiles_per_cta));
