@@ -121,8 +121,12 @@ __device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
     T value = identity<OP>();
     TileStatus st = kPrefix;  // nothing before tile 0
     if (pred >= 0) st = status.read(pred, &value);
-    while (__any_sync(kFullMask, st == kInvalid))
+    // Back off between polls: thousands of warps spinning on L2 otherwise
+    // take bandwidth from the tiles' own loads and stores.
+    for (unsigned delay = 32; __any_sync(kFullMask, st == kInvalid); delay = min(2 * delay, 512u)) {
+      __nanosleep(delay);
       if (st == kInvalid) st = status.read(pred, &value);
+    }
     const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
     const int first = prefixes ? 31 - __clz(prefixes) : 0;  // nearest prefix
     const T window = warp_reduce<OP>(lane >= first ? value : identity<OP>());
@@ -131,23 +135,22 @@ __device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
   }
 }
 
-// Single-pass scan: tiles are taken in order from a counter, so every
-// predecessor a tile waits for is already running.
+// Single-pass scan, one tile per CTA. The tile is the CTA's index: the
+// hardware dispatches CTAs in index order (CUB relies on the same), so every
+// predecessor a tile waits for is running or done, and the tile's loads need
+// not wait for a round trip to a global tile counter.
 template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-scan_lookback_kernel(const T* in, T* out, int64_t n, TileStatusArray<T> status,
-                     unsigned* tile_counter, bool inclusive, T* d_total) {
+scan_lookback_kernel(const T* in, T* out, int64_t n, TileStatusArray<T> status, bool inclusive,
+                     T* d_total) {
   using IO = TileTranspose<T, NT, VT>;
   using Scan = CtaScan<OP, T, NT>;
   constexpr int kTile = NT * VT;
   __shared__ typename IO::Storage io;
   __shared__ typename Scan::Storage scan;
-  __shared__ unsigned tile_shared;
   __shared__ T prefix_shared;
 
-  if (threadIdx.x == 0) tile_shared = atomicAdd(tile_counter, 1u);
-  __syncthreads();
-  const int64_t tile = tile_shared;
+  const int64_t tile = blockIdx.x;
   const int64_t offset = tile * kTile;
   const int count = int(min(int64_t(kTile), n - offset));
 
@@ -282,19 +285,17 @@ tb_status scan_lookback_run(const T* in, T* out, int64_t n, bool inclusive, T* d
   constexpr int kTile = NT * VT;
   const int64_t tiles = ceil_div(n, kTile);
   using Status = TileStatusArray<T>;
-  const size_t counter_bytes = 256;
-  *scratch_bytes = counter_bytes + round_up(Status::bytes(tiles));
+  *scratch_bytes = round_up(Status::bytes(tiles));
   if (!scratch) return TB_OK;  // size query
   if (n == 0) return write_value(identity<OP>(), d_total, stream);
-  if (tiles > UINT32_MAX)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "scan of %lld items needs more than 2^32 tiles of %d",
+  if (tiles > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "scan of %lld items needs more than 2^31 tiles of %d",
                    (long long)n, kTile);
 
-  unsigned* counter = static_cast<unsigned*>(scratch);
   Status status;
-  status.bind(static_cast<char*>(scratch) + counter_bytes, tiles);
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, counter_bytes + Status::status_bytes(tiles), stream));
-  scan_lookback_kernel<OP, NT, VT><<<unsigned(tiles), NT, 0, stream>>>(in, out, n, status, counter,
+  status.bind(scratch, tiles);
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, Status::status_bytes(tiles), stream));
+  scan_lookback_kernel<OP, NT, VT><<<unsigned(tiles), NT, 0, stream>>>(in, out, n, status,
                                                                      inclusive, d_total);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;

@@ -11,7 +11,7 @@
 static const tb_launch_box kReduceDefault[TB_TYPE_COUNT] = {
     [TB_INT32] = {256, 16}, [TB_INT64] = {256, 8}, [TB_FLOAT] = {256, 16}, [TB_DOUBLE] = {256, 8}};
 static const tb_launch_box kScanDefault[TB_TYPE_COUNT] = {
-    [TB_INT32] = {256, 15}, [TB_INT64] = {256, 7}, [TB_FLOAT] = {256, 15}, [TB_DOUBLE] = {256, 7}};
+    [TB_INT32] = {512, 15}, [TB_INT64] = {256, 15}, [TB_FLOAT] = {512, 15}, [TB_DOUBLE] = {256, 15}};
 
 static const tb_launch_box kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
