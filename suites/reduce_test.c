@@ -80,12 +80,6 @@ static bool check(const input *in, const tb_launch_box *box, int64_t offset, int
                       what);
 }
 
-/* Log-uniform in [1, hi]: most random sizes small, some near hi. */
-static int64_t random_size(tb_rng *r, int64_t hi) {
-  const double x = exp(tb_rng_unit(r) * log((double)hi));
-  return x < 1 ? 1 : x > hi ? hi : (int64_t)x;
-}
-
 static void test_every_type_op_box(void) {
   tb_launch_box boxes[64];
   const int nboxes = tb_reduce_grid(TB_INT32, boxes, 64);
@@ -105,7 +99,7 @@ static void test_every_type_op_box(void) {
       for (int b = 0; b < nboxes && failures < 10; ++b) {
         const int64_t tile = (int64_t)boxes[b].nt * boxes[b].vt;
         const int64_t sizes[] = {0, 1, tile - 1, tile, tile + 1, 3 * tile + 5,
-                                 random_size(&r, 4096), random_size(&r, tb_test.max_random_n)};
+                                 tb_test_random_size(&r, 4096), tb_test_random_size(&r, tb_test.max_random_n)};
         for (int s = 0; s < 8; ++s)
           if (!check(&in, &boxes[b], s % 4, sizes[s], 0.0, &scratch)) ++failures;
       }

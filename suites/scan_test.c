@@ -123,11 +123,6 @@ static bool check(fixture *f, tb_scan_algo algo, tb_scan_kind kind, const tb_lau
   return TB_ASSERT_OK(st, what);
 }
 
-static int64_t random_size(tb_rng *r, int64_t hi) {
-  const double x = exp(tb_rng_unit(r) * log((double)hi));
-  return x < 1 ? 1 : x > hi ? hi : (int64_t)x;
-}
-
 static void test_every_type_op_box(void) {
   tb_buffer scratch = {0};
   tb_rng r;
@@ -144,7 +139,7 @@ static void test_every_type_op_box(void) {
         for (int b = 0; b < nboxes && failures < 10; ++b) {
           const int64_t tile = (int64_t)boxes[b].nt * boxes[b].vt;
           const int64_t sizes[] = {0, 1, tile - 1, tile, tile + 1, 3 * tile + 5,
-                                   random_size(&r, 4096), random_size(&r, tb_test.max_random_n)};
+                                   tb_test_random_size(&r, 4096), tb_test_random_size(&r, tb_test.max_random_n)};
           for (int a = 0; a < 2; ++a)
             for (int s = 0; s < 8; ++s) {
               const tb_scan_kind kind = (s + a) % 2 ? TB_SCAN_INCLUSIVE : TB_SCAN_EXCLUSIVE;

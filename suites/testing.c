@@ -1,5 +1,6 @@
 #include "suites/testing.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,11 @@ bool tb_assert_status(tb_status st, tb_status expected, const char *what, int li
            tb_status_string(expected), tb_status_string(st), tb_last_error());
   fail_with(text, line, file, fn);
   return false;
+}
+
+int64_t tb_test_random_size(tb_rng *r, int64_t hi) {
+  const double x = exp(tb_rng_unit(r) * log((double)hi));
+  return x < 1 ? 1 : x > hi ? hi : (int64_t)x;
 }
 
 size_t tb_test_free_device_bytes(void) {

@@ -8,6 +8,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "core/rng.h"
 #include "core/status.h"
 
 /* Sizes the suites use: the full run, or a quick one (--quick, for the
@@ -36,6 +37,9 @@ bool tb_assert_ok(tb_status st, const char *what, int line, const char *file, co
   tb_assert_status((st), (expected), (what), __LINE__, __FILE__, __func__)
 bool tb_assert_status(tb_status st, tb_status expected, const char *what, int line,
                       const char *file, const char *fn);
+
+/* Log-uniform in [1, hi]: most random sizes small, some near hi. */
+int64_t tb_test_random_size(tb_rng *r, int64_t hi);
 
 /* Free device memory now, to show that error paths leak nothing. */
 size_t tb_test_free_device_bytes(void);

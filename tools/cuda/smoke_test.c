@@ -1,2 +1,0 @@
-#include <stdio.h>
-int smoke(void); int main(void){ printf("%d\n", smoke()); return 0; }
