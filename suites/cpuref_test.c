@@ -1,7 +1,8 @@
-/* CPU reference for reduce and scan: golden vectors from the reduce/scan
- * reference document (shared/reference/001_fb70d6b31cb98da5.txt), plus the
- * edge cases the GPU suites lean on (identities, wrap-around, in place,
- * argument errors, the higher-precision float reference). */
+/* CPU references for reduce and scan, and the OpenMP-style clause built on
+ * them: golden vectors from the reduce/scan reference document
+ * (shared/reference/001_fb70d6b31cb98da5.txt), plus the edge cases the GPU
+ * suites lean on (identities, wrap-around, in place, argument errors, the
+ * higher-precision float reference). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "core/rng.h"
 #include "core/status.h"
 #include "core/types.h"
+#include "cpuref/omp_reduce.h"
 #include "cpuref/reduce_scan.h"
 
 /* ---- Golden vectors, copied from the reference document. ---------------- */
@@ -631,6 +633,47 @@ static void test_min_max_nan(void) {
   CU_ASSERT_EQUAL(tot, 2.0);
 }
 
+/* reduction(+:a) reduction(max:b) reduction(min:c) reduction(*:d), worked
+ * by hand: each variable's value is folded with its own inputs. */
+static void test_omp_clause(void) {
+  const int32_t a[] = {5, -2, 7, 1};
+  const double b[] = {-1.5, 4.25, 4.0, -8.0};
+  const float c[] = {3.0f, NAN, -0.5f, 2.0f};
+  const int64_t d[] = {INT64_C(1) << 40, 1 << 30, -1, 3}; /* wraps: 2^70 * -3 */
+  tb_cpu_omp_var vars[] = {
+      {TB_INT32, TB_OP_PLUS, a, {.i32 = 100}},
+      {TB_DOUBLE, TB_OP_MAX, b, {.f64 = 4.125}},
+      {TB_FLOAT, TB_OP_MIN, c, {.f32 = -0.25f}},
+      {TB_INT64, TB_OP_MULTIPLIES, d, {.i64 = 5}},
+  };
+  CU_ASSERT_EQUAL_FATAL(tb_cpu_omp_reduce(vars, 4, 4), TB_OK);
+  CU_ASSERT_EQUAL(vars[0].value.i32, 111);
+  CU_ASSERT_EQUAL(vars[1].value.f64, 4.25);
+  CU_ASSERT_EQUAL(vars[2].value.f64, -0.5); /* floats come back as .f64 */
+  /* 5 * 2^40 * 2^30 * -1 * 3 = -15 * 2^70, which is 0 modulo 2^64. */
+  CU_ASSERT_EQUAL(vars[3].value.i64, 0);
+
+  /* n = 0 leaves every value as it was (floats widened). */
+  tb_cpu_omp_var keep[] = {{TB_INT64, TB_OP_MIN, NULL, {.i64 = -7}},
+                           {TB_FLOAT, TB_OP_PLUS, NULL, {.f32 = 1.5f}}};
+  CU_ASSERT_EQUAL(tb_cpu_omp_reduce(keep, 2, 0), TB_OK);
+  CU_ASSERT_EQUAL(keep[0].value.i64, -7);
+  CU_ASSERT_EQUAL(keep[1].value.f64, 1.5);
+
+  /* Bad clauses write nothing. */
+  tb_cpu_omp_var bad[] = {{TB_INT32, TB_OP_PLUS, a, {.i32 = 1}},
+                          {TB_FLOAT, TB_OP_BIT_XOR, c, {.f32 = 0}}};
+  CU_ASSERT_EQUAL(tb_cpu_omp_reduce(bad, 0, 4), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(tb_cpu_omp_reduce(NULL, 1, 4), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(tb_cpu_omp_reduce(bad, 1, -1), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(tb_cpu_omp_reduce(bad, 2, 4), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(bad[0].value.i32, 1);
+  bad[1].in = NULL;
+  bad[1].op = TB_OP_PLUS;
+  CU_ASSERT_EQUAL(tb_cpu_omp_reduce(bad, 2, 4), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(bad[0].value.i32, 1);
+}
+
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 1;
   CU_pSuite s = CU_add_suite("cpuref_reduce_scan", NULL, NULL);
@@ -656,6 +699,7 @@ int main(void) {
       {"f64 reference exact on integers", test_f64_reference_exact},
       {"f64 reference precision", test_f64_reference_precision},
       {"min/max NaN rule", test_min_max_nan},
+      {"omp clause of four variables", test_omp_clause},
   };
   for (int i = 0; i < COUNT(tests); ++i) {
     if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL) {

@@ -49,6 +49,10 @@ extern "C" tb_status TB_CAT(tb_cub_reduce_, TB_ELEM)(tb_op op, const void* d_in,
     return with_scratch(scratch, [&](void* tmp, size_t& bytes) {
       return cub::DeviceReduce::Max(tmp, bytes, in, out, items, stream);
     });
+  if (op == TB_OP_MIN)
+    return with_scratch(scratch, [&](void* tmp, size_t& bytes) {
+      return cub::DeviceReduce::Min(tmp, bytes, in, out, items, stream);
+    });
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "CUB baseline: reduce with %s is not wrapped", tb_op_name(op));
 }
 

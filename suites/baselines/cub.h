@@ -1,6 +1,6 @@
 /* CUB baselines behind the project's C signatures, for the sweeps to measure
  * beside tilebench's kernels. Operators: plus and max (what the anchors
- * measure). Scratch is grown as in kernels/tilebench.h. */
+ * measure; reduce also min). Scratch is grown as in kernels/tilebench.h. */
 #ifndef TB_SUITES_BASELINES_CUB_H
 #define TB_SUITES_BASELINES_CUB_H
 
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* cub::DeviceReduce::Sum / ::Max into d_total (device). */
+/* cub::DeviceReduce::Sum / ::Max / ::Min into d_total (device). */
 tb_status tb_cub_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d_total,
                         tb_buffer *scratch, cudaStream_t stream);
 

@@ -1,0 +1,101 @@
+/* Count / segment-length generators: how many work items each object holds
+ * (load-balancing search, interval expand/move) or how long each segment is
+ * (segmented reduction). Seeded (core/rng.h), so the same spec and seed give
+ * the same counts on every machine.
+ *
+ * The sum is exact: tb_geometry_counts draws from the geometry's distribution
+ * with the mean total / num, then spreads the (small) difference between what
+ * it drew and `total` evenly over the objects that may take it, without
+ * leaving the geometry's bounds. Benchmarks therefore get exactly the number
+ * of work items they ask for (2^26, say). */
+#ifndef TB_CORE_GEOMETRY_H
+#define TB_CORE_GEOMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/rng.h"
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* m below is the mean total / num; with num = tb_geometry_num_objects(spec,
+ * total) it is spec->avg up to rounding (num * avg - total < avg). */
+typedef enum tb_geometry {
+  /* Counts differ by at most one: floor(m) or ceil(m), spread evenly; all
+   * equal avg when total = num * avg. No randomness. */
+  TB_GEOM_FIXED,
+  /* Uniform in [1, 2m - 1] (m >= 1), the anchors' distribution. For a
+   * non-integer 2m - 1 the upper end is floor or ceil of it, chosen per draw
+   * so that the expected value is m. Never zero. */
+  TB_GEOM_UNIFORM,
+  /* Heavy-tailed: Pareto type II (Lomax) with shape 2, scale m, rounded
+   * stochastically to integers: P(count > x) ~ (m / (m + x))^2. Mostly small
+   * counts and zeros, a few very large ones (capped at min(total, INT32_MAX)). */
+  TB_GEOM_POWER_LAW,
+  /* Exactly llround(empty_fraction * num) zero counts at random positions
+   * (at most num - 1 when total > 0); the rest uniform as TB_GEOM_UNIFORM
+   * with the mean that makes the total (>= 1 each). */
+  TB_GEOM_EMPTY_FRACTION,
+  /* One object (random position) holds almost everything: every other count
+   * is 0 or 1 (fair coin), the giant the rest, about
+   * total * (1 - 1 / (2 avg)). */
+  TB_GEOM_ONE_GIANT,
+  /* Every count is 1: total must equal num (tb_geometry_num_objects gives
+   * total whatever avg says). */
+  TB_GEOM_ALL_ONE,
+  /* Every count is 0 but one (random position), which holds total. */
+  TB_GEOM_ZEROS_BUT_ONE,
+  /* Runs of zeros between runs of non-zero counts. Zero runs have lengths
+   * uniform with mean run_length (so runs longer than a CTA's tile leave whole
+   * tiles without work), non-zero runs the length that makes the zero
+   * fraction about empty_fraction; non-zero counts as TB_GEOM_EMPTY_FRACTION. */
+  TB_GEOM_ZERO_RUNS,
+  TB_GEOM_COUNT
+} tb_geometry;
+
+/* Mean zero-run length of TB_GEOM_ZERO_RUNS when spec->run_length is 0: longer
+ * than the largest tile the sweeps use (512 x 15 = 7680 items or objects)
+ * half of the time. */
+#define TB_GEOMETRY_DEFAULT_RUN 8192.0
+
+typedef struct tb_geometry_spec {
+  tb_geometry kind;
+  double avg;            /* mean count (items per object); > 0, finite */
+  double empty_fraction; /* EMPTY_FRACTION: [0, 1); ZERO_RUNS: (0, 1); else ignored */
+  double run_length;     /* ZERO_RUNS: mean zero-run length (>= 1), 0 for the default */
+} tb_geometry_spec;
+
+/* A ready spec for kind: empty_fraction 0.5 for EMPTY_FRACTION and ZERO_RUNS,
+ * the default run length, avg as given. */
+tb_geometry_spec tb_geometry_spec_default(tb_geometry kind, double avg);
+
+/* Fills counts[0..num) with counts >= 0 whose sum is exactly total (see each
+ * kind above). num may be 0 only when total is 0; num <= INT32_MAX (objects
+ * are int32-indexed). Errors (TB_ERR_INVALID_ARGUMENT with a message; counts
+ * then hold nothing meaningful): NULL spec, counts or r (counts may be NULL
+ * when num is 0), an invalid kind or field, total < 0, num out of range, and a
+ * total the kind cannot reach with num int32 counts (UNIFORM with total < num,
+ * ALL_ONE with total != num, a giant over INT32_MAX, more non-empty objects
+ * than items, ...). total 0 gives all-zero counts for every kind that allows
+ * zeros (EMPTY_FRACTION and ZERO_RUNS included). */
+tb_status tb_geometry_counts(const tb_geometry_spec *spec, int64_t total,
+                             int32_t *counts, int64_t num, tb_rng *r);
+
+/* How many objects the geometry wants for total items: ceil(total / avg)
+ * (at least 1 for total >= 1, 0 for total 0: an empty problem); total itself
+ * for ALL_ONE. -1 for an invalid spec, total < 0, or a count past 2^62. */
+int64_t tb_geometry_num_objects(const tb_geometry_spec *spec, int64_t total);
+
+/* "fixed", "uniform", "power_law", "empty_fraction", "one_giant", "all_one",
+ * "zeros_but_one", "zero_runs"; "invalid" otherwise. */
+const char *tb_geometry_name(tb_geometry g);
+/* The inverse of tb_geometry_name; false (and *out untouched) if unknown. */
+bool tb_geometry_parse(const char *s, tb_geometry *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

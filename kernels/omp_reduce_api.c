@@ -1,0 +1,226 @@
+/* Public OpenMP-style reduction entry points: argument checks, the grid and
+ * the partials' scratch around the kernels in omp_reduce.cu. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/omp_reduce_dispatch.h"
+#include "kernels/tilebench.h"
+
+/* Tuned default for sm_90 (H100), read off results/sm_90/h100-80gb-hbm3/
+ * omp_reduce_tuning.md. */
+static const tb_launch_box kDefault = {512, 4};
+
+static const int kGridNt[] = {64, 128, 256, 512, 1024};
+static const int kGridVt[] = {1, 2, 4, 8};
+enum { kNts = sizeof kGridNt / sizeof kGridNt[0], kVts = sizeof kGridVt / sizeof kGridVt[0] };
+
+/* n bounded so that every index the kernels form, a grid stride past the
+ * last item included, stays far inside int64_t. */
+static const int64_t kMaxItems = INT64_C(1) << 60;
+
+int tb_omp_grid(tb_launch_box *out, int cap) {
+  int count = 0;
+  for (int i = 0; i < kNts; ++i)
+    for (int j = 0; j < kVts; ++j, ++count)
+      if (count < cap) out[count] = (tb_launch_box){kGridNt[i], kGridVt[j]};
+  return count;
+}
+
+tb_launch_box tb_omp_default_box(void) { return kDefault; }
+
+tb_status tb_omp_generated_callbacks(tb_omp_callbacks *out) {
+  if (!out) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_generated_callbacks: out is NULL");
+  static tb_omp_callbacks cached; /* the addresses do not change within a process */
+  if (!cached.shuffle_reduce) {
+    tb_omp_callbacks cb;
+    TB_TRY(tb_omp_device_callbacks(&cb));
+    cached = cb;
+  }
+  *out = cached;
+  return TB_OK;
+}
+
+static tb_status resolve_callbacks(const char *fn, const tb_omp_callbacks *given,
+                                   tb_omp_callbacks *out) {
+  if (!given) return tb_omp_generated_callbacks(out);
+  if (!given->shuffle_reduce)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: the shuffle_reduce callback is NULL", fn);
+  if (!given->inter_warp_copy)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: the inter_warp_copy callback is NULL", fn);
+  *out = *given;
+  return TB_OK;
+}
+
+static tb_status sync_stream(cudaStream_t stream) {
+  TB_CUDA_TRY(cudaStreamSynchronize(stream));
+  return TB_OK;
+}
+
+/* Checks the variables and packs them into the kernels' clause. */
+static tb_status make_clause(const char *fn, const tb_omp_var *vars, int num_vars, int64_t n,
+                             tb_omp_clause *clause) {
+  if (!vars) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: vars is NULL", fn);
+  if (num_vars < 1 || num_vars > TB_OMP_MAX_VARS)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %d variables: a clause reduces 1 to %d", fn,
+                   num_vars, TB_OMP_MAX_VARS);
+  memset(clause, 0, sizeof *clause);
+  clause->num_vars = num_vars;
+  for (int v = 0; v < num_vars; ++v) {
+    const tb_omp_var *x = &vars[v];
+    if (tb_check_type_op(x->type, x->op) != TB_OK) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", tb_last_error());
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: variable %d: %s", fn, v, why);
+    }
+    const size_t size = tb_type_size(x->type);
+    if (n > 0 && !x->d_in)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: variable %d: d_in is NULL with n = %lld", fn, v,
+                     (long long)n);
+    if (!x->d_result)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: variable %d: d_result is NULL", fn, v);
+    if ((uintptr_t)x->d_in % size != 0 || (uintptr_t)x->d_result % size != 0)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                     "%s: variable %d: d_in or d_result is not aligned to its %zu-byte elements",
+                     fn, v, size);
+    clause->in[v] = x->d_in;
+    clause->result[v] = x->d_result;
+    clause->code[v] = tb_omp_code(x->type, x->op);
+  }
+  return TB_OK;
+}
+
+static tb_status resolve_box(const tb_launch_box *box, tb_launch_box *out) {
+  if (!box || (box->nt == 0 && box->vt == 0)) {
+    *out = kDefault;
+    return TB_OK;
+  }
+  if (box->nt < 1 || box->nt > 1024)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: block size nt = %d is not in 1..1024",
+                   box->nt);
+  for (int j = 0; j < kVts; ++j)
+    if (box->vt == kGridVt[j]) {
+      *out = *box;
+      return TB_OK;
+    }
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: vt = %d is not one of 1, 2, 4, 8",
+                 box->vt);
+}
+
+/* Blocks of nt threads resident on one SM, per method and box (the
+ * occupancy query costs more than a launch). */
+static int resident_per_sm(tb_omp_method method, tb_launch_box b) {
+  static int cache[2][kVts][1025];
+  int j = 0;
+  while (kGridVt[j] != b.vt) ++j;
+  int *slot = &cache[method][j][b.nt];
+  if (*slot == 0) *slot = tb_omp_resident_blocks(method, b.nt, b.vt);
+  return *slot;
+}
+
+/* num_blocks, or one block per resident slot, but no more blocks than tiles. */
+static tb_status choose_blocks(tb_omp_method method, tb_launch_box b, int64_t n,
+                               int64_t num_blocks, int64_t *out) {
+  if (num_blocks > 0) {
+    *out = num_blocks;
+    return TB_OK;
+  }
+  /* Attributes, not tb_device_get: cudaGetDeviceProperties costs more
+   * than the whole reduction of a small n. */
+  int dev = 0, sm_count = 0;
+  TB_CUDA_TRY(cudaGetDevice(&dev));
+  TB_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+  const int per_sm = resident_per_sm(method, b);
+  if (per_sm < 1)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: a block of %d threads (vt %d) does "
+                   "not fit on an SM", b.nt, b.vt);
+  /* A tile is nt * vt vectors of 16 bytes: 4 * nt * vt items of the
+   * narrowest type. */
+  const int64_t tile = (int64_t)b.nt * b.vt * 4;
+  const int64_t tiles = (n + tile - 1) / tile;
+  const int64_t slots = (int64_t)per_sm * sm_count;
+  *out = tiles < slots ? (tiles > 0 ? tiles : 1) : slots;
+  return TB_OK;
+}
+
+tb_status tb_omp_reduce(const tb_omp_var *vars, int num_vars, int64_t n, tb_omp_method method,
+                        const tb_omp_callbacks *callbacks, const tb_launch_box *box,
+                        int64_t num_blocks, tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_omp_reduce";
+  if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: negative count n = %lld", fn, (long long)n);
+  if (n > kMaxItems)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n = %lld does not fit (at most 2^60 items)", fn,
+                   (long long)n);
+  tb_omp_clause clause;
+  TB_TRY(make_clause(fn, vars, num_vars, n, &clause));
+  if (method != TB_OMP_TREE && method != TB_OMP_ATOMICS)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown method %d", fn, (int)method);
+  tb_omp_callbacks cb = {0};
+  if (method == TB_OMP_TREE) TB_TRY(resolve_callbacks(fn, callbacks, &cb));
+  tb_launch_box b = {0, 0};
+  TB_TRY(resolve_box(box, &b));
+  if (num_blocks < 0 || num_blocks > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: num_blocks = %lld does not fit a grid (0..%d)", fn,
+                   (long long)num_blocks, INT32_MAX);
+  if (n == 0) return TB_OK; /* every variable keeps its value */
+
+  int64_t blocks = 0;
+  TB_TRY(choose_blocks(method, b, n, num_blocks, &blocks));
+  tb_buffer owned = {0};
+  tb_buffer *partials = scratch ? scratch : &owned;
+  if (method == TB_OMP_TREE)
+    TB_TRY(tb_buffer_reserve(partials, (size_t)blocks * tb_omp_partial_bytes()));
+  tb_omp_callbacks gen = {0};
+  if (method == TB_OMP_TREE) TB_TRY(tb_omp_generated_callbacks(&gen));
+  const bool generated = cb.shuffle_reduce == gen.shuffle_reduce &&
+                         cb.inter_warp_copy == gen.inter_warp_copy;
+  tb_status st = tb_omp_launch(&clause, n, method, b.nt, b.vt, blocks, &cb, generated,
+                               partials->ptr, stream);
+  if (!scratch) {
+    if (st == TB_OK) st = sync_stream(stream);
+    tb_buffer_free(&owned);
+  }
+  return st;
+}
+
+/* Whether a lane mask suits a warp algorithm (see tb_omp_warp_reduce). */
+static bool mask_fits(uint32_t mask, int version) {
+  switch (version) {
+    case 0: return mask == UINT32_MAX;
+    case 1: return mask != 0 && (mask & (mask + 1)) == 0; /* 0...01...1 */
+    case 2: return mask != 0;
+    default: return false;
+  }
+}
+
+tb_status tb_omp_warp_reduce(const tb_omp_var *vars, int num_vars, const uint32_t *h_masks,
+                             int num_warps, int version, const tb_omp_callbacks *callbacks,
+                             cudaStream_t stream) {
+  static const char fn[] = "tb_omp_warp_reduce";
+  if (num_warps < 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: negative num_warps %d", fn, num_warps);
+  if (num_warps > INT32_MAX / 32)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %d warps do not fit", fn, num_warps);
+  tb_omp_clause clause;
+  TB_TRY(make_clause(fn, vars, num_vars, (int64_t)num_warps * 32, &clause));
+  if (version < 0 || version > 2)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown warp algorithm version %d", fn, version);
+  tb_omp_callbacks cb;
+  TB_TRY(resolve_callbacks(fn, callbacks, &cb));
+  if (num_warps == 0) return TB_OK;
+  if (!h_masks) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: h_masks is NULL", fn);
+  for (int w = 0; w < num_warps; ++w)
+    if (!mask_fits(h_masks[w], version))
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: warp %d: mask 0x%08x does not suit version %d",
+                     fn, w, h_masks[w], version);
+
+  tb_buffer masks = {0};
+  const size_t bytes = (size_t)num_warps * sizeof(uint32_t);
+  tb_status st = tb_buffer_alloc(&masks, bytes);
+  if (st == TB_OK) st = tb_buffer_upload(&masks, h_masks, bytes);
+  if (st == TB_OK) st = tb_omp_launch_warps(&clause, masks.ptr, num_warps, version, &cb, stream);
+  if (st == TB_OK) st = sync_stream(stream);
+  tb_buffer_free(&masks);
+  return st;
+}
