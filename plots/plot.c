@@ -9,6 +9,9 @@
  *   S_<alg>_<type>[_seg<L>]_bandwidth.{dat,png}   percent of the copy bandwidth against n
  *   S_<alg>_<type>[_seg<L>]_heatmap.{dat,png}     G items/s over NT x VT at the largest swept n
  *   S_tuning.md                                   best box, tuned default and best baseline
+ * and, for types named <base>_x<k> (a clause of k variables, as omp_reduce sweeps them),
+ *   S_<alg>_<base>_by_vars.{dat,png}             each implementation / the reference baseline
+ *                                                 (cub if measured) against k, at three sizes
  * --no-render writes the .dat and .md files only. Exit status 0, or 1 if any input could not be
  * read or any output written or rendered. */
 #define _POSIX_C_SOURCE 200809L
@@ -334,7 +337,13 @@ static int by_chart(const void *pa, const void *pb) {
   return a->nt != b->nt ? a->nt - b->nt : a->vt - b->vt;
 }
 
-static int is_tb(const rec *r) { return strcmp(r->impl, "tb") == 0; }
+static int is_tb_name(const char *impl) { return strcmp(impl, "tb") == 0; }
+static int is_tb(const rec *r) { return is_tb_name(r->impl); }
+
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
 
 static const rec *find_impl(const group *g, const char *impl, long long n) {
   for (const rec *r = g->lo; r < g->hi; r++)
@@ -659,6 +668,8 @@ static void write_table_header(FILE *f, const suite *s) {
   fputs("|---|---|---|---|---|---|---|---|---|\n", f);
 }
 
+static int write_by_vars(const suite *s);
+
 static int process(const char *json_path) {
   char path[PATH_LEN], md[PATH_LEN], prefix[PATH_LEN];
   suite s;
@@ -706,6 +717,7 @@ static int process(const char *json_path) {
     rows += g.box_n > 0;
     lo = g.hi;
   }
+  if (write_by_vars(&s) != 0) rc = -1;
   if (rows == 0) fputs("\nNo swept launch boxes in this run.\n", f);
   if (s.failed > 0) fprintf(f, "\n%d benchmark(s) failed and are left out.\n", s.failed);
   if (fclose(f) != 0) {
@@ -713,6 +725,121 @@ static int process(const char *json_path) {
     rc = -1;
   }
   free(s.r);
+  return rc;
+}
+
+/* ---- charts against the number of variables ---------------------------------------------- */
+
+/* Splits "double_x3" into "double" and 3; 0 if the type has no _x<k> suffix. */
+static int vars_of(const char *type, char *base, size_t size) {
+  const char *x = strrchr(type, '_');
+  char *end;
+  if (x == NULL || x[1] != 'x' || x[2] < '1' || x[2] > '9') return 0;
+  long k = strtol(x + 2, &end, 10);
+  if (*end != '\0' || k < 1 || k > 64) return 0;
+  snprintf(base, size, "%.*s", (int)(x - type), type);
+  return (int)k;
+}
+
+static const rec *tuned(const suite *s, const char *alg, const char *type, const char *impl,
+                        long long n) {
+  for (size_t i = 0; i < s->nr; i++) {
+    const rec *r = &s->r[i];
+    if (r->nt == 0 && r->n == n && strcmp(r->alg, alg) == 0 && strcmp(r->type, type) == 0 &&
+        strcmp(r->impl, impl) == 0)
+      return r;
+  }
+  return NULL;
+}
+
+/* One chart per (algorithm, base type): rows k, a column per (implementation, size) holding
+ * that implementation's throughput over the reference baseline's, at the smallest, a middle
+ * and the largest n. */
+static int write_by_vars(const suite *s) {
+  int rc = 0;
+  for (size_t i = 0; i < s->nr; i++) {
+    char base[16], other[16], dat[PATH_LEN], png[PATH_LEN], vars[3 * PATH_LEN], title[512];
+    const rec *first = &s->r[i];
+    if (vars_of(first->type, base, sizeof base) == 0) continue;
+    /* Handle each (alg, base) once: at its first record. */
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = strcmp(s->r[j].alg, first->alg) == 0 && vars_of(s->r[j].type, other, sizeof other) &&
+             strcmp(other, base) == 0;
+    if (seen) continue;
+    const char *impls[MAX_BASELINES + 1], *ref = NULL;
+    long long ns[64];
+    int nimpl = 0, nn = 0, kmax = 0;
+    for (size_t j = i; j < s->nr; j++) {
+      const rec *r = &s->r[j];
+      int k = vars_of(r->type, other, sizeof other);
+      if (k == 0 || r->nt != 0 || strcmp(r->alg, first->alg) != 0 || strcmp(other, base) != 0)
+        continue;
+      kmax = k > kmax ? k : kmax;
+      int known = 0;
+      for (int m = 0; m < nimpl; m++) known |= strcmp(impls[m], r->impl) == 0;
+      if (!known && nimpl < MAX_BASELINES + 1) impls[nimpl++] = r->impl;
+      known = 0;
+      for (int m = 0; m < nn; m++) known |= ns[m] == r->n;
+      if (!known && nn < 64) ns[nn++] = r->n;
+    }
+    for (int m = 0; m < nimpl; m++)
+      if (!is_tb_name(impls[m]) && (ref == NULL || strcmp(impls[m], "cub") == 0)) ref = impls[m];
+    if (ref == NULL || nn == 0) continue;
+    qsort(ns, (size_t)nn, sizeof ns[0], cmp_ll);
+    const long long pick[3] = {ns[0], ns[nn / 2], ns[nn - 1]};
+    const int npick = nn >= 3 ? 3 : nn == 2 ? 2 : 1;
+    const long long *chosen = nn >= 3 ? pick : ns;
+    if (fmt(dat, sizeof dat, "%s/%s_%s_%s_by_vars.dat", s->dir, s->name, first->alg, base) != 0 ||
+        fmt(png, sizeof png, "%s/%s_%s_%s_by_vars.png", s->dir, s->name, first->alg, base) != 0) {
+      rc = -1;
+      continue;
+    }
+    FILE *f = fopen(dat, "w");
+    if (f == NULL) {
+      warn("cannot write %s", dat);
+      rc = -1;
+      continue;
+    }
+    fputs("k", f);
+    int ncols = 1;
+    for (int m = 0; m < nimpl; m++)
+      for (int p = 0; p < npick && strcmp(impls[m], ref) != 0; p++, ncols++) {
+        char sz[32];
+        fprintf(f, "\t%s n=%s", impls[m], size_str(chosen[p], sz, sizeof sz));
+      }
+    fputc('\n', f);
+    for (int k = 1; k <= kmax; k++) {
+      char type[sizeof base + 16];
+      snprintf(type, sizeof type, "%s_x%d", base, k);
+      fprintf(f, "%d", k);
+      for (int m = 0; m < nimpl; m++)
+        for (int p = 0; p < npick && strcmp(impls[m], ref) != 0; p++) {
+          const rec *a = tuned(s, first->alg, type, impls[m], chosen[p]);
+          const rec *b = tuned(s, first->alg, type, ref, chosen[p]);
+          write_value(f, a && b && b->gips > 0 ? a->gips / b->gips : NAN);
+        }
+      fputc('\n', f);
+    }
+    if (fclose(f) != 0) {
+      warn("cannot write %s", dat);
+      rc = -1;
+      continue;
+    }
+    if (!opt.render) continue;
+    char nc[16], ylabel[64];
+    snprintf(title, sizeof title, "%s %s on %s (%s)", first->alg, base, s->gpu, s->arch);
+    snprintf(nc, sizeof nc, "%d", ncols);
+    snprintf(ylabel, sizeof ylabel, "throughput / %s", ref);
+    vars[0] = '\0';
+    if (gp_var(vars, sizeof vars, "datafile", dat) != 0 ||
+        gp_var(vars, sizeof vars, "outfile", png) != 0 ||
+        gp_var(vars, sizeof vars, "title", title) != 0 ||
+        gp_var(vars, sizeof vars, "ylabel", ylabel) != 0 ||
+        fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; kmax=%d; ", nc, kmax) != 0 ||
+        render("by_vars.gp", vars, png) != 0)
+      rc = -1;
+  }
   return rc;
 }
 
