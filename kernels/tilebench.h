@@ -108,6 +108,78 @@ tb_status tb_omp_warp_reduce(const tb_omp_var *vars, int num_vars, const uint32_
                              int num_warps, int version, const tb_omp_callbacks *callbacks,
                              cudaStream_t stream);
 
+/* ---- load-balancing search and intervals --------------------------------- */
+
+/* num_objects objects generate count[j] >= 0 work items each. d_scan holds
+ * the exclusive scan of the counts (num_objects int32 entries: d_scan[0] == 0,
+ * non-decreasing) and n_items the total, so object j owns the items
+ * [d_scan[j], d_scan[j + 1]) (the last one up to n_items), and item i belongs
+ * to object upper_bound(d_scan, i) - 1.
+ *
+ * Sizes are int64 for the API and must fit int32 (0 .. INT32_MAX); n_items > 0
+ * needs num_objects > 0. Pointers may be NULL only when n_items is 0; values
+ * and data must be aligned to their type. Every call reads the scan once per
+ * tile and writes only its outputs.
+ *
+ * The scan is not checked (tb_interval_validate does, on request). A
+ * malformed one gives unspecified results but stays memory safe: nothing is
+ * read outside d_scan[0, num_objects), the per-object arrays and d_in[0, n_in),
+ * nothing written outside the outputs. Items without an object (before a
+ * scan[0] > 0, or in a tile whose part of the scan is unsorted) get object
+ * -1 from tb_lbs and are not written by the interval calls. */
+
+/* Which object generated each item: d_obj[i] (n_items entries) =
+ * upper_bound(d_scan, i) - 1. d_rank (optional, n_items entries) gets
+ * i - d_scan[d_obj[i]], the item's rank within its object (i for object -1). */
+tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
+                 int32_t *d_rank, const tb_launch_box *box, tb_buffer *scratch,
+                 cudaStream_t stream);
+
+typedef enum tb_interval_op {
+  TB_INTERVAL_EXPAND,
+  TB_INTERVAL_MOVE,
+  TB_INTERVAL_GATHER,
+  TB_INTERVAL_SCATTER,
+  TB_INTERVAL_OP_COUNT
+} tb_interval_op;
+
+/* IntervalExpand: d_out[i] = d_values[obj(i)]; d_values holds num_objects
+ * elements of type, d_out n_items. */
+tb_status tb_interval_expand(tb_type type, const int32_t *d_scan, int64_t num_objects,
+                             int64_t n_items, const void *d_values, void *d_out,
+                             const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream);
+
+/* IntervalMove: interval j copies its count_j items,
+ * d_out[d_scatter[j] + r] = d_in[d_gather[j] + r] (r < count_j); d_in holds
+ * n_in elements, d_out n_out. Items whose source or destination falls outside
+ * those are skipped. Overlapping destination intervals leave the overlap
+ * undefined (memory safe all the same); d_in and d_out must not overlap. */
+tb_status tb_interval_move(tb_type type, const int32_t *d_gather, const int32_t *d_scatter,
+                           const int32_t *d_scan, int64_t num_objects, int64_t n_items,
+                           const void *d_in, int64_t n_in, void *d_out, int64_t n_out,
+                           const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream);
+
+/* IntervalGather: move with the outputs packed in scan order,
+ * d_out[d_scan[j] + r] = d_in[d_gather[j] + r]; d_out holds n_items. */
+tb_status tb_interval_gather(tb_type type, const int32_t *d_gather, const int32_t *d_scan,
+                             int64_t num_objects, int64_t n_items, const void *d_in, int64_t n_in,
+                             void *d_out, const tb_launch_box *box, tb_buffer *scratch,
+                             cudaStream_t stream);
+
+/* IntervalScatter: move with the inputs packed in scan order,
+ * d_out[d_scatter[j] + r] = d_in[d_scan[j] + r]; d_in holds n_items. */
+tb_status tb_interval_scatter(tb_type type, const int32_t *d_scatter, const int32_t *d_scan,
+                              int64_t num_objects, int64_t n_items, const void *d_in, void *d_out,
+                              int64_t n_out, const tb_launch_box *box, tb_buffer *scratch,
+                              cudaStream_t stream);
+
+/* Checks on the device that d_scan is a scan the calls above accept:
+ * d_scan[0] == 0, non-decreasing, and d_scan[num_objects - 1] <= n_items.
+ * TB_ERR_INVALID_ARGUMENT with a message naming the first bad index
+ * otherwise. Synchronises the stream. */
+tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64_t n_items,
+                               tb_buffer *scratch, cudaStream_t stream);
+
 /* ---- launch boxes -------------------------------------------------------- */
 
 /* The boxes of the family's grid that `type` supports, written to out (up to
@@ -116,12 +188,21 @@ int tb_reduce_grid(tb_type type, tb_launch_box *out, int cap);
 int tb_scan_grid(tb_type type, tb_launch_box *out, int cap);
 /* The boxes the omp_reduce sweep measures (any nt of 1..1024 runs). */
 int tb_omp_grid(tb_launch_box *out, int cap);
+/* Load-balancing search; interval expand, move, gather and scatter share one
+ * grid per type (kernels/interval_grid.def). */
+int tb_lbs_grid(tb_launch_box *out, int cap);
+int tb_interval_grid(tb_type type, tb_launch_box *out, int cap);
 
 /* The tuned default box for type on the current device. */
 tb_launch_box tb_reduce_default_box(tb_type type);
 tb_launch_box tb_scan_default_box(tb_type type);
 tb_scan_algo tb_scan_default_algo(tb_type type);
 tb_launch_box tb_omp_default_box(void);
+/* The load-balancing search and interval defaults depend on the average
+ * count, n_items / num_objects, too. */
+tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
+tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
+                                      int64_t n_items);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,219 @@
+// IntervalExpand, IntervalMove, IntervalGather and IntervalScatter for one
+// element type (TB_ELEM) and every box of kernels/interval_grid.def. The
+// build compiles this file once per type.
+//
+// Every kernel starts from the Merge Path partition (lbs.cu) and the CTA
+// load-balancing search (kernels/device/cta_load_balance.cuh): a tile knows
+// the object of each of its items, and loads each per-object array (values,
+// gather and scatter offsets) once, for the tile's slice of objects, into
+// shared memory. Each warp then handles its items striped, so global loads
+// and stores of runs are coalesced.
+#include <stdint.h>
+
+#include "core/cuda.h"
+#include "kernels/device/cta_load_balance.cuh"
+#include "kernels/interval_dispatch.h"
+
+#define TB_CAT_(a, b) a##b
+#define TB_CAT(a, b) TB_CAT_(a, b)
+#define TB_STR_(a) #a
+#define TB_STR(a) TB_STR_(a)
+
+namespace tb {
+namespace {
+
+using int32 = int32_t;
+using int64 = long long;
+using T = TB_ELEM;
+
+// ---- kernels ------------------------------------------------------------
+
+// out[i] = values[obj(i)].
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
+              const int* __restrict__ partition, const T* __restrict__ values,
+              T* __restrict__ out) {
+  using LB = CtaLoadBalance<NT, VT>;
+  __shared__ struct {
+    typename LB::Storage lb;
+    T values[LB::kTile + 1];
+  } s;
+  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::load_scan(scan, t, s.lb);
+  cta_load_slice<NT, LB::kTile + 1>(values + t.b_lo, t.n_slice, s.values);
+  __syncthreads();
+  LB::search(t, s.lb);
+  // Every shared read before the first store.
+  T v[VT];
+  bool ok[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    const int o = k < t.a_count ? s.lb.obj[k] : -1;
+    ok[i] = o >= 0;
+    if (ok[i]) v[i] = s.values[LB::slot(t, o)];
+  }
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (ok[i]) out[t.a0 + LB::slot_of(i)] = v[i];
+}
+
+// Item r of interval j: out[dst] = in[src] with src = gather[j] + r
+// (kGather) or the item's index, dst = scatter[j] + r (kScatter) or the
+// item's index. Items whose src or dst falls outside in / out (only bad
+// offsets or a malformed scan make them) are skipped.
+template <int NT, int VT, bool kGather, bool kScatter>
+__global__ void __launch_bounds__(NT)
+move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
+            const int* __restrict__ partition, const int* __restrict__ gather,
+            const int* __restrict__ scatter, const T* __restrict__ in, int64_t n_in,
+            T* __restrict__ out, int64_t n_out) {
+  using LB = CtaLoadBalance<NT, VT>;
+  constexpr int kSlice = LB::kTile + 1;
+  __shared__ struct {
+    typename LB::Storage lb;
+    int gather[kGather ? kSlice : 1];
+    int scatter[kScatter ? kSlice : 1];
+  } s;
+  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::load_scan(scan, t, s.lb);
+  if (kGather) cta_load_slice<NT, kSlice>(gather + t.b_lo, t.n_slice, s.gather);
+  if (kScatter) cta_load_slice<NT, kSlice>(scatter + t.b_lo, t.n_slice, s.scatter);
+  __syncthreads();
+  LB::search(t, s.lb);
+
+  // Every load in flight before the first store.
+  T v[VT];
+  int64_t dst[VT];
+  bool ok[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    const int item = t.a0 + k;
+    const int o = k < t.a_count ? s.lb.obj[k] : -1;
+    int64_t src = item;
+    dst[i] = item;
+    if (o >= 0) {
+      const int j = LB::slot(t, o);
+      const int64_t rank = int64_t(item) - s.lb.scan[j];
+      if (kGather) src = s.gather[j] + rank;
+      if (kScatter) dst[i] = s.scatter[j] + rank;
+    }
+    ok[i] = o >= 0 && src >= 0 && src < n_in && dst[i] >= 0 && dst[i] < n_out;
+    if (ok[i]) v[i] = in[src];
+  }
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (ok[i]) out[dst[i]] = v[i];
+}
+
+// ---- host side ----------------------------------------------------------
+
+
+// The largest storage of the family is move's (three int slices) or, for
+// 8-byte types, expand's; boxes whose kernels do not fit in 48 KiB of static
+// shared memory are left out of the grid for this type.
+template <int NT, int VT>
+constexpr size_t lb_bytes() {
+  return sizeof(typename CtaLoadBalance<NT, VT>::Storage);
+}
+template <int NT, int VT>
+constexpr bool expand_fits() {
+  return lb_bytes<NT, VT>() + (NT * VT + 1) * sizeof(T) <= 48 * 1024;
+}
+template <int NT, int VT>
+constexpr bool move_fits() {
+  return lb_bytes<NT, VT>() + 2 * (NT * VT + 1) * sizeof(int) <= 48 * 1024;
+}
+template <int NT, int VT>
+constexpr bool family_fits() {
+  return expand_fits<NT, VT>() && move_fits<NT, VT>();
+}
+
+template <int NT, int VT>
+tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,
+                     void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  constexpr int kTile = NT * VT;
+  *scratch_bytes = tb_lbs_partition_bytes(n_objects, n_items, kTile);
+  if (!scratch || n_items == 0) return TB_OK;
+  int* partition = static_cast<int*>(scratch);
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, kTile, partition, stream));
+  const int tiles = int((int64_t(n_objects) + n_items + kTile - 1) / kTile);
+  expand_kernel<NT, VT><<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, values,
+                                                 out);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+template <int NT, int VT>
+tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, const int* scan,
+                   int n_objects, int n_items, const T* in, int64_t n_in, T* out, int64_t n_out,
+                   void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  constexpr int kTile = NT * VT;
+  *scratch_bytes = tb_lbs_partition_bytes(n_objects, n_items, kTile);
+  if (!scratch || n_items == 0) return TB_OK;
+  int* partition = static_cast<int*>(scratch);
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, kTile, partition, stream));
+  const int tiles = int((int64_t(n_objects) + n_items + kTile - 1) / kTile);
+  const auto args = [&](auto kernel) {
+    kernel<<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, gather, scatter, in,
+                                     n_in, out, n_out);
+  };
+  if (op == TB_INTERVAL_GATHER) args(move_kernel<NT, VT, true, false>);
+  else if (op == TB_INTERVAL_SCATTER) args(move_kernel<NT, VT, false, true>);
+  else args(move_kernel<NT, VT, true, true>);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+tb_status no_box(tb_launch_box box) {
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the interval grid for %s",
+                 box.nt, box.vt, TB_STR(TB_ELEM));
+}
+
+}  // namespace
+}  // namespace tb
+
+extern "C" tb_status TB_CAT(tb_interval_expand_, TB_ELEM)(
+    tb_launch_box box, const int32_t* d_scan, int num_objects, int n_items, const void* d_values,
+    void* d_out, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  using namespace tb;
+  const T* values = static_cast<const T*>(d_values);
+  T* out = static_cast<T*>(d_out);
+#define TB_BOX(NT, VT)                                                                          \
+  if constexpr (family_fits<NT, VT>())                                                          \
+    if (box.nt == NT && box.vt == VT)                                                           \
+      return expand_run<NT, VT>(d_scan, num_objects, n_items, values, out, scratch,             \
+                                scratch_bytes, stream);
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+extern "C" tb_status TB_CAT(tb_interval_move_, TB_ELEM)(
+    tb_interval_op op, tb_launch_box box, const int32_t* d_gather, const int32_t* d_scatter,
+    const int32_t* d_scan, int num_objects, int n_items, const void* d_in, int64_t n_in,
+    void* d_out, int64_t n_out, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  using namespace tb;
+  const T* in = static_cast<const T*>(d_in);
+  T* out = static_cast<T*>(d_out);
+#define TB_BOX(NT, VT)                                                                          \
+  if constexpr (family_fits<NT, VT>())                                                          \
+    if (box.nt == NT && box.vt == VT)                                                           \
+      return move_run<NT, VT>(op, d_gather, d_scatter, d_scan, num_objects, n_items, in, n_in,  \
+                              out, n_out, scratch, scratch_bytes, stream);
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+// One grid for the family: a box runs every operation or none.
+extern "C" int TB_CAT(tb_interval_box_fits_, TB_ELEM)(tb_launch_box box) {
+  using namespace tb;
+#define TB_BOX(NT, VT) \
+  if (box.nt == NT && box.vt == VT) return family_fits<NT, VT>();
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+  return 0;
+}

@@ -1,0 +1,320 @@
+/* Public load-balancing search and interval entry points: argument checks,
+ * launch boxes and scratch around lbs.cu and the per-type interval.cu. */
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/interval_dispatch.h"
+#include "kernels/tilebench.h"
+
+/* Tuned defaults for sm_90 (H100), read off the box sweep at 2^26 items
+ * (results/sm_90/h100-80gb-hbm3/interval.json). The best box depends on the
+ * average count: short runs put half of every tile into scan entries and
+ * want large tiles; long runs of move want fewer loads in flight per thread
+ * (VT 5), so that more threads fit. Types of 8 bytes keep the mid box for
+ * expand (the large one leaves 3 CTAs per SM). */
+static bool avg_at_most(int64_t num_objects, int64_t n_items, int64_t avg) {
+  return n_items <= avg * num_objects;
+}
+
+tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
+  return avg_at_most(num_objects, n_items, 4) ? (tb_launch_box){256, 15} : (tb_launch_box){128, 15};
+}
+
+tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
+                                      int64_t n_items) {
+  if (op < 0 || op >= TB_INTERVAL_OP_COUNT || !tb_type_valid(type)) return (tb_launch_box){0, 0};
+  if (op == TB_INTERVAL_EXPAND)
+    return tb_type_size(type) == 4 && avg_at_most(num_objects, n_items, 4)
+               ? (tb_launch_box){256, 11}
+               : (tb_launch_box){128, 11};
+  return avg_at_most(num_objects, n_items, 127) ? (tb_launch_box){128, 11} : (tb_launch_box){128, 5};
+}
+
+static const tb_launch_box kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+};
+enum { kGridSize = sizeof kGrid / sizeof kGrid[0] };
+
+static int interval_box_fits(tb_type t, tb_launch_box box) {
+  switch (t) {
+    case TB_INT32: return tb_interval_box_fits_int32(box);
+    case TB_INT64: return tb_interval_box_fits_int64(box);
+    case TB_FLOAT: return tb_interval_box_fits_float(box);
+    case TB_DOUBLE: return tb_interval_box_fits_double(box);
+    default: return 0;
+  }
+}
+
+static int lbs_box_fits(tb_type t, tb_launch_box box) {
+  (void)t;
+  return tb_lbs_box_fits(box);
+}
+
+static int list_grid(int (*fits)(tb_type, tb_launch_box), tb_type t, tb_launch_box *out,
+                     int cap) {
+  int count = 0;
+  for (int i = 0; i < kGridSize; ++i) {
+    if (!fits(t, kGrid[i])) continue;
+    if (count < cap) out[count] = kGrid[i];
+    ++count;
+  }
+  return count;
+}
+
+int tb_lbs_grid(tb_launch_box *out, int cap) { return list_grid(lbs_box_fits, TB_INT32, out, cap); }
+
+int tb_interval_grid(tb_type type, tb_launch_box *out, int cap) {
+  return tb_type_valid(type) ? list_grid(interval_box_fits, type, out, cap) : 0;
+}
+
+/* NULL or {0, 0}: the default; otherwise a box of the grid that fits. */
+static tb_status resolve_box(const char *fn, int (*fits)(tb_type, tb_launch_box), tb_type t,
+                             const tb_launch_box *box, tb_launch_box def, tb_launch_box *out) {
+  if (!box || (box->nt == 0 && box->vt == 0)) {
+    *out = def;
+    return TB_OK;
+  }
+  for (int i = 0; i < kGridSize; ++i) {
+    if (kGrid[i].nt != box->nt || kGrid[i].vt != box->vt) continue;
+    if (!fits(t, *box))
+      return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                     "%s: launch box %dx%d does not fit in shared memory for %s", fn, box->nt,
+                     box->vt, tb_type_name(t));
+    *out = *box;
+    return TB_OK;
+  }
+  return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                 "%s: launch box %dx%d is not in the grid (kernels/interval_grid.def)", fn,
+                 box->nt, box->vt);
+}
+
+/* The checks every call shares: sizes that fit int32, a scan when there are
+ * items, and objects for them. */
+static tb_status check_sizes(const char *fn, const int32_t *d_scan, int64_t num_objects,
+                             int64_t n_items) {
+  if (num_objects < 0 || num_objects > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: num_objects = %lld outside [0, INT32_MAX]", fn,
+                   (long long)num_objects);
+  if (n_items < 0 || n_items > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s: n_items = %lld outside [0, INT32_MAX] (the scan is int32)", fn,
+                   (long long)n_items);
+  if (n_items > 0 && num_objects == 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %lld items but no objects to own them", fn,
+                   (long long)n_items);
+  if (n_items > 0 && !d_scan)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_scan is NULL with %lld objects", fn,
+                   (long long)num_objects);
+  if ((uintptr_t)d_scan % sizeof(int32_t) != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_scan is not aligned to int32", fn);
+  return TB_OK;
+}
+
+/* A device array the call needs when it has items: not NULL, aligned. */
+static tb_status check_array(const char *fn, const char *name, const void *p, size_t align,
+                             int64_t n_items) {
+  if (n_items > 0 && !p)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s is NULL with n_items = %lld", fn, name,
+                   (long long)n_items);
+  if ((uintptr_t)p % align != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s is not aligned to its %zu-byte elements", fn,
+                   name, align);
+  return TB_OK;
+}
+
+static tb_status check_type(const char *fn, tb_type t) {
+  if (!tb_type_valid(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)t);
+  return TB_OK;
+}
+
+static tb_status check_count(const char *fn, const char *name, int64_t n) {
+  if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s = %lld is negative", fn, name, (long long)n);
+  return TB_OK;
+}
+
+/* Runs f twice: once to size the scratch, once with it (a caller's buffer is
+ * grown; NULL: one allocated here and freed after the stream drains). */
+typedef tb_status (*run_fn)(const void *args, void *scratch, size_t *bytes, cudaStream_t stream);
+
+static tb_status with_scratch(run_fn f, const void *args, tb_buffer *scratch,
+                              cudaStream_t stream) {
+  size_t need = 0;
+  TB_TRY(f(args, NULL, &need, stream));
+  tb_buffer owned = {0};
+  tb_buffer *buf = scratch ? scratch : &owned;
+  TB_TRY(tb_buffer_reserve(buf, need));
+  tb_status st = f(args, buf->ptr, &need, stream);
+  if (!scratch) {
+    if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+  done:
+    tb_buffer_free(&owned);
+  }
+  return st;
+}
+
+/* ---- lbs ------------------------------------------------------------------ */
+
+typedef struct {
+  tb_launch_box box;
+  const int32_t *scan;
+  int num_objects, n_items;
+  int32_t *obj, *rank;
+} lbs_args;
+
+static tb_status lbs_call(const void *p, void *scratch, size_t *bytes, cudaStream_t stream) {
+  const lbs_args *a = p;
+  return tb_lbs_run(a->box, a->scan, a->num_objects, a->n_items, a->obj, a->rank, scratch, bytes,
+                    stream);
+}
+
+tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
+                 int32_t *d_rank, const tb_launch_box *box, tb_buffer *scratch,
+                 cudaStream_t stream) {
+  static const char fn[] = "tb_lbs";
+  lbs_args a = {{0, 0}, d_scan, 0, 0, d_obj, d_rank};
+  TB_TRY(check_sizes(fn, d_scan, num_objects, n_items));
+  TB_TRY(check_array(fn, "d_obj", d_obj, sizeof(int32_t), n_items));
+  TB_TRY(check_array(fn, "d_rank", d_rank, sizeof(int32_t), 0));
+  TB_TRY(resolve_box(fn, lbs_box_fits, TB_INT32, box, tb_lbs_default_box(num_objects, n_items),
+                     &a.box));
+  if (n_items == 0) return TB_OK;
+  a.num_objects = (int)num_objects, a.n_items = (int)n_items;
+  return with_scratch(lbs_call, &a, scratch, stream);
+}
+
+/* ---- intervals ------------------------------------------------------------ */
+
+typedef struct {
+  tb_type type;
+  tb_interval_op op;
+  tb_launch_box box;
+  const int32_t *gather, *scatter, *scan;
+  int num_objects, n_items;
+  const void *in;
+  void *out;
+  int64_t n_in, n_out;
+} interval_args;
+
+static tb_status interval_call(const void *p, void *scratch, size_t *bytes, cudaStream_t stream) {
+  const interval_args *a = p;
+  typedef tb_status (*expand_fn)(tb_launch_box, const int32_t *, int, int, const void *, void *,
+                                 void *, size_t *, cudaStream_t);
+  typedef tb_status (*move_fn)(tb_interval_op, tb_launch_box, const int32_t *, const int32_t *,
+                               const int32_t *, int, int, const void *, int64_t, void *, int64_t,
+                               void *, size_t *, cudaStream_t);
+  static const expand_fn kExpand[TB_TYPE_COUNT] = {
+      tb_interval_expand_int32, tb_interval_expand_int64, tb_interval_expand_float,
+      tb_interval_expand_double};
+  static const move_fn kMove[TB_TYPE_COUNT] = {tb_interval_move_int32, tb_interval_move_int64,
+                                               tb_interval_move_float, tb_interval_move_double};
+  if (a->op == TB_INTERVAL_EXPAND)
+    return kExpand[a->type](a->box, a->scan, a->num_objects, a->n_items, a->in, a->out, scratch,
+                            bytes, stream);
+  return kMove[a->type](a->op, a->box, a->gather, a->scatter, a->scan, a->num_objects,
+                        a->n_items, a->in, a->n_in, a->out, a->n_out, scratch, bytes, stream);
+}
+
+/* The checks and the run every interval call shares; gather / scatter are
+ * checked by the caller (NULL where the operation has none). */
+static tb_status interval_run(const char *fn, interval_args *a, int64_t num_objects,
+                              int64_t n_items, const tb_launch_box *box, tb_buffer *scratch,
+                              cudaStream_t stream) {
+  TB_TRY(check_type(fn, a->type));
+  TB_TRY(check_sizes(fn, a->scan, num_objects, n_items));
+  const size_t sz = tb_type_size(a->type);
+  TB_TRY(check_array(fn, a->op == TB_INTERVAL_EXPAND ? "d_values" : "d_in", a->in, sz, n_items));
+  TB_TRY(check_array(fn, "d_out", a->out, sz, n_items));
+  TB_TRY(check_count(fn, "n_in", a->n_in));
+  TB_TRY(check_count(fn, "n_out", a->n_out));
+  TB_TRY(resolve_box(fn, interval_box_fits, a->type, box,
+                     tb_interval_default_box(a->op, a->type, num_objects, n_items), &a->box));
+  if (n_items == 0) return TB_OK;
+  a->num_objects = (int)num_objects, a->n_items = (int)n_items;
+  return with_scratch(interval_call, a, scratch, stream);
+}
+
+tb_status tb_interval_expand(tb_type type, const int32_t *d_scan, int64_t num_objects,
+                             int64_t n_items, const void *d_values, void *d_out,
+                             const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
+  interval_args a = {type, TB_INTERVAL_EXPAND, {0, 0}, NULL, NULL, d_scan, 0, 0,
+                     d_values, d_out, num_objects, n_items};
+  return interval_run("tb_interval_expand", &a, num_objects, n_items, box, scratch, stream);
+}
+
+tb_status tb_interval_move(tb_type type, const int32_t *d_gather, const int32_t *d_scatter,
+                           const int32_t *d_scan, int64_t num_objects, int64_t n_items,
+                           const void *d_in, int64_t n_in, void *d_out, int64_t n_out,
+                           const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_interval_move";
+  TB_TRY(check_array(fn, "d_gather", d_gather, sizeof(int32_t), n_items));
+  TB_TRY(check_array(fn, "d_scatter", d_scatter, sizeof(int32_t), n_items));
+  interval_args a = {type, TB_INTERVAL_MOVE, {0, 0}, d_gather, d_scatter, d_scan, 0, 0,
+                     d_in, d_out, n_in, n_out};
+  return interval_run(fn, &a, num_objects, n_items, box, scratch, stream);
+}
+
+tb_status tb_interval_gather(tb_type type, const int32_t *d_gather, const int32_t *d_scan,
+                             int64_t num_objects, int64_t n_items, const void *d_in, int64_t n_in,
+                             void *d_out, const tb_launch_box *box, tb_buffer *scratch,
+                             cudaStream_t stream) {
+  static const char fn[] = "tb_interval_gather";
+  TB_TRY(check_array(fn, "d_gather", d_gather, sizeof(int32_t), n_items));
+  interval_args a = {type, TB_INTERVAL_GATHER, {0, 0}, d_gather, NULL, d_scan, 0, 0,
+                     d_in, d_out, n_in, n_items};
+  return interval_run(fn, &a, num_objects, n_items, box, scratch, stream);
+}
+
+tb_status tb_interval_scatter(tb_type type, const int32_t *d_scatter, const int32_t *d_scan,
+                              int64_t num_objects, int64_t n_items, const void *d_in, void *d_out,
+                              int64_t n_out, const tb_launch_box *box, tb_buffer *scratch,
+                              cudaStream_t stream) {
+  static const char fn[] = "tb_interval_scatter";
+  TB_TRY(check_array(fn, "d_scatter", d_scatter, sizeof(int32_t), n_items));
+  interval_args a = {type, TB_INTERVAL_SCATTER, {0, 0}, NULL, d_scatter, d_scan, 0, 0,
+                     d_in, d_out, n_items, n_out};
+  return interval_run(fn, &a, num_objects, n_items, box, scratch, stream);
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
+tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64_t n_items,
+                               tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_interval_validate";
+  TB_TRY(check_sizes(fn, d_scan, num_objects, n_items));
+  if (num_objects == 0) return TB_OK;
+  if (!d_scan)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_scan is NULL with %lld objects", fn,
+                   (long long)num_objects);
+  tb_buffer owned = {0};
+  tb_buffer *buf = scratch ? scratch : &owned;
+  TB_TRY(tb_buffer_reserve(buf, sizeof(uint32_t)));
+  uint32_t first = 0;
+  int32_t pair[2] = {0, 0}; /* scan[i - 1], scan[i] */
+  tb_status st = tb_interval_validate_run(d_scan, (int)num_objects, (int)n_items, buf->ptr, stream);
+  if (st == TB_OK)
+    TB_CUDA_GOTO(st, done, cudaMemcpyAsync(&first, buf->ptr, sizeof first, cudaMemcpyDeviceToHost,
+                                           stream));
+  if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+  if (st != TB_OK || first == UINT32_MAX) goto done;
+  const int64_t i = first;
+  TB_CUDA_GOTO(st, done, cudaMemcpy(&pair[1], d_scan + i, sizeof(int32_t), cudaMemcpyDeviceToHost));
+  if (i > 0)
+    TB_CUDA_GOTO(st, done,
+                 cudaMemcpy(&pair[0], d_scan + i - 1, sizeof(int32_t), cudaMemcpyDeviceToHost));
+  if (i == 0 && pair[1] != 0)
+    st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: scan[0] = %d, an exclusive scan starts at 0", fn,
+                 pair[1]);
+  else if (i > 0 && pair[0] > pair[1])
+    st = tb_fail(TB_ERR_INVALID_ARGUMENT,
+                 "%s: scan[%lld] = %d is less than scan[%lld] = %d (the scan must not decrease)",
+                 fn, (long long)i, pair[1], (long long)(i - 1), pair[0]);
+  else
+    st = tb_fail(TB_ERR_INVALID_ARGUMENT,
+                 "%s: scan[%lld] = %d, the last entry, exceeds n_items = %lld (the total is wrong)",
+                 fn, (long long)i, pair[1], (long long)n_items);
+done:
+  tb_buffer_free(&owned);
+  return st;
+}

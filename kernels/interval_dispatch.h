@@ -1,0 +1,51 @@
+/* Internal: what lbs.cu (type-free) and interval.cu (one translation unit
+ * per element type) export to interval_api.c, which checks the arguments
+ * first. Sizes arrive as int: the API has rejected anything past INT32_MAX.
+ * With scratch == NULL the run functions only write the scratch size they
+ * need to *scratch_bytes. */
+#ifndef TB_KERNELS_INTERVAL_DISPATCH_H
+#define TB_KERNELS_INTERVAL_DISPATCH_H
+
+#include "kernels/tilebench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* lbs.cu */
+tb_status tb_lbs_run(tb_launch_box box, const int32_t *d_scan, int num_objects, int n_items,
+                     int32_t *d_obj, int32_t *d_rank, void *scratch, size_t *scratch_bytes,
+                     cudaStream_t stream);
+int tb_lbs_box_fits(tb_launch_box box);
+/* The Merge Path partition every tiled kernel of the family starts from:
+ * partition[p] = scan entries among the first p * tile merged elements, for
+ * p = 0 .. tiles (tb_lbs_partition_bytes of scratch). */
+size_t tb_lbs_partition_bytes(int num_objects, int n_items, int tile);
+tb_status tb_lbs_partition(const int32_t *d_scan, int num_objects, int n_items, int tile,
+                           int32_t *d_partition, cudaStream_t stream);
+/* Writes to *d_first_bad the smallest index whose entry breaks the scan's
+ * rules (UINT32_MAX when none); the caller reads it back. */
+tb_status tb_interval_validate_run(const int32_t *d_scan, int num_objects, int n_items,
+                                   uint32_t *d_first_bad, cudaStream_t stream);
+
+/* interval.cu, per type. op picks move, gather or scatter for the second. */
+#define TB_INTERVAL_DECLARE(name)                                                              \
+  tb_status tb_interval_expand_##name(tb_launch_box box, const int32_t *d_scan, int num_objects, \
+                                      int n_items, const void *d_values, void *d_out,          \
+                                      void *scratch, size_t *scratch_bytes, cudaStream_t stream); \
+  tb_status tb_interval_move_##name(tb_interval_op op, tb_launch_box box, const int32_t *d_gather, \
+                                    const int32_t *d_scatter, const int32_t *d_scan,           \
+                                    int num_objects, int n_items, const void *d_in, int64_t n_in, \
+                                    void *d_out, int64_t n_out, void *scratch,                 \
+                                    size_t *scratch_bytes, cudaStream_t stream);               \
+  int tb_interval_box_fits_##name(tb_launch_box box);
+TB_INTERVAL_DECLARE(int32)
+TB_INTERVAL_DECLARE(int64)
+TB_INTERVAL_DECLARE(float)
+TB_INTERVAL_DECLARE(double)
+#undef TB_INTERVAL_DECLARE
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,155 @@
+// Load-balancing search, the Merge Path partition the interval family shares,
+// and the opt-in scan validation. Type-free: compiled once.
+//
+// Layering: kernels built from kernels/device/cta_load_balance.cuh; the host
+// side sizes the scratch and launches; the extern "C" functions at the end
+// map a box to a template instance.
+#include <stdint.h>
+
+#include <algorithm>
+
+#include "core/cuda.h"
+#include "kernels/device/cta_load_balance.cuh"
+#include "kernels/interval_dispatch.h"
+
+namespace tb {
+namespace {
+
+constexpr int kPartitionThreads = 128;
+
+// ---- kernels ------------------------------------------------------------
+
+// One binary search per tile boundary: partition[p] = scan entries among the
+// first p * tile merged elements.
+__global__ void __launch_bounds__(kPartitionThreads)
+partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
+                 int* __restrict__ partition) {
+  const int p = blockIdx.x * kPartitionThreads + threadIdx.x;
+  if (p >= bounds) return;
+  const int64_t diag = min(int64_t(p) * tile, int64_t(n_items) + n_objects);
+  partition[p] = int(merge_path<int64_t>(diag, 0, n_items, n_objects,
+                                         [&](int64_t m) { return scan[m]; }));
+}
+
+// obj[i] = upper_bound(scan, i) - 1 and, when rank is given,
+// rank[i] = i - scan[obj[i]] (the scan entry of a tile's first object is the
+// one loaded before its slice).
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
+           const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
+  using LB = CtaLoadBalance<NT, VT>;
+  __shared__ typename LB::Storage s;
+  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::load_scan(scan, t, s);
+  __syncthreads();
+  LB::search(t, s);
+  int o[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    o[i] = k < t.a_count ? s.obj[k] : -1;
+  }
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i), item = t.a0 + k;
+    if (k >= t.a_count) continue;
+    obj[item] = o[i];
+    // An item before scan[0] (a malformed scan) has object -1 and rank item.
+    if (rank) rank[item] = o[i] >= 0 ? item - s.scan[LB::slot(t, o[i])] : item;
+  }
+}
+
+// The first index that breaks the rules: scan[0] == 0, non-decreasing,
+// scan[n - 1] <= n_items.
+__global__ void validate_kernel(const int* __restrict__ scan, int n, int n_items,
+                                unsigned* first_bad) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int v = scan[i];
+    bool bad = i == 0 ? v != 0 : scan[i - 1] > v;
+    bad |= i == n - 1 && v > n_items;
+    if (bad) atomicMin(first_bad, unsigned(i));
+  }
+}
+
+// ---- host side ----------------------------------------------------------
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+int tiles_of(int n_objects, int n_items, int tile) {
+  return int(ceil_div(int64_t(n_objects) + n_items, tile));
+}
+
+template <int NT, int VT>
+constexpr bool lbs_fits() {
+  return sizeof(typename CtaLoadBalance<NT, VT>::Storage) <= 48 * 1024;
+}
+
+template <int NT, int VT>
+tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* rank, void* scratch,
+                  size_t* scratch_bytes, cudaStream_t stream) {
+  constexpr int kTile = NT * VT;
+  *scratch_bytes = tb_lbs_partition_bytes(n_objects, n_items, kTile);
+  if (!scratch || n_items == 0) return TB_OK;
+  int* partition = static_cast<int*>(scratch);
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, kTile, partition, stream));
+  lbs_kernel<NT, VT><<<tiles_of(n_objects, n_items, kTile), NT, 0, stream>>>(
+      scan, n_objects, n_items, partition, obj, rank);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+}  // namespace
+}  // namespace tb
+
+extern "C" size_t tb_lbs_partition_bytes(int num_objects, int n_items, int tile) {
+  return tb::round_up(sizeof(int) * (size_t(tb::tiles_of(num_objects, n_items, tile)) + 1));
+}
+
+extern "C" tb_status tb_lbs_partition(const int32_t* d_scan, int num_objects, int n_items,
+                                      int tile, int32_t* d_partition, cudaStream_t stream) {
+  using namespace tb;
+  const int bounds = tiles_of(num_objects, n_items, tile) + 1;
+  const int grid = int(ceil_div(bounds, kPartitionThreads));
+  partition_kernel<<<grid, kPartitionThreads, 0, stream>>>(d_scan, num_objects, n_items, tile,
+                                                          bounds, d_partition);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+extern "C" tb_status tb_lbs_run(tb_launch_box box, const int32_t* d_scan, int num_objects,
+                                int n_items, int32_t* d_obj, int32_t* d_rank, void* scratch,
+                                size_t* scratch_bytes, cudaStream_t stream) {
+  using namespace tb;
+#define TB_BOX(NT, VT)                                                                       \
+  if constexpr (lbs_fits<NT, VT>())                                                          \
+    if (box.nt == NT && box.vt == VT)                                                        \
+      return lbs_run<NT, VT>(d_scan, num_objects, n_items, d_obj, d_rank, scratch,           \
+                             scratch_bytes, stream);
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the lbs grid", box.nt,
+                 box.vt);
+}
+
+extern "C" int tb_lbs_box_fits(tb_launch_box box) {
+  using namespace tb;
+#define TB_BOX(NT, VT) \
+  if (box.nt == NT && box.vt == VT) return lbs_fits<NT, VT>();
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+  return 0;
+}
+
+extern "C" tb_status tb_interval_validate_run(const int32_t* d_scan, int num_objects, int n_items,
+                                              uint32_t* d_first_bad, cudaStream_t stream) {
+  using namespace tb;
+  TB_CUDA_TRY(cudaMemsetAsync(d_first_bad, 0xff, sizeof(uint32_t), stream));
+  if (num_objects == 0) return TB_OK;
+  const int grid = int(std::min<int64_t>(ceil_div(num_objects, 256), 4096));
+  validate_kernel<<<grid, 256, 0, stream>>>(d_scan, num_objects, n_items, d_first_bad);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}

@@ -1,0 +1,77 @@
+// Thrust baselines (thrust.h). Thrust reports CUDA failures by throwing;
+// they come back here as TB_ERR_CUDA with its message.
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/system/system_error.h>
+
+#include "suites/baselines/thrust.h"
+
+namespace {
+
+struct MinusOne {
+  __host__ __device__ int operator()(long long upper) const { return int(upper) - 1; }
+};
+
+tb_status check(int64_t num_objects, int64_t n_items) {
+  if (num_objects < 0 || num_objects > INT32_MAX || n_items < 0 || n_items > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "Thrust baseline: sizes outside [0, 2^31)");
+  return TB_OK;
+}
+
+template <class F>
+tb_status guarded(F f) {
+  try {
+    f();
+  } catch (const thrust::system_error& e) {
+    return tb_fail(TB_ERR_CUDA, "Thrust baseline: %s", e.what());
+  } catch (const std::exception& e) {
+    return tb_fail(TB_ERR_CUDA, "Thrust baseline: %s", e.what());
+  }
+  return TB_OK;
+}
+
+void lbs(const int* scan, int64_t b, int64_t n, int* obj, cudaStream_t stream) {
+  const thrust::counting_iterator<int> items(0);
+  thrust::upper_bound(thrust::cuda::par_nosync.on(stream), scan, scan + b, items, items + n,
+                      thrust::make_transform_output_iterator(obj, MinusOne{}));
+}
+
+template <typename T>
+void expand(const int* scan, int64_t b, int64_t n, const void* values, void* out, int* obj,
+            cudaStream_t stream) {
+  lbs(scan, b, n, obj, stream);
+  thrust::gather(thrust::cuda::par_nosync.on(stream), obj, obj + n, static_cast<const T*>(values),
+                 static_cast<T*>(out));
+}
+
+}  // namespace
+
+extern "C" tb_status tb_thrust_lbs(const int32_t* d_scan, int64_t num_objects, int64_t n_items,
+                                   int32_t* d_obj, cudaStream_t stream) {
+  TB_TRY(check(num_objects, n_items));
+  if (n_items == 0) return TB_OK;
+  return guarded([&] { lbs(d_scan, num_objects, n_items, d_obj, stream); });
+}
+
+extern "C" tb_status tb_thrust_interval_expand(tb_type type, const int32_t* d_scan,
+                                               int64_t num_objects, int64_t n_items,
+                                               const void* d_values, void* d_out,
+                                               tb_buffer* scratch, cudaStream_t stream) {
+  TB_TRY(check(num_objects, n_items));
+  if (n_items == 0) return TB_OK;
+  TB_TRY(tb_buffer_reserve(scratch, size_t(n_items) * sizeof(int)));
+  int* obj = static_cast<int*>(scratch->ptr);
+  // Elements are copied, not computed on: only their size matters.
+  switch (tb_type_size(type)) {
+    case 4:
+      return guarded([&] { expand<int>(d_scan, num_objects, n_items, d_values, d_out, obj, stream); });
+    case 8:
+      return guarded(
+          [&] { expand<long long>(d_scan, num_objects, n_items, d_values, d_out, obj, stream); });
+    default:
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "Thrust baseline: unknown type %d", int(type));
+  }
+}

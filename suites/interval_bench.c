@@ -1,0 +1,410 @@
+/* Load-balancing search and interval sweep: tilebench's kernels (tuned
+ * default and every box of the grid) beside Thrust (lbs, expand) and
+ * cub::DeviceMemcpy::Batched (move, gather, scatter), over 2^16..2^28 work
+ * items and average counts 1..16384, counts uniform in [1, 2L - 1] as the
+ * anchors draw them.
+ *
+ * Move, gather and scatter place the intervals back to back in a
+ * pseudo-random order (a different one for the source and the
+ * destination): every element moves once, nothing overlaps, and short
+ * intervals land at random addresses, as in a real reshuffle. With counts of
+ * 1 to 7 that is a random permutation of 4-byte elements, bound by the
+ * DRAM's random-access rate for any implementation; interval_move_inorder
+ * (every interval keeps its place: one batched copy) shows the per-interval
+ * overhead of each implementation instead.
+ *
+ * Move, gather and scatter stop at 2^26 items: at 2^28 the CPU side alone
+ * (placing 2^28 short intervals at random and the references' random
+ * accesses) takes longer than the rest of the sweep.
+ *
+ * Bytes that must move: lbs 4B + 4N; expand 4B + B s + N s; move, gather,
+ * scatter 12B + 2N s (B objects, N items, s the element size). Every
+ * benchmark first checks its whole output bit for bit against the CPU
+ * reference. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/geometry.h"
+#include "core/rng.h"
+#include "core/sweep.h"
+#include "cpuref/interval.h"
+#include "kernels/tilebench.h"
+#include "suites/baselines/cub_memcpy.h"
+#include "suites/baselines/thrust.h"
+
+typedef enum {
+  ALG_LBS,
+  ALG_EXPAND,
+  ALG_MOVE,
+  ALG_GATHER,
+  ALG_SCATTER,
+  ALG_MOVE_INORDER, /* move with gather = scatter = scan: intervals keep their places */
+  ALG_COUNT
+} algorithm;
+typedef enum { IMPL_TB, IMPL_BASELINE } impl;
+
+static const char *kAlgName[ALG_COUNT] = {"lbs",           "interval_expand",  "interval_move",
+                                          "interval_gather", "interval_scatter", "interval_move_inorder"};
+
+typedef struct {
+  algorithm alg;
+  tb_type t;
+  int64_t n;
+  int seg;
+  impl which;
+  tb_launch_box box; /* {0, 0}: tuned default */
+} bench_case;
+
+/* ---- the problem of the current (n, seg), built once for its benchmarks ---- */
+
+typedef struct {
+  int64_t n;
+  int seg;
+  int32_t num; /* objects */
+  int32_t *scan, *gather, *scatter;
+  tb_buffer d_scan, d_gather, d_scatter;
+  bool placed; /* gather / scatter built */
+} problem;
+
+typedef struct {
+  tb_type t;
+  int64_t values_cap, in_cap;
+  void *values, *in; /* random bits, host */
+  tb_buffer d_values, d_in;
+} inputs;
+
+static problem prob = {.n = -1};
+static inputs data = {.t = TB_TYPE_COUNT};
+static struct {
+  algorithm alg;
+  tb_type t;
+  int64_t n;
+  int seg;
+  void *want;
+} ref = {.alg = ALG_COUNT};
+static void *got;
+static size_t got_bytes;
+static tb_buffer d_out, scratch, thrust_scratch;
+static tb_cub_batches batches;
+static struct {
+  algorithm alg;
+  tb_type t;
+  int64_t n;
+  int seg;
+} batches_for = {.alg = ALG_COUNT};
+
+static int64_t max_n(void) { return tb_sweep.quick ? 1 << 22 : 1 << 28; }
+
+static void problem_release(void) {
+  free(prob.scan), free(prob.gather), free(prob.scatter);
+  tb_buffer_free(&prob.d_scan), tb_buffer_free(&prob.d_gather), tb_buffer_free(&prob.d_scatter);
+  memset(&prob, 0, sizeof prob);
+  prob.n = -1;
+}
+
+/* A pseudo-random bijection of [0, n): xor, xor-shift and odd-multiply
+ * rounds (each a bijection on [0, 2^bits)), re-applied until the value lands
+ * below n. O(1) per element: a shuffle of 2^28 would dominate the sweep. */
+typedef struct {
+  uint64_t n, mask, key[3], mul[3];
+  int shift;
+} permutation;
+
+static permutation permutation_make(uint64_t n, tb_rng *r) {
+  permutation p = {n, 1, {0}, {0}, 1};
+  int bits = 1;
+  while ((p.mask + 1) < n) p.mask = (p.mask << 1) | 1, ++bits;
+  p.shift = bits / 2 + 1;
+  for (int i = 0; i < 3; ++i) p.key[i] = tb_rng_next(r) & p.mask, p.mul[i] = tb_rng_next(r) | 1;
+  return p;
+}
+
+static uint64_t permute(const permutation *p, uint64_t x) {
+  do {
+    for (int i = 0; i < 3; ++i) {
+      x ^= p->key[i];
+      x ^= x >> p->shift;
+      x = (x * p->mul[i]) & p->mask;
+    }
+  } while (x >= p->n);
+  return x;
+}
+
+/* offsets[j]: where interval j starts when the intervals are laid out back
+ * to back in permuted order. */
+static void place(const int32_t *scan, int32_t num, int64_t n, tb_rng *r, int32_t *offsets) {
+  const permutation p = permutation_make((uint64_t)num, r);
+  int32_t acc = 0;
+  for (int32_t k = 0; k < num; ++k) {
+    const int32_t j = (int32_t)permute(&p, (uint64_t)k);
+    offsets[j] = acc;
+    acc += (j + 1 < num ? scan[j + 1] : (int32_t)n) - scan[j];
+  }
+}
+
+static tb_status upload(tb_buffer *b, const void *host, size_t bytes) {
+  TB_TRY(tb_buffer_reserve(b, bytes));
+  return tb_buffer_upload(b, host, bytes);
+}
+
+static tb_status problem_get(int64_t n, int seg, bool placed) {
+  if (prob.n != n || prob.seg != seg) {
+    problem_release();
+    const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
+    const int64_t num = tb_geometry_num_objects(&spec, n);
+    tb_rng r;
+    tb_rng_seed(&r, 0x1b5000u + (uint64_t)n * 131 + (uint64_t)seg);
+    int32_t *counts = malloc(sizeof(int32_t) * num);
+    prob.scan = malloc(sizeof(int32_t) * num);
+    if (!counts || !prob.scan) {
+      free(counts);
+      return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: %lld objects", (long long)num);
+    }
+    tb_status st = tb_geometry_counts(&spec, n, counts, num, &r);
+    if (st == TB_OK) tb_cpu_counts_scan(counts, (int32_t)num, prob.scan);
+    free(counts);
+    TB_TRY(st);
+    prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
+    TB_TRY(upload(&prob.d_scan, prob.scan, sizeof(int32_t) * num));
+  }
+  if (placed && !prob.placed) {
+    tb_rng r;
+    tb_rng_seed(&r, 0x9e3779b9u + (uint64_t)prob.n + (uint64_t)prob.seg);
+    prob.gather = malloc(sizeof(int32_t) * prob.num);
+    prob.scatter = malloc(sizeof(int32_t) * prob.num);
+    if (!prob.gather || !prob.scatter)
+      return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: offsets of %d objects", prob.num);
+    place(prob.scan, prob.num, prob.n, &r, prob.gather);
+    place(prob.scan, prob.num, prob.n, &r, prob.scatter);
+    TB_TRY(upload(&prob.d_gather, prob.gather, sizeof(int32_t) * prob.num));
+    TB_TRY(upload(&prob.d_scatter, prob.scatter, sizeof(int32_t) * prob.num));
+    prob.placed = true;
+  }
+  return TB_OK;
+}
+
+static void inputs_release(void) {
+  free(data.values), free(data.in);
+  tb_buffer_free(&data.d_values), tb_buffer_free(&data.d_in);
+  memset(&data, 0, sizeof data);
+  data.t = TB_TYPE_COUNT;
+}
+
+static void fill_bits(tb_rng *r, void *dst, size_t bytes) {
+  unsigned char *p = dst;
+  for (size_t i = 0; i < bytes; i += 8) {
+    const uint64_t x = tb_rng_next(r);
+    memcpy(p + i, &x, bytes - i < 8 ? bytes - i : 8);
+  }
+}
+
+/* Random bits of type t: values[0, num) and in[0, n), regenerated when the
+ * type changes or more is needed. */
+static tb_status inputs_get(tb_type t, int64_t num, int64_t n) {
+  if (data.t == t && data.values_cap >= num && data.in_cap >= n) return TB_OK;
+  inputs_release();
+  const size_t sz = tb_type_size(t);
+  data.values = malloc(num * sz), data.in = malloc(n * sz);
+  if (!data.values || !data.in) return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: inputs");
+  tb_rng r;
+  tb_rng_seed(&r, 0xda7a0000u + (uint64_t)t);
+  fill_bits(&r, data.values, num * sz);
+  fill_bits(&r, data.in, n * sz);
+  TB_TRY(upload(&data.d_values, data.values, num * sz));
+  TB_TRY(upload(&data.d_in, data.in, n * sz));
+  data.t = t, data.values_cap = num, data.in_cap = n;
+  return TB_OK;
+}
+
+static size_t out_size(const bench_case *c) {
+  return c->alg == ALG_LBS ? sizeof(int32_t) : tb_type_size(c->t);
+}
+
+/* The CPU's output for the case's (algorithm, type, n, seg), kept while
+ * the benchmarks of that combination run. */
+static tb_status reference_get(const bench_case *c) {
+  if (ref.alg == c->alg && ref.t == c->t && ref.n == c->n && ref.seg == c->seg) return TB_OK;
+  free(ref.want);
+  ref.alg = ALG_COUNT;
+  ref.want = malloc((size_t)c->n * out_size(c));
+  if (!ref.want) return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: reference");
+  const int32_t num = prob.num, n = (int32_t)c->n;
+  switch (c->alg) {
+    case ALG_LBS: tb_cpu_lbs(prob.scan, num, n, ref.want); break;
+    case ALG_EXPAND: tb_cpu_interval_expand(c->t, prob.scan, num, n, data.values, ref.want); break;
+    case ALG_MOVE:
+      tb_cpu_interval_move(c->t, prob.gather, prob.scatter, prob.scan, num, n, data.in, ref.want);
+      break;
+    case ALG_MOVE_INORDER:
+      tb_cpu_interval_move(c->t, prob.scan, prob.scan, prob.scan, num, n, data.in, ref.want);
+      break;
+    case ALG_GATHER:
+      tb_cpu_interval_gather(c->t, prob.gather, prob.scan, num, n, data.in, ref.want);
+      break;
+    default: tb_cpu_interval_scatter(c->t, prob.scatter, prob.scan, num, n, data.in, ref.want);
+  }
+  ref.alg = c->alg, ref.t = c->t, ref.n = c->n, ref.seg = c->seg;
+  return TB_OK;
+}
+
+/* cub::DeviceMemcpy::Batched's pointer arrays, built here, outside the timed
+ * region, once per (algorithm, type, n, seg). */
+static tb_status batches_get(const bench_case *c) {
+  if (batches_for.alg == c->alg && batches_for.t == c->t && batches_for.n == c->n &&
+      batches_for.seg == c->seg)
+    return TB_OK;
+  batches_for.alg = ALG_COUNT;
+  const bool inorder = c->alg == ALG_MOVE_INORDER;
+  const int32_t *gather = c->alg == ALG_SCATTER ? NULL : inorder ? prob.d_scan.ptr : prob.d_gather.ptr;
+  const int32_t *scatter = c->alg == ALG_GATHER ? NULL : inorder ? prob.d_scan.ptr : prob.d_scatter.ptr;
+  TB_TRY(tb_cub_batches_make(&batches, c->t, gather, scatter, prob.d_scan.ptr, prob.num, c->n,
+                             data.d_in.ptr, d_out.ptr, 0));
+  batches_for.alg = c->alg, batches_for.t = c->t, batches_for.n = c->n, batches_for.seg = c->seg;
+  return TB_OK;
+}
+
+static tb_status launch(void *arg) {
+  const bench_case *c = arg;
+  const int32_t *scan = prob.d_scan.ptr, *gather = prob.d_gather.ptr, *scatter = prob.d_scatter.ptr;
+  const int64_t num = prob.num, n = c->n;
+  if (c->which == IMPL_BASELINE) {
+    if (c->alg == ALG_LBS) return tb_thrust_lbs(scan, num, n, d_out.ptr, 0);
+    if (c->alg == ALG_EXPAND)
+      return tb_thrust_interval_expand(c->t, scan, num, n, data.d_values.ptr, d_out.ptr,
+                                       &thrust_scratch, 0);
+    return tb_cub_batches_copy(&batches, &scratch, 0);
+  }
+  switch (c->alg) {
+    case ALG_LBS: return tb_lbs(scan, num, n, d_out.ptr, NULL, &c->box, &scratch, 0);
+    case ALG_EXPAND:
+      return tb_interval_expand(c->t, scan, num, n, data.d_values.ptr, d_out.ptr, &c->box,
+                                &scratch, 0);
+    case ALG_MOVE:
+      return tb_interval_move(c->t, gather, scatter, scan, num, n, data.d_in.ptr, n, d_out.ptr, n,
+                              &c->box, &scratch, 0);
+    case ALG_MOVE_INORDER:
+      return tb_interval_move(c->t, scan, scan, scan, num, n, data.d_in.ptr, n, d_out.ptr, n,
+                              &c->box, &scratch, 0);
+    case ALG_GATHER:
+      return tb_interval_gather(c->t, gather, scan, num, n, data.d_in.ptr, n, d_out.ptr, &c->box,
+                                &scratch, 0);
+    default:
+      return tb_interval_scatter(c->t, scatter, scan, num, n, data.d_in.ptr, d_out.ptr, n,
+                                 &c->box, &scratch, 0);
+  }
+}
+
+/* Runs the case once and compares its whole output with the CPU's. */
+static tb_status validate(const bench_case *c) {
+  const size_t bytes = (size_t)c->n * out_size(c);
+  if (got_bytes < bytes) {
+    free(got);
+    got = malloc(bytes);
+    got_bytes = got ? bytes : 0;
+    if (!got) return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: %zu host bytes", bytes);
+  }
+  /* Poisoned, so that an element nobody writes cannot pass. */
+  TB_CUDA_TRY(cudaMemset(d_out.ptr, 0xa5, bytes));
+  TB_TRY(launch((void *)c));
+  TB_TRY(tb_buffer_download(&d_out, got, bytes));
+  if (memcmp(got, ref.want, bytes) == 0) return TB_OK;
+  const size_t sz = out_size(c);
+  int64_t i = 0;
+  while (memcmp((char *)got + i * sz, (char *)ref.want + i * sz, sz) == 0) ++i;
+  uint64_t g = 0, w = 0;
+  memcpy(&g, (char *)got + i * sz, sz), memcpy(&w, (char *)ref.want + i * sz, sz);
+  return tb_fail(TB_ERR_MISMATCH,
+                 "%s %s n=%lld seg=%d box=%dx%d: element %lld is 0x%llx, expected 0x%llx",
+                 kAlgName[c->alg], tb_type_name(c->t), (long long)c->n, c->seg, c->box.nt,
+                 c->box.vt, (long long)i, (unsigned long long)g, (unsigned long long)w);
+}
+
+static int64_t bytes_moved(const bench_case *c) {
+  const int64_t b = prob.num, n = c->n, s = (int64_t)tb_type_size(c->t);
+  switch (c->alg) {
+    case ALG_LBS: return 4 * b + 4 * n;
+    case ALG_EXPAND: return 4 * b + b * s + n * s;
+    default: return 12 * b + 2 * n * s;
+  }
+}
+
+static void run(tb_bench_state *st, void *arg) {
+  const bench_case *c = arg;
+  const bool moves = c->alg >= ALG_MOVE;
+  tb_status s = problem_get(c->n, c->seg, moves && c->alg != ALG_MOVE_INORDER);
+  if (s == TB_OK && c->alg != ALG_LBS) s = inputs_get(c->t, prob.num, c->n);
+  if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)c->n * out_size(c));
+  if (s == TB_OK) s = reference_get(c);
+  if (s == TB_OK && moves && c->which == IMPL_BASELINE) s = batches_get(c);
+  if (s == TB_OK) s = validate(c);
+  if (s != TB_OK) {
+    tb_bench_skip_with_error(st, tb_last_error());
+    return;
+  }
+  tb_sweep_measure(st, launch, (void *)c, c->n, bytes_moved(c));
+}
+
+static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_launch_box box) {
+  bench_case *c = malloc(sizeof *c);
+  if (!c) return;
+  *c = (bench_case){alg, t, n, seg, which, box};
+  static const char *kBaseline[ALG_COUNT] = {"thrust", "thrust", "cub", "cub", "cub", "cub"};
+  char name[192];
+  int len = snprintf(name, sizeof name, "%s/%s/%s/n:%lld/seg:%d", kAlgName[alg],
+                     which == IMPL_TB ? "tb" : kBaseline[alg],
+                     alg == ALG_LBS ? "int32" : tb_type_name(t), (long long)n, seg);
+  if (box.nt > 0 && len > 0 && (size_t)len < sizeof name)
+    snprintf(name + len, sizeof name - len, "/nt:%d/vt:%d", box.nt, box.vt);
+  tb_bench_register(name, run, c, free);
+  /* About 1 GiB of traffic per benchmark (ceiling: the estimate from the
+   * element bytes, which the interval bytes only add to). */
+  const int64_t s = alg == ALG_LBS ? 4 : (int64_t)tb_type_size(t);
+  tb_bench_set_iterations(tb_sweep_iterations(2 * n * s));
+}
+
+/* Boxes are swept at one small and one large size only: the heat maps and
+ * the tuning table within one 10-minute run. */
+static bool sweeps_boxes(int64_t n) {
+  return tb_sweep.quick ? n == (1 << 20) : n == (1 << 20) || n == (1 << 26);
+}
+
+static void register_all(void) {
+  static const int segs[] = {1, 2, 4, 16, 64, 256, 1024, 16384};
+  const tb_launch_box tuned = {0, 0};
+  tb_launch_box lbs_boxes[64], int_boxes[64];
+  const int n_lbs = tb_lbs_grid(lbs_boxes, 64);
+  const int n_int = tb_interval_grid(TB_INT32, int_boxes, 64);
+  for (int64_t n = 1 << 16; n <= max_n(); n <<= 2)
+    for (size_t g = 0; g < sizeof segs / sizeof segs[0]; ++g) {
+      const int seg = segs[g];
+      const bool boxes = sweeps_boxes(n);
+      /* The other types where the anchors measure: 2^26 (the largest quick size). */
+      const int types = n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
+      add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, tuned);
+      add(ALG_LBS, TB_INT32, n, seg, IMPL_BASELINE, tuned);
+      for (int b = 0; boxes && b < n_lbs && b < 64; ++b)
+        add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, lbs_boxes[b]);
+      /* Types outermost: the inputs are drawn once per type. */
+      for (int t = 0; t < types; ++t)
+        for (int a = ALG_EXPAND; a < ALG_COUNT; ++a) {
+          if (t != TB_INT32 && a != ALG_EXPAND && a != ALG_MOVE) continue;
+          if (a >= ALG_MOVE && n > max_n() / 4) continue;
+          add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, tuned);
+          add((algorithm)a, (tb_type)t, n, seg, IMPL_BASELINE, tuned);
+          if (boxes && t == TB_INT32 && a <= ALG_MOVE)
+            for (int b = 0; b < n_int && b < 64; ++b)
+              add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, int_boxes[b]);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+  const int rc = tb_sweep_main(argc, argv, "interval", register_all);
+  problem_release();
+  inputs_release();
+  free(ref.want), free(got);
+  tb_cub_batches_free(&batches);
+  tb_buffer_free(&d_out), tb_buffer_free(&scratch), tb_buffer_free(&thrust_scratch);
+  return rc;
+}
