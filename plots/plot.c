@@ -12,6 +12,9 @@
  * and, for types named <base>_x<k> (a clause of k variables, as omp_reduce sweeps them),
  *   S_<alg>_<base>_by_vars.{dat,png}             each implementation / the reference baseline
  *                                                 (cub if measured) against k, at three sizes
+ * and, for segmented algorithms (names with seg:<L>),
+ *   S_<alg>_<type>_by_seg.{dat,png}              G items/s of each implementation against the
+ *                                                 average segment length, at the largest n
  * --no-render writes the .dat and .md files only. Exit status 0, or 1 if any input could not be
  * read or any output written or rendered. */
 #define _POSIX_C_SOURCE 200809L
@@ -669,6 +672,7 @@ static void write_table_header(FILE *f, const suite *s) {
 }
 
 static int write_by_vars(const suite *s);
+static int write_by_seg(const suite *s);
 
 static int process(const char *json_path) {
   char path[PATH_LEN], md[PATH_LEN], prefix[PATH_LEN];
@@ -717,7 +721,7 @@ static int process(const char *json_path) {
     rows += g.box_n > 0;
     lo = g.hi;
   }
-  if (write_by_vars(&s) != 0) rc = -1;
+  if (write_by_vars(&s) != 0 || write_by_seg(&s) != 0) rc = -1;
   if (rows == 0) fputs("\nNo swept launch boxes in this run.\n", f);
   if (s.failed > 0) fprintf(f, "\n%d benchmark(s) failed and are left out.\n", s.failed);
   if (fclose(f) != 0) {
@@ -838,6 +842,101 @@ static int write_by_vars(const suite *s) {
         gp_var(vars, sizeof vars, "ylabel", ylabel) != 0 ||
         fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; kmax=%d; ", nc, kmax) != 0 ||
         render("by_vars.gp", vars, png) != 0)
+      rc = -1;
+  }
+  return rc;
+}
+
+/* ---- charts against the average segment length ------------------------------------------- */
+
+static int cmp_rec_ptr_seg(const void *pa, const void *pb) {
+  const rec *a = *(const rec *const *)pa, *b = *(const rec *const *)pb;
+  return (a->seg > b->seg) - (a->seg < b->seg);
+}
+
+/* One chart per segmented (algorithm, type): rows L, a column per implementation's tuned
+ * default at the largest n that every length was measured at. */
+static int write_by_seg(const suite *s) {
+  int rc = 0;
+  for (size_t i = 0; i < s->nr; i++) {
+    const rec *first = &s->r[i];
+    if (first->seg < 0 || first->nt != 0) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = s->r[j].seg >= 0 && strcmp(s->r[j].alg, first->alg) == 0 &&
+             strcmp(s->r[j].type, first->type) == 0;
+    if (seen) continue;
+    /* The largest n measured, the implementations and the lengths. */
+    long long n = 0;
+    const char *impls[MAX_BASELINES + 1];
+    int nimpl = 0;
+    for (size_t j = i; j < s->nr; j++) {
+      const rec *r = &s->r[j];
+      if (r->seg < 0 || r->nt != 0 || strcmp(r->alg, first->alg) || strcmp(r->type, first->type))
+        continue;
+      n = r->n > n ? r->n : n;
+      int known = 0;
+      for (int m = 0; m < nimpl; m++) known |= strcmp(impls[m], r->impl) == 0;
+      if (!known && nimpl < MAX_BASELINES + 1) impls[nimpl++] = r->impl;
+    }
+    qsort(impls, (size_t)nimpl, sizeof impls[0], cmp_str);
+    const rec *rows[256];
+    int nrows = 0;
+    for (size_t j = i; j < s->nr && nrows < 256; j++) {
+      const rec *r = &s->r[j];
+      if (r->n != n || r->nt != 0 || strcmp(r->alg, first->alg) || strcmp(r->type, first->type))
+        continue;
+      int known = 0;
+      for (int m = 0; m < nrows; m++) known |= rows[m]->seg == r->seg;
+      if (!known) rows[nrows++] = r;
+    }
+    qsort(rows, (size_t)nrows, sizeof rows[0], cmp_rec_ptr_seg);
+    char dat[PATH_LEN], png[PATH_LEN], vars[3 * PATH_LEN], title[512], sz[32], nc[16];
+    if (fmt(dat, sizeof dat, "%s/%s_%s_%s_by_seg.dat", s->dir, s->name, first->alg,
+            first->type) != 0 ||
+        fmt(png, sizeof png, "%s/%s_%s_%s_by_seg.png", s->dir, s->name, first->alg,
+            first->type) != 0) {
+      rc = -1;
+      continue;
+    }
+    FILE *f = fopen(dat, "w");
+    if (f == NULL) {
+      warn("cannot write %s", dat);
+      rc = -1;
+      continue;
+    }
+    fputs("seg", f);
+    for (int m = 0; m < nimpl; m++) fprintf(f, "\t%s", impls[m]);
+    fputc('\n', f);
+    for (int k = 0; k < nrows; k++) {
+      fprintf(f, "%lld", rows[k]->seg);
+      for (int m = 0; m < nimpl; m++) {
+        const rec *r = NULL;
+        for (size_t j = i; j < s->nr && r == NULL; j++) {
+          const rec *c = &s->r[j];
+          if (c->n == n && c->nt == 0 && c->seg == rows[k]->seg && !strcmp(c->impl, impls[m]) &&
+              !strcmp(c->alg, first->alg) && !strcmp(c->type, first->type))
+            r = c;
+        }
+        write_value(f, value(r, GIPS));
+      }
+      fputc('\n', f);
+    }
+    if (fclose(f) != 0) {
+      warn("cannot write %s", dat);
+      rc = -1;
+      continue;
+    }
+    if (!opt.render || nrows == 0) continue;
+    snprintf(title, sizeof title, "%s %s, n = %s, on %s (%s)", first->alg, first->type,
+             size_str(n, sz, sizeof sz), s->gpu, s->arch);
+    snprintf(nc, sizeof nc, "%d", nimpl + 1);
+    vars[0] = '\0';
+    if (gp_var(vars, sizeof vars, "datafile", dat) != 0 ||
+        gp_var(vars, sizeof vars, "outfile", png) != 0 ||
+        gp_var(vars, sizeof vars, "title", title) != 0 ||
+        fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
+        render("by_seg.gp", vars, png) != 0)
       rc = -1;
   }
   return rc;
