@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
 
 #include "core/rng.h"
 #include "core/status.h"
 #include "core/types.h"
 #include "cpuref/omp_reduce.h"
 #include "cpuref/reduce_scan.h"
+#include "suites/cpu_testing.h"
 
 /* ---- Golden vectors, copied from the reference document. ---------------- */
 
@@ -126,13 +127,6 @@ static const tb_type kAllTypes[] = {TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE};
 static const tb_op kAllOps[] = {TB_OP_PLUS,    TB_OP_MIN,     TB_OP_MAX,
                                 TB_OP_MULTIPLIES, TB_OP_BIT_AND, TB_OP_BIT_OR,
                                 TB_OP_BIT_XOR};
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static bool fits(tb_type t, tb_op op) {
-  bool ok = tb_check_type_op(t, op) == TB_OK;
-  tb_clear_error();
-  return ok;
-}
 
 /* Bit-for-bit for integers; for floats equal, or both NaN. */
 static bool value_eq(tb_type t, tb_value a, tb_value b) {
@@ -145,45 +139,15 @@ static bool value_eq(tb_type t, tb_value a, tb_value b) {
   }
 }
 
-static double value_as_double(tb_type t, tb_value v) {
-  switch (t) {
-    case TB_INT32: return (double)v.i32;
-    case TB_INT64: return (double)v.i64;
-    case TB_FLOAT: return (double)v.f32;
-    case TB_DOUBLE: return v.f64;
-    default: return 0.0;
-  }
-}
-
-static tb_value from_i64(tb_type t, int64_t x) {
-  tb_value v;
-  memset(&v, 0, sizeof v);
-  switch (t) {
-    case TB_INT32: v.i32 = (int32_t)x; break;
-    case TB_INT64: v.i64 = x; break;
-    case TB_FLOAT: v.f32 = (float)x; break;
-    case TB_DOUBLE: v.f64 = (double)x; break;
-    default: break;
-  }
-  return v;
-}
-
-/* n int32 values as an array of type t (malloc'd: no declared type). */
-static void *convert(tb_type t, const int32_t *src, int n) {
-  void *dst = malloc((size_t)(n > 0 ? n : 1) * tb_type_size(t));
-  for (int i = 0; i < n; ++i) tb_store(t, dst, i, from_i64(t, src[i]));
-  return dst;
-}
-
 /* First index where got (type t) differs from want; -1 if none. Reports the
  * mismatch so that a failure says where. */
 static int first_mismatch(const char *what, tb_type t, const void *got,
                           const int32_t *want, int n) {
   for (int i = 0; i < n; ++i) {
     tb_value g = tb_load(t, got, i);
-    if (!value_eq(t, g, from_i64(t, want[i]))) {
+    if (!value_eq(t, g, tb_test_from_i64(t, want[i]))) {
       printf("\n  %s %s: index %d expected %d got %.17g\n", what,
-             tb_type_name(t), i, want[i], value_as_double(t, g));
+             tb_type_name(t), i, want[i], tb_test_as_double(t, g));
       return i;
     }
   }
@@ -208,11 +172,11 @@ static int first_mismatch_f64(const char *what, const double *got,
  * every type represents them and every result exactly. */
 static void check_golden(tb_op op, bool inclusive, const int32_t *in,
                          const int32_t *want, int n, int32_t want_total) {
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    if (!fits(t, op)) continue;
-    tb_value want_v = from_i64(t, want_total);
-    void *src = convert(t, in, n);
+    if (!tb_test_fits(t, op)) continue;
+    tb_value want_v = tb_test_from_i64(t, want_total);
+    void *src = tb_test_convert(t, in, n);
     void *out = malloc((size_t)n * tb_type_size(t));
 
     tb_value total;
@@ -228,7 +192,7 @@ static void check_golden(tb_op op, bool inclusive, const int32_t *in,
     CU_ASSERT_EQUAL(first_mismatch("in-place scan", t, src, want, n), -1);
 
     if (tb_type_is_float(t)) {
-      void *src2 = convert(t, in, n);
+      void *src2 = tb_test_convert(t, in, n);
       double *out_d = malloc((size_t)n * sizeof(double));
       double tot_d = -1.0;
       CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, src2, n, &tot_d, NULL), TB_OK);
@@ -297,11 +261,11 @@ static void test_raking_example(void) {
 /* ---- Edge cases. --------------------------------------------------------- */
 
 static void test_identity_for_empty_input(void) {
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
-    for (int oi = 0; oi < COUNT(kAllOps); ++oi) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
+    for (int oi = 0; oi < TB_COUNT(kAllOps); ++oi) {
       tb_type t = kAllTypes[ti];
       tb_op op = kAllOps[oi];
-      if (!fits(t, op)) continue;
+      if (!tb_test_fits(t, op)) continue;
       tb_value id = tb_identity(t, op), total;
 
       memset(&total, 0x5a, sizeof total);
@@ -315,7 +279,7 @@ static void test_identity_for_empty_input(void) {
       }
 
       if (tb_type_is_float(t)) {
-        double id_d = value_as_double(t, id), tot = 42.0, abs_sum = 42.0;
+        double id_d = tb_test_as_double(t, id), tot = 42.0, abs_sum = 42.0;
         CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, NULL, 0, &tot, &abs_sum),
                         TB_OK);
         CU_ASSERT_EQUAL(tot, id_d);
@@ -478,11 +442,11 @@ static void test_argument_errors(void) {
  * scans satisfy their defining recurrences. */
 static void test_scan_relations(void) {
   enum { N = 1000 };
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
-    for (int oi = 0; oi < COUNT(kAllOps); ++oi) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
+    for (int oi = 0; oi < TB_COUNT(kAllOps); ++oi) {
       tb_type t = kAllTypes[ti];
       tb_op op = kAllOps[oi];
-      if (!fits(t, op)) continue;
+      if (!tb_test_fits(t, op)) continue;
       size_t bytes = (size_t)N * tb_type_size(t);
       void *in = malloc(bytes), *inc = malloc(bytes), *exc = malloc(bytes);
       tb_rng rng;
@@ -587,7 +551,7 @@ static void test_f64_reference_exact(void) {
   CU_ASSERT_EQUAL(tot, 4);
 
   /* The demo through float input: every partial sum is exact. */
-  float *demo_f = convert(TB_FLOAT, demo_input, 100);
+  float *demo_f = tb_test_convert(TB_FLOAT, demo_input, 100);
   CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, demo_f, 100, &tot,
                                     &tot_abs),
                   TB_OK);
@@ -675,16 +639,7 @@ static void test_omp_clause(void) {
 }
 
 int main(void) {
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_pSuite s = CU_add_suite("cpuref_reduce_scan", NULL, NULL);
-  if (s == NULL) {
-    CU_cleanup_registry();
-    return 1;
-  }
-  struct {
-    const char *name;
-    CU_TestFunc fn;
-  } tests[] = {
+  static const CU_TestInfo tests[] = {
       {"demo reduce (492)", test_demo_reduce},
       {"demo exclusive scan", test_demo_exclusive_scan},
       {"max-reduce demo (988)", test_max_demo},
@@ -700,18 +655,7 @@ int main(void) {
       {"f64 reference precision", test_f64_reference_precision},
       {"min/max NaN rule", test_min_max_nan},
       {"omp clause of four variables", test_omp_clause},
+      CU_TEST_INFO_NULL,
   };
-  for (int i = 0; i < COUNT(tests); ++i) {
-    if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL) {
-      CU_cleanup_registry();
-      return 1;
-    }
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() +
-                    CU_get_number_of_suites_failed() +
-                    (CU_get_error() != CUE_SUCCESS ? 1u : 0u);
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  return tb_test_run("cpuref_reduce_scan", tests);
 }

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
 
 #include "core/geometry.h"
 #include "core/rng.h"
 #include "core/status.h"
 #include "core/types.h"
 #include "cpuref/interval.h"
+#include "suites/cpu_testing.h"
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const tb_type kAllTypes[] = {TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE};
 
@@ -209,23 +209,6 @@ static int first_mismatch_i32(const char *what, const int32_t *got, const int32_
   return -1;
 }
 
-/* n int32 values as type t (all golden values are small integers, exact in
- * every type). malloc'd. */
-static void *convert(tb_type t, const int32_t *src, int n) {
-  void *dst = malloc((size_t)(n > 0 ? n : 1) * tb_type_size(t));
-  for (int i = 0; i < n; ++i) {
-    tb_value v;
-    switch (t) {
-      case TB_INT32: v.i32 = src[i]; break;
-      case TB_INT64: v.i64 = src[i]; break;
-      case TB_FLOAT: v.f32 = (float)src[i]; break;
-      default: v.f64 = src[i]; break;
-    }
-    tb_store(t, dst, i, v);
-  }
-  return dst;
-}
-
 /* Byte-compares n elements of type t; reports the first differing element. */
 static int first_mismatch_bytes(const char *what, tb_type t, const void *got, const void *want,
                                 int64_t n) {
@@ -314,10 +297,10 @@ static void test_lbs_small_examples(void) {
 /* ---- Golden: expand and move, in every type. ------------------------------ */
 
 static void test_expand_demo(void) {
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *values = convert(t, expand_values, EXPAND_N);
-    void *want = convert(t, expand_out, EXPAND_TOTAL);
+    void *values = tb_test_convert(t, expand_values, EXPAND_N);
+    void *want = tb_test_convert(t, expand_out, EXPAND_TOTAL);
     void *out = calloc(EXPAND_TOTAL, tb_type_size(t));
     tb_cpu_interval_expand(t, expand_scan, EXPAND_N, EXPAND_TOTAL, values, out);
     CU_ASSERT_EQUAL(first_mismatch_bytes("expand demo", t, out, want, EXPAND_TOTAL), -1);
@@ -325,8 +308,8 @@ static void test_expand_demo(void) {
     free(want);
     free(values);
 
-    values = convert(t, expand9_values, 9);
-    want = convert(t, expand9_out, 15);
+    values = tb_test_convert(t, expand9_values, 9);
+    want = tb_test_convert(t, expand9_out, 15);
     out = calloc(15, tb_type_size(t));
     tb_cpu_interval_expand(t, expand9_scan, 9, 15, values, out);
     CU_ASSERT_EQUAL(first_mismatch_bytes("expand comment example", t, out, want, 15), -1);
@@ -339,10 +322,10 @@ static void test_expand_demo(void) {
 static void test_move_demo(void) {
   int32_t iota[MOVE_TOTAL];
   for (int k = 0; k < MOVE_TOTAL; ++k) iota[k] = k;
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *in = convert(t, iota, MOVE_TOTAL);
-    void *want = convert(t, move_out, MOVE_TOTAL);
+    void *in = tb_test_convert(t, iota, MOVE_TOTAL);
+    void *want = tb_test_convert(t, move_out, MOVE_TOTAL);
     void *out = calloc(MOVE_TOTAL, tb_type_size(t));
     tb_cpu_interval_move(t, move_gather, move_scatter, move_scan, MOVE_N, MOVE_TOTAL, in, out);
     CU_ASSERT_EQUAL(first_mismatch_bytes("move demo", t, out, want, MOVE_TOTAL), -1);
@@ -385,7 +368,7 @@ static const tb_geometry kProblemGeometries[] = {
 static void test_lbs_properties(void) {
   const int32_t num = 3000;
   int32_t *counts = malloc(num * sizeof *counts), *scan = malloc(num * sizeof *scan);
-  for (int gi = 0; gi < COUNT(kProblemGeometries); ++gi) {
+  for (int gi = 0; gi < TB_COUNT(kProblemGeometries); ++gi) {
     for (int ai = 0; ai < 3; ++ai) {
       double avg = ai == 0 ? 1.0 : ai == 1 ? 3.5 : 20.0;
       int32_t n = random_problem(kProblemGeometries[gi], avg, num, 1000u + gi * 7 + ai, counts,
@@ -443,7 +426,7 @@ static void test_move_gather_scatter_agree(void) {
   int32_t *gather = malloc(num * sizeof *gather), *scatter = malloc(num * sizeof *scatter);
   tb_rng r;
   tb_rng_seed(&r, 77);
-  for (int gi = 0; gi < COUNT(kProblemGeometries); ++gi) {
+  for (int gi = 0; gi < TB_COUNT(kProblemGeometries); ++gi) {
     int32_t n = random_problem(kProblemGeometries[gi], 6.0, num, 500u + gi, counts, scan);
     int32_t max_count = 0;
     for (int32_t j = 0; j < num; ++j) max_count = counts[j] > max_count ? counts[j] : max_count;
@@ -454,7 +437,7 @@ static void test_move_gather_scatter_agree(void) {
     tb_cpu_lbs(scan, num, n, obj);
     tb_cpu_lbs_ranks(scan, obj, n, rank);
 
-    for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+    for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
       tb_type t = kAllTypes[ti];
       size_t size = tb_type_size(t);
       size_t cap = (size_t)(n_in > n_out ? n_in : n_out) * size;
@@ -637,8 +620,8 @@ static void test_geometry_sum_exact_everywhere(void) {
   const double avgs[] = {0.5, 1.0, 1.5, 3.0, 7.25, 64.0, 1000.0};
   const int64_t totals[] = {0, 1, 2, 97, 1000, 65536, 1000003};
   for (int g = 0; g < TB_GEOM_COUNT; ++g)
-    for (int a = 0; a < COUNT(avgs); ++a)
-      for (int k = 0; k < COUNT(totals); ++k) {
+    for (int a = 0; a < TB_COUNT(avgs); ++a)
+      for (int k = 0; k < TB_COUNT(totals); ++k) {
         tb_geometry_spec spec = tb_geometry_spec_default((tb_geometry)g, avgs[a]);
         spec.run_length = 32;
         /* Uniform counts are >= 1: avg below 1 has no uniform geometry. */
@@ -738,7 +721,7 @@ static void test_geometry_power_law_tail(void) {
 
 static void test_geometry_empty_fraction(void) {
   const double fractions[] = {0.0, 0.1, 0.5, 0.9};
-  for (int k = 0; k < COUNT(fractions); ++k) {
+  for (int k = 0; k < TB_COUNT(fractions); ++k) {
     tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_EMPTY_FRACTION, 5.0);
     spec.empty_fraction = fractions[k];
     int64_t num;
@@ -800,7 +783,7 @@ static void test_geometry_large(void) {
   /* The benchmark sizes: 2^26 items over 2^26 objects (avg 1) and 2^22. */
   const int64_t total = (int64_t)1 << 26;
   const tb_geometry kinds[] = {TB_GEOM_UNIFORM, TB_GEOM_POWER_LAW, TB_GEOM_EMPTY_FRACTION};
-  for (int k = 0; k < COUNT(kinds); ++k) {
+  for (int k = 0; k < TB_COUNT(kinds); ++k) {
     tb_geometry_spec spec = tb_geometry_spec_default(kinds[k], k == 0 ? 1.0 : 16.0);
     int64_t num;
     int32_t *c = gen(&spec, total, 13, &num);
@@ -822,7 +805,7 @@ static void test_geometry_errors(void) {
   bad.kind = (tb_geometry)-1;
   expect_invalid("negative kind", tb_geometry_counts(&bad, 16, c, 8, &r));
   const double bad_avgs[] = {0.0, -1.0, NAN, INFINITY};
-  for (int k = 0; k < COUNT(bad_avgs); ++k) {
+  for (int k = 0; k < TB_COUNT(bad_avgs); ++k) {
     bad = ok;
     bad.avg = bad_avgs[k];
     expect_invalid("bad avg", tb_geometry_counts(&bad, 16, c, 8, &r));
@@ -893,16 +876,7 @@ static void test_geometry_names(void) {
 }
 
 int main(void) {
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_pSuite s = CU_add_suite("cpuref_interval", NULL, NULL);
-  if (s == NULL) {
-    CU_cleanup_registry();
-    return 1;
-  }
-  struct {
-    const char *name;
-    CU_TestFunc fn;
-  } tests[] = {
+  static const CU_TestInfo tests[] = {
       {"counts scan: the documents' scans", test_counts_scan_golden},
       {"lbs: 50-object demo (125 items)", test_lbs_demo50},
       {"lbs: 40-object figure and ranks (79 items)", test_lbs_figure40},
@@ -924,17 +898,7 @@ int main(void) {
       {"geometry: 2^26 items", test_geometry_large},
       {"geometry: argument errors", test_geometry_errors},
       {"geometry: names", test_geometry_names},
+      CU_TEST_INFO_NULL,
   };
-  for (int i = 0; i < COUNT(tests); ++i) {
-    if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL) {
-      CU_cleanup_registry();
-      return 1;
-    }
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed() +
-                    (CU_get_error() != CUE_SUCCESS ? 1u : 0u);
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  return tb_test_run("cpuref_interval", tests);
 }

@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
 
 #include "core/rng.h"
 #include "core/status.h"
 #include "core/types.h"
 #include "cpuref/reduce_scan.h"
 #include "cpuref/segreduce.h"
+#include "suites/cpu_testing.h"
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const tb_type kAllTypes[] = {TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE};
 static const tb_op kAllOps[] = {TB_OP_PLUS,    TB_OP_MIN,    TB_OP_MAX,   TB_OP_MULTIPLIES,
@@ -161,40 +161,6 @@ static const int32_t cs_carry_in[CS_N] = {
 
 /* ---- Helpers. ------------------------------------------------------------- */
 
-static bool fits(tb_type t, tb_op op) {
-  bool ok = tb_check_type_op(t, op) == TB_OK;
-  tb_clear_error();
-  return ok;
-}
-
-static tb_value from_i64(tb_type t, int64_t x) {
-  tb_value v;
-  memset(&v, 0, sizeof v);
-  switch (t) {
-    case TB_INT32: v.i32 = (int32_t)x; break;
-    case TB_INT64: v.i64 = x; break;
-    case TB_FLOAT: v.f32 = (float)x; break;
-    default: v.f64 = (double)x; break;
-  }
-  return v;
-}
-
-static double as_double(tb_type t, tb_value v) {
-  switch (t) {
-    case TB_INT32: return v.i32;
-    case TB_INT64: return (double)v.i64;
-    case TB_FLOAT: return v.f32;
-    default: return v.f64;
-  }
-}
-
-/* n int32 values as an array of type t (malloc'd). */
-static void *convert(tb_type t, const int32_t *src, int n) {
-  void *dst = malloc((size_t)(n > 0 ? n : 1) * tb_type_size(t));
-  for (int i = 0; i < n; ++i) tb_store(t, dst, i, from_i64(t, src[i]));
-  return dst;
-}
-
 /* First index where got (type t) differs byte-wise from want (type t); -1 if
  * none, reported with the geometry's name. */
 static int first_mismatch(const char *what, tb_type t, const void *got, const void *want,
@@ -203,7 +169,7 @@ static int first_mismatch(const char *what, tb_type t, const void *got, const vo
   for (int i = 0; i < n; ++i)
     if (memcmp((const char *)got + i * size, (const char *)want + i * size, size) != 0) {
       printf("\n  %s %s: index %d expected %.17g got %.17g\n", what, tb_type_name(t), i,
-             as_double(t, tb_load(t, want, i)), as_double(t, tb_load(t, got, i)));
+             tb_test_as_double(t, tb_load(t, want, i)), tb_test_as_double(t, tb_load(t, got, i)));
       return i;
     }
   return -1;
@@ -240,23 +206,23 @@ static int32_t lengths_to_csr(const int32_t *len, int n, int32_t *csr) {
 /* ---- Golden tests. -------------------------------------------------------- */
 
 static void test_demo_segreduce(void) {
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *vals = convert(t, demo_values, DEMO_COUNT);
-    void *want = convert(t, demo_reduced, DEMO_SEGS);
+    void *vals = tb_test_convert(t, demo_values, DEMO_COUNT);
+    void *want = tb_test_convert(t, demo_reduced, DEMO_SEGS);
     void *out = calloc(DEMO_SEGS, 8);
     CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, DEMO_COUNT, demo_csr, DEMO_SEGS,
-                                         NULL, from_i64(t, 0), out), TB_OK);
+                                         NULL, tb_test_from_i64(t, 0), out), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch("seg-reduce demo", t, out, want, DEMO_SEGS), -1);
     /* Indirect with sources == csr is the direct form. */
     memset(out, 0, DEMO_SEGS * 8);
     CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, DEMO_COUNT, demo_csr, DEMO_SEGS,
-                                         demo_csr, from_i64(t, 0), out), TB_OK);
+                                         demo_csr, tb_test_from_i64(t, 0), out), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch("seg-reduce demo, indirect", t, out, want, DEMO_SEGS), -1);
     if (tb_type_is_float(t)) {
       double got[DEMO_SEGS], abs_sum[DEMO_SEGS];
       CU_ASSERT_EQUAL(tb_cpu_segreduce_csr_f64(t, TB_OP_PLUS, vals, DEMO_COUNT, demo_csr,
-                                               DEMO_SEGS, NULL, from_i64(t, 0), got, abs_sum),
+                                               DEMO_SEGS, NULL, tb_test_from_i64(t, 0), got, abs_sum),
                       TB_OK);
       for (int s = 0; s < DEMO_SEGS; ++s) {
         CU_ASSERT_EQUAL(got[s], (double)demo_reduced[s]);
@@ -270,10 +236,10 @@ static void test_demo_segreduce(void) {
 }
 
 static void test_demo_reduce_by_key(void) {
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *vals = convert(t, rbk_values, RBK_COUNT);
-    void *want = convert(t, rbk_reduced, RBK_SEGS);
+    void *vals = tb_test_convert(t, rbk_values, RBK_COUNT);
+    void *want = tb_test_convert(t, rbk_reduced, RBK_SEGS);
     void *out = calloc(RBK_COUNT, 8);
     int32_t keys_out[RBK_COUNT], n = -1;
     CU_ASSERT_EQUAL(tb_cpu_reduce_by_key(t, TB_OP_PLUS, rbk_keys, vals, RBK_COUNT, out, keys_out,
@@ -300,7 +266,7 @@ static void test_demo_reduce_by_key(void) {
   for (int k = 0; k < RBK_SEGS; ++k) CU_ASSERT_EQUAL(rbk_keys[csr[k]], rbk_reduced_keys[k]);
   int32_t sums[RBK_SEGS];
   CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, rbk_values, RBK_COUNT, csr,
-                                       RBK_SEGS, NULL, from_i64(TB_INT32, 0), sums), TB_OK);
+                                       RBK_SEGS, NULL, tb_test_from_i64(TB_INT32, 0), sums), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("reduce-by-key demo via csr", sums, rbk_reduced, RBK_SEGS),
                   -1);
 }
@@ -310,13 +276,13 @@ static void test_table20(void) {
   CU_ASSERT_EQUAL_FATAL(lengths_to_csr(table_lengths, TABLE_SEGS, csr), TABLE_COUNT);
   /* The figure's reductions and its "Fixed reductions" line are the same. */
   CU_ASSERT_EQUAL(first_mismatch_i32("table vs fixed", table_reductions, fixed, TABLE_SEGS), -1);
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *vals = convert(t, table_values, TABLE_COUNT);
-    void *want = convert(t, fixed, TABLE_SEGS);
+    void *vals = tb_test_convert(t, table_values, TABLE_COUNT);
+    void *want = tb_test_convert(t, fixed, TABLE_SEGS);
     void *out = calloc(TABLE_SEGS, 8);
     CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, TABLE_COUNT, csr, TABLE_SEGS, NULL,
-                                         from_i64(t, 0), out), TB_OK);
+                                         tb_test_from_i64(t, 0), out), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch("20-segment table", t, out, want, TABLE_SEGS), -1);
     free(out);
     free(want);
@@ -331,7 +297,7 @@ static void test_carry_in_thread_figure(void) {
   uint8_t ends[TABLE_THREADS];
   for (int i = 0; i < TABLE_THREADS; ++i) ends[i] = (uint8_t)thr_ends[i];
   CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, thr_carry_out, ends,
-                                            TABLE_THREADS, from_i64(TB_INT32, 0), carry_in,
+                                            TABLE_THREADS, tb_test_from_i64(TB_INT32, 0), carry_in,
                                             &tile), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("21-thread carry-in", carry_in, thr_carry_in,
                                      TABLE_THREADS), -1);
@@ -360,7 +326,7 @@ static void test_carry_in_scan_figure(void) {
   int32_t carry_in[CS_N];
   tb_value tile;
   CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, cs_values, cs_ends, CS_N,
-                                            from_i64(TB_INT32, 0), carry_in, &tile), TB_OK);
+                                            tb_test_from_i64(TB_INT32, 0), carry_in, &tile), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("24-thread carry-in", carry_in, cs_carry_in, CS_N), -1);
   CU_ASSERT_EQUAL(tile.i32, CS_TILE_CARRY_OUT);
   /* The figure's rows agree with each other: the carry-in is the inclusive
@@ -368,18 +334,18 @@ static void test_carry_in_scan_figure(void) {
   for (int i = 1; i < CS_N; ++i) CU_ASSERT_EQUAL(cs_carry_in[i], cs_inclusive[i - 1]);
   for (int i = 1; i < CS_N; ++i) CU_ASSERT_EQUAL(cs_ends[i], cs_tid_delta[i] == 0);
   /* In another type and with max. */
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *co = convert(t, cs_values, CS_N);
+    void *co = tb_test_convert(t, cs_values, CS_N);
     void *ci = calloc(CS_N, 8);
     CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(t, TB_OP_MAX, co, cs_ends, CS_N,
                                               tb_identity(t, TB_OP_MAX), ci, &tile), TB_OK);
     /* thread 10: max of threads 3..9 = 5; thread 16: max of 11..15 = 5;
      * thread 11: just thread 10 = 3; tile: max of 16..23 = 5. */
-    CU_ASSERT_EQUAL(as_double(t, tb_load(t, ci, 10)), 5.0);
-    CU_ASSERT_EQUAL(as_double(t, tb_load(t, ci, 11)), 3.0);
-    CU_ASSERT_EQUAL(as_double(t, tb_load(t, ci, 16)), 5.0);
-    CU_ASSERT_EQUAL(as_double(t, tile), 5.0);
+    CU_ASSERT_EQUAL(tb_test_as_double(t, tb_load(t, ci, 10)), 5.0);
+    CU_ASSERT_EQUAL(tb_test_as_double(t, tb_load(t, ci, 11)), 3.0);
+    CU_ASSERT_EQUAL(tb_test_as_double(t, tb_load(t, ci, 16)), 5.0);
+    CU_ASSERT_EQUAL(tb_test_as_double(t, tile), 5.0);
     tb_value id = tb_identity(t, TB_OP_MAX);
     tb_value c0 = tb_load(t, ci, 0);
     CU_ASSERT_EQUAL(memcmp(&c0, &id, tb_type_size(t)), 0);
@@ -404,7 +370,7 @@ static void fill_random(tb_type t, void *a, int n, tb_rng *r, bool exact) {
       else v.f64 = f;
       tb_store(t, a, i, v);
     } else {
-      tb_store(t, a, i, from_i64(t, x));
+      tb_store(t, a, i, tb_test_from_i64(t, x));
     }
   }
 }
@@ -436,11 +402,11 @@ static void test_segreduce_vs_reduce_by_key(void) {
       for (int32_t i = csr[s]; i < end; ++i) keys[i] = s;
       if (end > csr[s]) csr_nonempty[kept++] = s;
     }
-    for (int ti = 0; ti < COUNT(kAllTypes); ++ti)
-      for (int oi = 0; oi < COUNT(kAllOps); ++oi) {
+    for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti)
+      for (int oi = 0; oi < TB_COUNT(kAllOps); ++oi) {
         tb_type t = kAllTypes[ti];
         tb_op op = kAllOps[oi];
-        if (!fits(t, op)) continue;
+        if (!tb_test_fits(t, op)) continue;
         void *vals = malloc(N * 8), *seg = malloc((N + 1) * 8), *rbk = malloc(N * 8);
         fill_random(t, vals, N, &r, op != TB_OP_PLUS && op != TB_OP_MULTIPLIES);
         int32_t out_keys[N], nseg = -1;
@@ -476,11 +442,11 @@ static void test_one_segment_is_reduce(void) {
   tb_rng r;
   tb_rng_seed(&r, 7);
   const int32_t zero = 0;
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti)
-    for (int oi = 0; oi < COUNT(kAllOps); ++oi) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti)
+    for (int oi = 0; oi < TB_COUNT(kAllOps); ++oi) {
       tb_type t = kAllTypes[ti];
       tb_op op = kAllOps[oi];
-      if (!fits(t, op)) continue;
+      if (!tb_test_fits(t, op)) continue;
       int n = 777;
       void *vals = malloc((size_t)n * 8);
       fill_random(t, vals, n, &r, false);
@@ -510,7 +476,7 @@ static void test_indirect_permuted(void) {
   enum { N = 1500 };
   int32_t csr[N + 1], sources[N + 1];
   int32_t num = random_csr(&r, N, N, csr);
-  for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
     size_t sz = tb_type_size(t);
     char *vals = malloc(N * 8), *moved = malloc(N * 8);
@@ -524,7 +490,7 @@ static void test_indirect_permuted(void) {
     }
     CU_ASSERT_EQUAL_FATAL(at, N);
     void *direct = malloc((N + 1) * 8), *indirect = malloc((N + 1) * 8);
-    tb_value zero = from_i64(t, 0);
+    tb_value zero = tb_test_from_i64(t, 0);
     CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, N, csr, num, NULL, zero, direct),
                     TB_OK);
     CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, moved, N, csr, num, sources, zero,
@@ -554,12 +520,12 @@ static void test_empty_at_both_ends(void) {
   const int32_t want[6] = {-7, -7, 6, 9, -7, -7};
   int32_t out[6];
   CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 5, csr, 6, NULL,
-                                       from_i64(TB_INT32, -7), out), TB_OK);
+                                       tb_test_from_i64(TB_INT32, -7), out), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("empty ends", out, want, 6), -1);
   /* All empty: count 0. */
   const int32_t zeros[3] = {0, 0, 0};
   CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, NULL, 0, zeros, 3, NULL,
-                                       from_i64(TB_INT32, 42), out), TB_OK);
+                                       tb_test_from_i64(TB_INT32, 42), out), TB_OK);
   CU_ASSERT(out[0] == 42 && out[1] == 42 && out[2] == 42);
   /* f64: the identity and a zero sum_abs for empty segments. */
   float fv[5] = {1, 2, 3, 4, 5};
@@ -574,15 +540,15 @@ static void test_empty_at_both_ends(void) {
   const int32_t m[2] = {2, 3}, x[3] = {10, 20, 30};
   int32_t y[3];
   CU_ASSERT_EQUAL(tb_cpu_spmv_csr(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, m, cols, 2, rows, 3,
-                                  NULL, x, 3, from_i64(TB_INT32, 0), y), TB_OK);
+                                  NULL, x, 3, tb_test_from_i64(TB_INT32, 0), y), TB_OK);
   CU_ASSERT(y[0] == 0 && y[1] == 110 && y[2] == 0);
   /* The empty-row value reaches empty rows only (documented: a non-empty row
    * reduces its own terms), as in the unary form. */
   CU_ASSERT_EQUAL(tb_cpu_spmv_csr(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, m, cols, 2, rows, 3,
-                                  NULL, x, 3, from_i64(TB_INT32, -1), y), TB_OK);
+                                  NULL, x, 3, tb_test_from_i64(TB_INT32, -1), y), TB_OK);
   CU_ASSERT(y[0] == -1 && y[1] == 110 && y[2] == -1);
   CU_ASSERT_EQUAL(tb_cpu_spmv_csr_unary(TB_INT32, TB_OP_PLUS, cols, 2, rows, 3, NULL, x, 3,
-                                        from_i64(TB_INT32, -1), y), TB_OK);
+                                        tb_test_from_i64(TB_INT32, -1), y), TB_OK);
   CU_ASSERT(y[0] == -1 && y[1] == 40 && y[2] == -1);
   /* Reduce-by-key of nothing. */
   int32_t n = -1;
@@ -617,14 +583,14 @@ static void test_spmv_random(void) {
     }
     int32_t x[COLS];
     for (int j = 0; j < COLS; ++j) x[j] = (int32_t)(tb_rng_next(&r) % 21) - 10;
-    for (int ti = 0; ti < COUNT(kAllTypes); ++ti) {
+    for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
       tb_type t = kAllTypes[ti];
       int32_t mvals[ROWS * COLS];
       for (int i = 0; i < ROWS; ++i) {
         int32_t end = i + 1 < ROWS ? csr[i + 1] : nz;
         for (int32_t m = csr[i]; m < end; ++m) mvals[m] = dense[i][cols[m]];
       }
-      void *mat = convert(t, mvals, nz), *xv = convert(t, x, COLS);
+      void *mat = tb_test_convert(t, mvals, nz), *xv = tb_test_convert(t, x, COLS);
       void *y = calloc(ROWS, 8), *yi = calloc(ROWS, 8);
       /* Binary, the ordinary product. */
       int32_t want[ROWS], want_u[ROWS], want_max[ROWS];
@@ -639,26 +605,26 @@ static void test_spmv_random(void) {
             if (dense[i][j] + x[j] > want_max[i]) want_max[i] = dense[i][j] + x[j];
           }
       }
-      void *w = convert(t, want, ROWS);
+      void *w = tb_test_convert(t, want, ROWS);
       CU_ASSERT_EQUAL(tb_cpu_spmv_csr(t, TB_OP_MULTIPLIES, TB_OP_PLUS, mat, cols, nz, csr, ROWS,
-                                      NULL, xv, COLS, from_i64(t, 0), y), TB_OK);
+                                      NULL, xv, COLS, tb_test_from_i64(t, 0), y), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch("spmv", t, y, w, ROWS), -1);
       /* Indirect with sources == csr. */
       CU_ASSERT_EQUAL(tb_cpu_spmv_csr(t, TB_OP_MULTIPLIES, TB_OP_PLUS, mat, cols, nz, csr, ROWS,
-                                      csr, xv, COLS, from_i64(t, 0), yi), TB_OK);
+                                      csr, xv, COLS, tb_test_from_i64(t, 0), yi), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch("spmv indirect", t, yi, w, ROWS), -1);
       free(w);
       /* Unary: the sum of the vector entries each row names. */
-      w = convert(t, want_u, ROWS);
+      w = tb_test_convert(t, want_u, ROWS);
       CU_ASSERT_EQUAL(tb_cpu_spmv_csr_unary(t, TB_OP_PLUS, cols, nz, csr, ROWS, NULL, xv, COLS,
-                                            from_i64(t, 0), y), TB_OK);
+                                            tb_test_from_i64(t, 0), y), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch("spmv unary", t, y, w, ROWS), -1);
       free(w);
       /* Custom ops: max over the row of (a + x); empty rows the identity. */
       tb_value id = tb_identity(t, TB_OP_MAX);
       for (int i = 0; i < ROWS; ++i)
         if (want_max[i] == INT32_MIN) want_max[i] = 0; /* patched below */
-      w = convert(t, want_max, ROWS);
+      w = tb_test_convert(t, want_max, ROWS);
       for (int i = 0; i < ROWS; ++i)
         if ((i + 1 < ROWS ? csr[i + 1] : nz) == csr[i]) tb_store(t, w, i, id);
       CU_ASSERT_EQUAL(tb_cpu_spmv_csr(t, TB_OP_PLUS, TB_OP_MAX, mat, cols, nz, csr, ROWS, NULL,
@@ -687,10 +653,10 @@ static void test_spmv_random(void) {
           rvals[at] = mvals[m];
         }
       }
-      void *rmat = convert(t, rvals, nz);
-      w = convert(t, want, ROWS);
+      void *rmat = tb_test_convert(t, rvals, nz);
+      w = tb_test_convert(t, want, ROWS);
       CU_ASSERT_EQUAL(tb_cpu_spmv_csr(t, TB_OP_MULTIPLIES, TB_OP_PLUS, rmat, rcols, nz, csr, ROWS,
-                                      sources, xv, COLS, from_i64(t, 0), yi), TB_OK);
+                                      sources, xv, COLS, tb_test_from_i64(t, 0), yi), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch("spmv indirect, reversed rows", t, yi, w, ROWS), -1);
       free(w);
       free(rmat);
@@ -705,7 +671,7 @@ static void test_spmv_random(void) {
 static void test_bad_arguments(void) {
   const int32_t vals[4] = {1, 2, 3, 4}, csr[2] = {0, 2};
   int32_t out[4] = {-1, -1, -1, -1};
-  tb_value z = from_i64(TB_INT32, 0);
+  tb_value z = tb_test_from_i64(TB_INT32, 0);
   const int32_t bad0[2] = {1, 2}, down[3] = {0, 3, 2}, past[2] = {0, 5};
   const int32_t src_neg[2] = {-1, 0}, src_far[2] = {0, 3};
   expect_invalid("bitwise float", tb_cpu_segreduce_csr(TB_FLOAT, TB_OP_BIT_AND, vals, 4, csr, 2,
@@ -771,16 +737,7 @@ static void test_bad_arguments(void) {
 }
 
 int main(void) {
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_pSuite s = CU_add_suite("cpuref_segreduce", NULL, NULL);
-  if (s == NULL) {
-    CU_cleanup_registry();
-    return 1;
-  }
-  struct {
-    const char *name;
-    CU_TestFunc fn;
-  } tests[] = {
+  static const CU_TestInfo tests[] = {
       {"seg-reduce CSR demo (7 segments)", test_demo_segreduce},
       {"reduce-by-key demo (9 keys)", test_demo_reduce_by_key},
       {"20-segment table and fixed reductions", test_table20},
@@ -792,17 +749,7 @@ int main(void) {
       {"empty segments at both ends", test_empty_at_both_ends},
       {"spmv vs dense loop, random", test_spmv_random},
       {"argument errors write nothing", test_bad_arguments},
+      CU_TEST_INFO_NULL,
   };
-  for (int i = 0; i < COUNT(tests); ++i) {
-    if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL) {
-      CU_cleanup_registry();
-      return 1;
-    }
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed() +
-                    (CU_get_error() != CUE_SUCCESS ? 1u : 0u);
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  return tb_test_run("cpuref_segreduce", tests);
 }

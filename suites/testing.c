@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
 #include <cuda_runtime_api.h>
 
 #include "core/cuda.h"
@@ -75,17 +74,5 @@ int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *te
   printf("%s on %s (sm_%d%d), seed %llu%s\n", suite, dev.name, dev.sm_major, dev.sm_minor,
          (unsigned long long)tb_test.seed, tb_test.quick ? ", quick" : "");
 
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_SuiteInfo suites[] = {{suite, NULL, NULL, NULL, NULL, (CU_TestInfo *)tests}, CU_SUITE_INFO_NULL};
-  if (CU_register_suites(suites) != CUE_SUCCESS) {
-    fprintf(stderr, "%s: %s\n", suite, CU_get_error_msg());
-    CU_cleanup_registry();
-    return 1;
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  const unsigned run = CU_get_number_of_tests_run();
-  CU_cleanup_registry();
-  return failed == 0 && run > 0 ? 0 : 1;
+  return tb_test_run(suite, tests);
 }

@@ -8,6 +8,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "suites/cpu_testing.h"
+
 #include "core/rng.h"
 #include "core/status.h"
 
