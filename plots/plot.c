@@ -514,6 +514,14 @@ static int gp_var(char *buf, size_t size, const char *name, const char *val) {
   return fmt(buf + len, size - len, "'; ");
 }
 
+/* Starts vars with what every template takes: datafile, outfile and title. */
+static int gp_common(char *vars, size_t size, const char *dat, const char *png,
+                     const char *title) {
+  vars[0] = '\0';
+  return gp_var(vars, size, "datafile", dat) || gp_var(vars, size, "outfile", png) ||
+         gp_var(vars, size, "title", title);
+}
+
 /* --templates DIR, else ./plots (the workspace root, or the runfiles root under bazel run and
  * bazel test), else the runfiles next to the binary. */
 static int find_templates(char *dir, size_t size) {
@@ -590,9 +598,7 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
              charts[i].m == PCT ? "100% = measured device-to-device copy bandwidth" : "");
     if (charts[i].m == PCT && strcmp(s->copy_gbps, "unknown") != 0)
       snprintf(note, sizeof note, "100%% = measured copy bandwidth, %s GB/s", s->copy_gbps);
-    vars[0] = '\0';
-    if (gp_var(vars, sizeof vars, "datafile", dat) || gp_var(vars, sizeof vars, "outfile", png) ||
-        gp_var(vars, sizeof vars, "title", title) || gp_var(vars, sizeof vars, "note", note) ||
+    if (gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note) ||
         gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
         fmt(vars + strlen(vars), sizeof vars - strlen(vars),
             "ncols=%d; boxcol=%d; nmin=%lld; nmax=%lld", ncols, boxcol, g->lo->n, g->hi[-1].n))
@@ -615,9 +621,7 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
              def->def_nt, def->def_vt, def->gips);
   else if (def)
     snprintf(note + len, sizeof note - (size_t)len, ", tuned default %.1f G items/s", def->gips);
-  vars[0] = '\0';
-  if (gp_var(vars, sizeof vars, "datafile", dat) || gp_var(vars, sizeof vars, "outfile", png) ||
-      gp_var(vars, sizeof vars, "title", title) || gp_var(vars, sizeof vars, "note", note))
+  if (gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note))
     return -1;
   if (opt.render) rc |= render("heatmap.gp", vars, png);
   return rc;
@@ -745,12 +749,13 @@ static int vars_of(const char *type, char *base, size_t size) {
   return (int)k;
 }
 
-static const rec *tuned(const suite *s, const char *alg, const char *type, const char *impl,
-                        long long n) {
+/* The tuned default (or baseline) record of impl for (alg, type, seg) at n; NULL if absent. */
+static const rec *tuned(const suite *s, const char *alg, const char *type, long long seg,
+                        const char *impl, long long n) {
   for (size_t i = 0; i < s->nr; i++) {
     const rec *r = &s->r[i];
-    if (r->nt == 0 && r->n == n && strcmp(r->alg, alg) == 0 && strcmp(r->type, type) == 0 &&
-        strcmp(r->impl, impl) == 0)
+    if (r->nt == 0 && r->n == n && r->seg == seg && strcmp(r->alg, alg) == 0 &&
+        strcmp(r->type, type) == 0 && strcmp(r->impl, impl) == 0)
       return r;
   }
   return NULL;
@@ -819,8 +824,8 @@ static int write_by_vars(const suite *s) {
       fprintf(f, "%d", k);
       for (int m = 0; m < nimpl; m++)
         for (int p = 0; p < npick && strcmp(impls[m], ref) != 0; p++) {
-          const rec *a = tuned(s, first->alg, type, impls[m], chosen[p]);
-          const rec *b = tuned(s, first->alg, type, ref, chosen[p]);
+          const rec *a = tuned(s, first->alg, type, -1, impls[m], chosen[p]);
+          const rec *b = tuned(s, first->alg, type, -1, ref, chosen[p]);
           write_value(f, a && b && b->gips > 0 ? a->gips / b->gips : NAN);
         }
       fputc('\n', f);
@@ -835,10 +840,7 @@ static int write_by_vars(const suite *s) {
     snprintf(title, sizeof title, "%s %s on %s (%s)", first->alg, base, s->gpu, s->arch);
     snprintf(nc, sizeof nc, "%d", ncols);
     snprintf(ylabel, sizeof ylabel, "throughput / %s", ref);
-    vars[0] = '\0';
-    if (gp_var(vars, sizeof vars, "datafile", dat) != 0 ||
-        gp_var(vars, sizeof vars, "outfile", png) != 0 ||
-        gp_var(vars, sizeof vars, "title", title) != 0 ||
+    if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
         gp_var(vars, sizeof vars, "ylabel", ylabel) != 0 ||
         fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; kmax=%d; ", nc, kmax) != 0 ||
         render("by_vars.gp", vars, png) != 0)
@@ -910,16 +912,8 @@ static int write_by_seg(const suite *s) {
     fputc('\n', f);
     for (int k = 0; k < nrows; k++) {
       fprintf(f, "%lld", rows[k]->seg);
-      for (int m = 0; m < nimpl; m++) {
-        const rec *r = NULL;
-        for (size_t j = i; j < s->nr && r == NULL; j++) {
-          const rec *c = &s->r[j];
-          if (c->n == n && c->nt == 0 && c->seg == rows[k]->seg && !strcmp(c->impl, impls[m]) &&
-              !strcmp(c->alg, first->alg) && !strcmp(c->type, first->type))
-            r = c;
-        }
-        write_value(f, value(r, GIPS));
-      }
+      for (int m = 0; m < nimpl; m++)
+        write_value(f, value(tuned(s, first->alg, first->type, rows[k]->seg, impls[m], n), GIPS));
       fputc('\n', f);
     }
     if (fclose(f) != 0) {
@@ -931,10 +925,7 @@ static int write_by_seg(const suite *s) {
     snprintf(title, sizeof title, "%s %s, n = %s, on %s (%s)", first->alg, first->type,
              size_str(n, sz, sizeof sz), s->gpu, s->arch);
     snprintf(nc, sizeof nc, "%d", nimpl + 1);
-    vars[0] = '\0';
-    if (gp_var(vars, sizeof vars, "datafile", dat) != 0 ||
-        gp_var(vars, sizeof vars, "outfile", png) != 0 ||
-        gp_var(vars, sizeof vars, "title", title) != 0 ||
+    if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
         fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
         render("by_seg.gp", vars, png) != 0)
       rc = -1;
