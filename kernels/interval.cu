@@ -134,12 +134,11 @@ constexpr bool family_fits() {
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,
                      void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  constexpr int kTile = NT * VT;
-  *scratch_bytes = tb_lbs_partition_bytes(n_objects, n_items, kTile);
-  if (!scratch || n_items == 0) return TB_OK;
-  int* partition = static_cast<int*>(scratch);
-  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, kTile, partition, stream));
-  const int tiles = int((int64_t(n_objects) + n_items + kTile - 1) / kTile);
+  int tiles = 0;
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
+                          stream));
+  if (tiles == 0) return TB_OK;
+  const int* partition = static_cast<const int*>(scratch);
   expand_kernel<NT, VT><<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, values,
                                                  out);
   TB_CUDA_TRY(cudaGetLastError());
@@ -150,12 +149,11 @@ template <int NT, int VT>
 tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, const int* scan,
                    int n_objects, int n_items, const T* in, int64_t n_in, T* out, int64_t n_out,
                    void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  constexpr int kTile = NT * VT;
-  *scratch_bytes = tb_lbs_partition_bytes(n_objects, n_items, kTile);
-  if (!scratch || n_items == 0) return TB_OK;
-  int* partition = static_cast<int*>(scratch);
-  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, kTile, partition, stream));
-  const int tiles = int((int64_t(n_objects) + n_items + kTile - 1) / kTile);
+  int tiles = 0;
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
+                          stream));
+  if (tiles == 0) return TB_OK;
+  const int* partition = static_cast<const int*>(scratch);
   const auto args = [&](auto kernel) {
     kernel<<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, gather, scatter, in,
                                      n_in, out, n_out);

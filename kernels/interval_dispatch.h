@@ -19,10 +19,12 @@ tb_status tb_lbs_run(tb_launch_box box, const int32_t *d_scan, int num_objects, 
 int tb_lbs_box_fits(tb_launch_box box);
 /* The Merge Path partition every tiled kernel of the family starts from:
  * partition[p] = scan entries among the first p * tile merged elements, for
- * p = 0 .. tiles (tb_lbs_partition_bytes of scratch). */
-size_t tb_lbs_partition_bytes(int num_objects, int n_items, int tile);
+ * p = 0 .. tiles, written to the start of scratch. Sets *scratch_bytes to
+ * what that needs and *tiles to the grid to launch; with scratch NULL, or
+ * no items, it only sizes, and *tiles is 0. */
 tb_status tb_lbs_partition(const int32_t *d_scan, int num_objects, int n_items, int tile,
-                           int32_t *d_partition, cudaStream_t stream);
+                           void *scratch, size_t *scratch_bytes, int *tiles,
+                           cudaStream_t stream);
 /* Writes to *d_first_bad the smallest index whose entry breaks the scan's
  * rules (UINT32_MAX when none); the caller reads it back. */
 tb_status tb_interval_validate_run(const int32_t *d_scan, int num_objects, int n_items,

@@ -90,13 +90,12 @@ constexpr bool lbs_fits() {
 template <int NT, int VT>
 tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* rank, void* scratch,
                   size_t* scratch_bytes, cudaStream_t stream) {
-  constexpr int kTile = NT * VT;
-  *scratch_bytes = tb_lbs_partition_bytes(n_objects, n_items, kTile);
-  if (!scratch || n_items == 0) return TB_OK;
-  int* partition = static_cast<int*>(scratch);
-  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, kTile, partition, stream));
-  lbs_kernel<NT, VT><<<tiles_of(n_objects, n_items, kTile), NT, 0, stream>>>(
-      scan, n_objects, n_items, partition, obj, rank);
+  int tiles = 0;
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
+                          stream));
+  if (tiles == 0) return TB_OK;
+  lbs_kernel<NT, VT><<<tiles, NT, 0, stream>>>(scan, n_objects, n_items,
+                                               static_cast<const int*>(scratch), obj, rank);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
@@ -104,18 +103,19 @@ tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* ra
 }  // namespace
 }  // namespace tb
 
-extern "C" size_t tb_lbs_partition_bytes(int num_objects, int n_items, int tile) {
-  return tb::round_up(sizeof(int) * (size_t(tb::tiles_of(num_objects, n_items, tile)) + 1));
-}
-
 extern "C" tb_status tb_lbs_partition(const int32_t* d_scan, int num_objects, int n_items,
-                                      int tile, int32_t* d_partition, cudaStream_t stream) {
+                                      int tile, void* scratch, size_t* scratch_bytes, int* tiles,
+                                      cudaStream_t stream) {
   using namespace tb;
   const int bounds = tiles_of(num_objects, n_items, tile) + 1;
+  *scratch_bytes = round_up(sizeof(int) * size_t(bounds));
+  *tiles = 0;
+  if (!scratch || n_items == 0) return TB_OK;
   const int grid = int(ceil_div(bounds, kPartitionThreads));
   partition_kernel<<<grid, kPartitionThreads, 0, stream>>>(d_scan, num_objects, n_items, tile,
-                                                          bounds, d_partition);
+                                                          bounds, static_cast<int*>(scratch));
   TB_CUDA_TRY(cudaGetLastError());
+  *tiles = bounds - 1;
   return TB_OK;
 }
 

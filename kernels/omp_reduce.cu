@@ -75,25 +75,42 @@ struct ReduceData {
 };
 static_assert(sizeof(ReduceData) % 8 == 0, "the runtime copies ReduceData in words");
 
-__device__ uint64_t identity(uint8_t code) {
+// A (type, op) pair as a type: what visit_pair hands its callback.
+template <typename T_, tb_op OP_>
+struct Pair {
+  using T = T_;
+  static constexpr tb_op op = OP_;
+};
+
+// Calls f(Pair<T, OP>{}) for the pair that code names: the one switch from
+// a run-time code to the type-specific code.
+template <class F>
+__device__ __forceinline__ void visit_pair(uint8_t code, F&& f) {
   switch (code) {
 #define TB_CASE(TT, T, OP) \
-  case code_of(TT, OP): return to_bits<T>(Op<OP>::template identity<T>());
+  case code_of(TT, OP): f(Pair<T, OP>{}); return;
     TB_OMP_PAIRS(TB_CASE)
 #undef TB_CASE
   }
-  return 0;
+}
+
+__device__ uint64_t identity(uint8_t code) {
+  uint64_t bits = 0;
+  visit_pair(code, [&](auto p) {
+    using P = decltype(p);
+    bits = to_bits<typename P::T>(Op<P::op>::template identity<typename P::T>());
+  });
+  return bits;
 }
 
 __device__ uint64_t fold(uint8_t code, uint64_t a, uint64_t b) {
-  switch (code) {
-#define TB_CASE(TT, T, OP) \
-  case code_of(TT, OP):    \
-    return to_bits<T>(Op<OP>::template apply<T>(from_bits<T>(a), from_bits<T>(b)));
-    TB_OMP_PAIRS(TB_CASE)
-#undef TB_CASE
-  }
-  return a;
+  uint64_t bits = a;
+  visit_pair(code, [&](auto p) {
+    using P = decltype(p);
+    using T = typename P::T;
+    bits = to_bits<T>(Op<P::op>::template apply<T>(from_bits<T>(a), from_bits<T>(b)));
+  });
+  return bits;
 }
 
 __device__ __forceinline__ uint64_t load_bits(const void* base, int64_t i, bool wide) {
@@ -217,15 +234,11 @@ __device__ __forceinline__ void fold_inputs(ReduceData& d, const tb_omp_clause& 
 #pragma unroll
   for (int v = 0; v < TB_OMP_MAX_VARS; ++v) {
     if (v >= clause.num_vars) break;
-    switch (clause.code[v]) {
-#define TB_CASE(TT, T, OP)                                                             \
-  case code_of(TT, OP):                                                                \
-    d.value[v] = to_bits<T>(                                                           \
-        fold_range<T, OP, VT>(static_cast<const T*>(clause.in[v]), n, from_bits<T>(d.value[v]))); \
-    break;
-      TB_OMP_PAIRS(TB_CASE)
-#undef TB_CASE
-    }
+    visit_pair(clause.code[v], [&](auto p) {
+      using T = typename decltype(p)::T;
+      d.value[v] = to_bits<T>(fold_range<T, decltype(p)::op, VT>(
+          static_cast<const T*>(clause.in[v]), n, from_bits<T>(d.value[v])));
+    });
   }
 }
 
@@ -333,14 +346,10 @@ __global__ void region_atomics_kernel(tb_omp_clause clause, int64_t n) {
 #pragma unroll
   for (int v = 0; v < TB_OMP_MAX_VARS; ++v) {
     if (v >= clause.num_vars) break;
-    switch (clause.code[v]) {
-#define TB_CASE(TT, T, OP)                                                              \
-  case code_of(TT, OP):                                                                 \
-    atomic_fold<T, OP>(static_cast<T*>(clause.result[v]), from_bits<T>(d.value[v])); \
-    break;
-      TB_OMP_PAIRS(TB_CASE)
-#undef TB_CASE
-    }
+    visit_pair(clause.code[v], [&](auto p) {
+      using T = typename decltype(p)::T;
+      atomic_fold<T, decltype(p)::op>(static_cast<T*>(clause.result[v]), from_bits<T>(d.value[v]));
+    });
   }
 }
 

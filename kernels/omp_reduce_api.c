@@ -42,14 +42,20 @@ tb_status tb_omp_generated_callbacks(tb_omp_callbacks *out) {
   return TB_OK;
 }
 
+/* The callbacks to call (NULL: the generated ones), and whether they are the
+ * generated ones, which the kernels may then call directly. */
 static tb_status resolve_callbacks(const char *fn, const tb_omp_callbacks *given,
-                                   tb_omp_callbacks *out) {
-  if (!given) return tb_omp_generated_callbacks(out);
+                                   tb_omp_callbacks *out, bool *generated) {
+  tb_omp_callbacks gen;
+  TB_TRY(tb_omp_generated_callbacks(&gen));
+  if (!given) given = &gen;
   if (!given->shuffle_reduce)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: the shuffle_reduce callback is NULL", fn);
   if (!given->inter_warp_copy)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: the inter_warp_copy callback is NULL", fn);
   *out = *given;
+  *generated = given->shuffle_reduce == gen.shuffle_reduce &&
+               given->inter_warp_copy == gen.inter_warp_copy;
   return TB_OK;
 }
 
@@ -157,7 +163,8 @@ tb_status tb_omp_reduce(const tb_omp_var *vars, int num_vars, int64_t n, tb_omp_
   if (method != TB_OMP_TREE && method != TB_OMP_ATOMICS)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown method %d", fn, (int)method);
   tb_omp_callbacks cb = {0};
-  if (method == TB_OMP_TREE) TB_TRY(resolve_callbacks(fn, callbacks, &cb));
+  bool generated = false;
+  if (method == TB_OMP_TREE) TB_TRY(resolve_callbacks(fn, callbacks, &cb, &generated));
   tb_launch_box b = {0, 0};
   TB_TRY(resolve_box(box, &b));
   if (num_blocks < 0 || num_blocks > INT32_MAX)
@@ -171,10 +178,6 @@ tb_status tb_omp_reduce(const tb_omp_var *vars, int num_vars, int64_t n, tb_omp_
   tb_buffer *partials = scratch ? scratch : &owned;
   if (method == TB_OMP_TREE)
     TB_TRY(tb_buffer_reserve(partials, (size_t)blocks * tb_omp_partial_bytes()));
-  tb_omp_callbacks gen = {0};
-  if (method == TB_OMP_TREE) TB_TRY(tb_omp_generated_callbacks(&gen));
-  const bool generated = cb.shuffle_reduce == gen.shuffle_reduce &&
-                         cb.inter_warp_copy == gen.inter_warp_copy;
   tb_status st = tb_omp_launch(&clause, n, method, b.nt, b.vt, blocks, &cb, generated,
                                partials->ptr, stream);
   if (!scratch) {
@@ -207,7 +210,8 @@ tb_status tb_omp_warp_reduce(const tb_omp_var *vars, int num_vars, const uint32_
   if (version < 0 || version > 2)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown warp algorithm version %d", fn, version);
   tb_omp_callbacks cb;
-  TB_TRY(resolve_callbacks(fn, callbacks, &cb));
+  bool generated; /* the warp kernel always calls through the pointers */
+  TB_TRY(resolve_callbacks(fn, callbacks, &cb, &generated));
   if (num_warps == 0) return TB_OK;
   if (!h_masks) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: h_masks is NULL", fn);
   for (int w = 0; w < num_warps; ++w)
