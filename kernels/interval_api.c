@@ -292,7 +292,8 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
   TB_TRY(tb_buffer_reserve(buf, sizeof(uint32_t)));
   uint32_t first = 0;
   int32_t pair[2] = {0, 0}; /* scan[i - 1], scan[i] */
-  tb_status st = tb_interval_validate_run(d_scan, (int)num_objects, (int)n_items, buf->ptr, stream);
+  tb_status st = tb_offsets_validate_run(d_scan, (int)num_objects, (int)n_items, false, buf->ptr,
+                                         stream);
   if (st == TB_OK)
     TB_CUDA_GOTO(st, done, cudaMemcpyAsync(&first, buf->ptr, sizeof first, cudaMemcpyDeviceToHost,
                                            stream));

@@ -26,9 +26,11 @@ tb_status tb_lbs_partition(const int32_t *d_scan, int num_objects, int n_items, 
                            void *scratch, size_t *scratch_bytes, int *tiles,
                            cudaStream_t stream);
 /* Writes to *d_first_bad the smallest index whose entry breaks the scan's
- * rules (UINT32_MAX when none); the caller reads it back. */
-tb_status tb_interval_validate_run(const int32_t *d_scan, int num_objects, int n_items,
-                                   uint32_t *d_first_bad, cudaStream_t stream);
+ * rules (UINT32_MAX when none); the caller reads it back. strict: entries
+ * ascending and the last one below n_items (CSR offsets of non-empty
+ * segments). Also what tb_segreduce_validate runs. */
+tb_status tb_offsets_validate_run(const int32_t *d_scan, int num_objects, int n_items,
+                                  bool strict, uint32_t *d_first_bad, cudaStream_t stream);
 
 /* interval.cu, per type. op picks move, gather or scatter for the second. */
 #define TB_INTERVAL_DECLARE(name)                                                              \

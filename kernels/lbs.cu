@@ -60,15 +60,16 @@ lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   }
 }
 
-// The first index that breaks the rules: scan[0] == 0, non-decreasing,
-// scan[n - 1] <= n_items.
-__global__ void validate_kernel(const int* __restrict__ scan, int n, int n_items,
+// The first index that breaks the rules: scan[0] == 0, non-decreasing
+// (ascending when strict), scan[n - 1] <= n_items (< n_items when strict:
+// the last run is not empty either).
+__global__ void validate_kernel(const int* __restrict__ scan, int n, int n_items, bool strict,
                                 unsigned* first_bad) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const int v = scan[i];
-    bool bad = i == 0 ? v != 0 : scan[i - 1] > v;
-    bad |= i == n - 1 && v > n_items;
+    bool bad = i == 0 ? v != 0 : (strict ? scan[i - 1] >= v : scan[i - 1] > v);
+    bad |= i == n - 1 && (strict ? v >= n_items : v > n_items);
     if (bad) atomicMin(first_bad, unsigned(i));
   }
 }
@@ -143,13 +144,15 @@ extern "C" int tb_lbs_box_fits(tb_launch_box box) {
   return 0;
 }
 
-extern "C" tb_status tb_interval_validate_run(const int32_t* d_scan, int num_objects, int n_items,
-                                              uint32_t* d_first_bad, cudaStream_t stream) {
+extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_objects, int n_items,
+                                             bool strict, uint32_t* d_first_bad,
+                                             cudaStream_t stream) {
   using namespace tb;
   TB_CUDA_TRY(cudaMemsetAsync(d_first_bad, 0xff, sizeof(uint32_t), stream));
   if (num_objects == 0) return TB_OK;
   const int grid = int(std::min<int64_t>(ceil_div(num_objects, 256), 4096));
-  validate_kernel<<<grid, 256, 0, stream>>>(d_scan, num_objects, n_items, d_first_bad);
+  validate_kernel<<<grid, 256, 0, stream>>>(d_scan, num_objects, n_items, strict,
+                                            d_first_bad);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

@@ -110,31 +110,6 @@ __device__ __forceinline__ T scan_tile(T (&x)[VT], bool inclusive,
   return Op<OP>::apply(tile_prefix, tile_total);  // inclusive prefix of the tile
 }
 
-// Warp 0 finds the exclusive prefix of `tile` (> 0) from its predecessors'
-// published aggregates and prefixes, 32 tiles per step, nearest first.
-template <tb_op OP>
-__device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
-  const int lane = threadIdx.x % 32;
-  T prefix = identity<OP>();
-  for (int64_t nearest = tile - 1;; nearest -= 32) {
-    const int64_t pred = nearest - (31 - lane);  // lane 31 reads the nearest
-    T value = identity<OP>();
-    TileStatus st = kPrefix;  // nothing before tile 0
-    if (pred >= 0) st = status.read(pred, &value);
-    // Back off between polls: thousands of warps spinning on L2 otherwise
-    // take bandwidth from the tiles' own loads and stores.
-    for (unsigned delay = 32; __any_sync(kFullMask, st == kInvalid); delay = min(2 * delay, 512u)) {
-      __nanosleep(delay);
-      if (st == kInvalid) st = status.read(pred, &value);
-    }
-    const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
-    const int first = prefixes ? 31 - __clz(prefixes) : 0;  // nearest prefix
-    const T window = warp_reduce<OP>(lane >= first ? value : identity<OP>());
-    prefix = Op<OP>::apply(window, prefix);
-    if (prefixes) return prefix;
-  }
-}
-
 // Single-pass scan, one tile per CTA. The tile is the CTA's index: the
 // hardware dispatches CTAs in index order (CUB relies on the same), so every
 // predecessor a tile waits for is running or done, and the tile's loads need

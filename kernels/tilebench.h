@@ -11,6 +11,7 @@
 #ifndef TILEBENCH_H
 #define TILEBENCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
@@ -180,6 +181,116 @@ tb_status tb_interval_scatter(tb_type type, const int32_t *d_scatter, const int3
 tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64_t n_items,
                                tb_buffer *scratch, cudaStream_t stream);
 
+/* ---- segmented reduction: CSR, reduce-by-key, SpMV ------------------------ */
+
+/* Segment geometry (CSR), as the reference has it: d_csr holds num_segments
+ * (>= 1) int32 start offsets into count items: d_csr[0] == 0, ascending
+ * (non-decreasing with support_empty), every entry <= count. Segment s covers
+ * [d_csr[s], d_csr[s + 1]) and the last one [d_csr[S - 1], count); rows of a
+ * sparse matrix are segments over its nonzeros.
+ *
+ * Segments are reduced with op (a reduce-family operator, commutative and
+ * associative); d_out gets num_segments results, an empty segment the
+ * identity of op. The kernels tile the items evenly (NT x VT per CTA), so a
+ * segment of any length costs the same per item; a segment crossing tiles is
+ * finished by a decoupled look-back carry between tiles.
+ *
+ * support_empty: false requires every segment non-empty (the fast path);
+ * true runs a prepass that strips empty segments (CSR -> CSR2), reduces the
+ * rest and fills the empty ones with the identity.
+ *
+ * Indirect forms (d_sources != NULL): segment s keeps its length
+ * d_csr[s + 1] - d_csr[s] but reads its items from d_sources[s] on.
+ *
+ * Host-visible problems are errors: sizes (count, num_segments, nz within
+ * int32), NULL pointers, a bad (type, op) pair, and d_csr[0] != 0 when d_csr
+ * is host-accessible memory. Device-resident descriptors are not checked
+ * (tb_segreduce_validate does that on request): with descending offsets,
+ * offsets past count, empty segments without support_empty, sources or
+ * column indices out of range the results are unspecified, but nothing is
+ * read outside the arrays given nor written outside the outputs. */
+tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
+                           const int32_t *d_csr, int64_t num_segments, const int32_t *d_sources,
+                           bool support_empty, void *d_out, const tb_launch_box *box,
+                           tb_buffer *scratch, cudaStream_t stream);
+
+/* Reduce-by-key: each maximal run of equal adjacent keys (int32) in
+ * d_keys[0, count) is a segment. d_values_out gets the reduction of each run
+ * (as many as there are runs: count is always enough), d_keys_out (may be
+ * NULL) the key of each run; the number of runs goes to *h_num_segments
+ * (host; synchronises the stream) and/or *d_num_segments (device), either
+ * may be NULL. count == 0 gives 0 runs. */
+tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const void *d_values,
+                           int64_t count, int32_t *d_keys_out, void *d_values_out,
+                           int64_t *h_num_segments, int32_t *d_num_segments,
+                           const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream);
+
+/* Sparse matrix * dense vector over a CSR matrix with num_rows rows (d_csr,
+ * the geometry above with count = nz) and column indices d_cols (nz entries,
+ * each in [0, x_len)). Row r's k-th entry is m = d_csr[r] + k, or
+ * d_sources[r] + k for the indirect form. y (num_rows elements) gets
+ *   unary:  y[r] = add_op over the row of x[d_cols[m]];
+ *   binary: y[r] = add_op over the row of mul_op(d_matrix[m], x[d_cols[m]]),
+ * mul_op TB_OP_MULTIPLIES (the one the kernels implement), and the identity
+ * of add_op for an empty row. Entries whose index or column is out of range
+ * (malformed input) count as the identity. */
+tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, int64_t nz,
+                            const int32_t *d_csr, int64_t num_rows, const int32_t *d_sources,
+                            const void *d_x, int64_t x_len, bool support_empty, void *d_y,
+                            const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream);
+tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const void *d_matrix,
+                             const int32_t *d_cols, int64_t nz, const int32_t *d_csr,
+                             int64_t num_rows, const int32_t *d_sources, const void *d_x,
+                             int64_t x_len, bool support_empty, void *d_y,
+                             const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream);
+
+/* Preprocess + apply: when the geometry stays and the data changes (an
+ * iterative solver's matrix, the same keys with new values), the segment
+ * discovery (tile partition, per-thread end flags and segment offsets, the
+ * CSR2 transform) runs once into a plan, and each apply only streams values.
+ * A plan is made for one element type and box and is not serialisable; it
+ * owns its device memory until tb_seg_plan_free. The plan keeps the pointers
+ * it was made from only where the call says so. */
+typedef struct tb_seg_plan tb_seg_plan;
+
+tb_status tb_segreduce_csr_preprocess(tb_type type, int64_t count, const int32_t *d_csr,
+                                      int64_t num_segments, bool support_empty,
+                                      const tb_launch_box *box, tb_seg_plan **plan,
+                                      cudaStream_t stream);
+/* d_in: count items of the plan's type; d_out: num_segments results. */
+tb_status tb_segreduce_apply(const tb_seg_plan *plan, tb_op op, const void *d_in, void *d_out,
+                             tb_buffer *scratch, cudaStream_t stream);
+
+/* Finds the runs of d_keys once. d_keys_out, h_num_segments and
+ * d_num_segments as tb_reduce_by_key (each may be NULL). */
+tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64_t count,
+                                      int32_t *d_keys_out, int64_t *h_num_segments,
+                                      int32_t *d_num_segments, const tb_launch_box *box,
+                                      tb_seg_plan **plan, cudaStream_t stream);
+tb_status tb_reduce_by_key_apply(const tb_seg_plan *plan, tb_op op, const void *d_values,
+                                 void *d_values_out, tb_buffer *scratch, cudaStream_t stream);
+
+/* The direct CSR matrix geometry (nz nonzeros, num_rows rows). apply with
+ * d_matrix NULL is unary, otherwise binary with multiplies. */
+tb_status tb_spmv_preprocess(tb_type type, int64_t nz, const int32_t *d_csr, int64_t num_rows,
+                             bool support_empty, const tb_launch_box *box, tb_seg_plan **plan,
+                             cudaStream_t stream);
+tb_status tb_spmv_apply(const tb_seg_plan *plan, tb_op add_op, const void *d_matrix,
+                        const int32_t *d_cols, const void *d_x, int64_t x_len, void *d_y,
+                        tb_buffer *scratch, cudaStream_t stream);
+
+/* NULL is fine. */
+void tb_seg_plan_free(tb_seg_plan *plan);
+
+/* Checks on the device what the calls above leave unchecked:
+ * d_csr[0] == 0, ascending (non-decreasing with support_empty), entries
+ * <= count; with d_cols (SpMV), every column in [0, x_len). Returns
+ * TB_ERR_INVALID_ARGUMENT with a message naming the first bad index.
+ * Synchronises the stream. */
+tb_status tb_segreduce_validate(const int32_t *d_csr, int64_t num_segments, int64_t count,
+                                bool support_empty, const int32_t *d_cols, int64_t x_len,
+                                tb_buffer *scratch, cudaStream_t stream);
+
 /* ---- launch boxes -------------------------------------------------------- */
 
 /* The boxes of the family's grid that `type` supports, written to out (up to
@@ -192,6 +303,9 @@ int tb_omp_grid(tb_launch_box *out, int cap);
  * grid per type (kernels/interval_grid.def). */
 int tb_lbs_grid(tb_launch_box *out, int cap);
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap);
+/* Segmented reduction, reduce-by-key and SpMV share one grid
+ * (kernels/segreduce_grid.def). */
+int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap);
 
 /* The tuned default box for type on the current device. */
 tb_launch_box tb_reduce_default_box(tb_type type);
@@ -203,6 +317,7 @@ tb_launch_box tb_omp_default_box(void);
 tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
+tb_launch_box tb_segreduce_default_box(tb_type type);
 
 #ifdef __cplusplus
 }

@@ -56,4 +56,35 @@ struct TileTranspose {
   }
 };
 
+// Striped registers to thread order through a buffer of 1/R of the tile, in
+// R rounds (R = 2 keeps an 8-byte tile in the shared memory a 4-byte one
+// takes). With VT odd the thread-order reads are free of bank conflicts.
+template <typename T, int NT, int VT, int R>
+struct TileTransposeRounds {
+  static constexpr int kItems = NT * VT;
+  static constexpr int kSlots = (kItems + R - 1) / R;
+  struct Storage { T items[kSlots]; };
+
+  __device__ __forceinline__ static void blocked_from_striped(const T (&v)[VT], T (&x)[VT],
+                                                              Storage& s) {
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int lo = r * kSlots;
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int k = i * NT + tid - lo;
+        if (R == 1 || (k >= 0 && k < kSlots)) s.items[k] = v[i];
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int k = tid * VT + i - lo;
+        if (R == 1 || (k >= 0 && k < kSlots)) x[i] = s.items[k];
+      }
+      __syncthreads();
+    }
+  }
+};
+
 }  // namespace tb

@@ -11,6 +11,8 @@
 
 #include <cuda/atomic>
 
+#include "kernels/device/cta_reduce.cuh"
+
 namespace tb {
 
 enum TileStatus : unsigned { kInvalid = 0, kAggregate = 1, kPrefix = 2 };
@@ -71,5 +73,31 @@ struct TileStatusArray<T, false> {
     return st;
   }
 };
+
+// Warp 0 finds the exclusive prefix of `tile` (> 0) from its predecessors'
+// published aggregates and prefixes, 32 tiles per step, nearest first.
+template <tb_op OP, typename T>
+__device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
+  const int lane = threadIdx.x % 32;
+  const T identity = Op<OP>::template identity<T>();
+  T prefix = identity;
+  for (int64_t nearest = tile - 1;; nearest -= 32) {
+    const int64_t pred = nearest - (31 - lane);  // lane 31 reads the nearest
+    T value = identity;
+    TileStatus st = kPrefix;  // nothing before tile 0
+    if (pred >= 0) st = status.read(pred, &value);
+    // Back off between polls: thousands of warps spinning on L2 otherwise
+    // take bandwidth from the tiles' own loads and stores.
+    for (unsigned delay = 32; __any_sync(kFullMask, st == kInvalid); delay = min(2 * delay, 512u)) {
+      __nanosleep(delay);
+      if (st == kInvalid) st = status.read(pred, &value);
+    }
+    const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
+    const int first = prefixes ? 31 - __clz(prefixes) : 0;  // nearest prefix
+    const T window = warp_reduce<OP>(lane >= first ? value : identity);
+    prefix = Op<OP>::apply(window, prefix);
+    if (prefixes) return prefix;
+  }
+}
 
 }  // namespace tb

@@ -1,0 +1,367 @@
+// Segmented reduction of one tile: the core that segmented reduction over
+// CSR, reduce-by-key and CSR SpMV share (their front-ends only differ in
+// where each item's value and segment come from).
+//
+// A tile is NT*VT consecutive items, VT per thread in thread order. Each
+// thread folds its items left to right and, at every segment end, keeps the
+// partial and restarts from the identity; what is left after its last end is
+// its carry-out. A segmented scan of the carry-outs gives each thread its
+// carry-in (the carry-outs from the nearest thread before it that holds an
+// end), which completes the first segment the thread ends. The tile's own
+// carry-out crosses tiles by decoupled look-back.
+//
+// Segment indices inside a tile are local rows: rows[i] is item i's row,
+// rows[VT] the row after the thread's last item, and item i ends its row when
+// rows[i] != rows[i + 1].
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/device/cta_reduce.cuh"
+#include "kernels/device/cta_scan.cuh"
+#include "kernels/device/tile_status.cuh"
+
+namespace tb {
+
+// ---- the tile's segments ------------------------------------------------
+
+// limits[p], from the partition, is the segment holding tile p's first item,
+// with kContinued set when that segment started in an earlier tile.
+constexpr int kContinued = int(0x80000000u);
+constexpr int kSegmentMask = 0x7fffffff;
+
+struct SegRange {
+  int begin;  // the segment (global index) of the tile's first item: local row 0
+  int total;  // segments ending in the tile: local rows 0 .. total - 1
+  int slice;  // CSR entries the tile reads, from begin
+  bool fresh; // row 0 starts at the tile's first item: no carry from earlier tiles
+  bool flush; // the tile's last item ends a segment
+};
+
+// Clamped so that a malformed descriptor can neither index outside the tile's
+// storage nor outside the CSR array.
+template <int kTile>
+__device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_segments) {
+  SegRange r;
+  r.begin = min(limit0 & kSegmentMask, max(num_segments - 1, 0));
+  r.fresh = !(limit0 & kContinued);
+  r.flush = !(limit1 & kContinued);
+  r.total = min(max((limit1 & kSegmentMask) - r.begin, 0), kTile);
+  r.slice = min(r.total + !r.flush, min(kTile + 1, num_segments - r.begin));
+  return r;
+}
+
+// The local rows of this thread's VT items, which start at global item
+// `first`, from the tile's CSR slice in shared memory (entries of segments
+// begin ..). `end` is where the slice's last segment ends: the tile's end
+// when it flushes, beyond every item otherwise. starts[i] is the global offset
+// at which rows[i] starts. Returns the end flags (bit i: item i ends its row).
+template <int VT>
+__device__ __forceinline__ unsigned expand_csr_rows(int first, const int* csr, int slice, int end,
+                                                    int (&rows)[VT + 1], int (&starts)[VT]) {
+  int lo = 0, hi = slice;  // upper bound of first
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (csr[mid] <= first) lo = mid + 1;
+    else hi = mid;
+  }
+  int row = max(lo - 1, 0);
+  int start = slice > 0 ? csr[row] : first;
+  int next = row + 1 < slice ? csr[row + 1] : end;
+  unsigned flags = 0;
+  rows[0] = row;
+  starts[0] = start;
+#pragma unroll
+  for (int i = 1; i <= VT; ++i) {
+    if (first + i == next) {
+      flags |= 1u << (i - 1);
+      ++row;
+      start = next;
+      next = row + 1 < slice ? csr[row + 1] : end;
+    }
+    rows[i] = row;
+    if (i < VT) starts[i] = start;
+  }
+  return flags;
+}
+
+// Local rows from end flags and the thread's first row (the preprocessed
+// form: one code word per thread instead of the CSR slice).
+template <int VT>
+__device__ __forceinline__ void expand_flags_to_rows(int row, unsigned flags, int (&rows)[VT + 1]) {
+  rows[0] = row;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    row += (flags >> i) & 1;
+    rows[i + 1] = row;
+  }
+}
+
+// Thread codes of the preprocessed form: end flags in the low bits, the
+// thread's first local row above them.
+constexpr int kCodeFlagBits = 15;
+__device__ __forceinline__ int pack_code(unsigned flags, int row) {
+  return int(flags | (unsigned(row) << kCodeFlagBits));
+}
+__device__ __forceinline__ unsigned code_flags(int code) {
+  return unsigned(code) & ((1u << kCodeFlagBits) - 1);
+}
+__device__ __forceinline__ int code_row(int code) { return int(unsigned(code) >> kCodeFlagBits); }
+
+// ---- segmented scan of the carry-outs -----------------------------------
+
+// tidDelta: how far back from this lane the nearest lane holding a segment
+// end is (0 for a lane that holds one); lane + 1 when no lane at or before
+// this one does, so the run reaches into earlier warps.
+__device__ __forceinline__ int seg_scan_delta(unsigned ends, int lane) {
+  const unsigned at_or_before = ends & (0xffffffffu >> (31 - lane));
+  return at_or_before ? lane - (31 - __clz(at_or_before)) : lane + 1;
+}
+
+// Inclusive segmented scan within the warp: x folded with the lanes back to
+// the nearest lane at or before this one holding an end (lane 0 if none).
+template <tb_op OP, typename T>
+__device__ __forceinline__ T warp_seg_scan(T x, int delta, int lane) {
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const T y = __shfl_up_sync(kFullMask, x, offset);
+    if (delta >= offset && lane >= offset) x = Op<OP>::apply(y, x);
+  }
+  return x;
+}
+
+template <tb_op OP, typename T, int NT>
+struct CtaSegScan {
+  static_assert(NT % 32 == 0 && NT >= 64, "NT: whole warps, at least two");
+  static constexpr int kWarps = NT / 32;
+  struct Storage {
+    T warp_carry[kWarps];  // inclusive scan at the thread before each warp
+    T warp_tail[kWarps];
+    bool warp_has_end[kWarps];
+    T tile_carry;
+  };
+
+  // Returns the thread's carry-in: its predecessors' carry-outs folded back
+  // to the nearest thread holding an end (the identity for thread 0).
+  // *tile_carry_out gets the same taken through the last thread. Its
+  // barriers also order every thread's earlier shared reads before what the
+  // caller writes next (the front-ends rely on that: NT >= 64).
+  __device__ __forceinline__ static T carry_in(bool has_end, T carry_out, T* tile_carry_out,
+                                               Storage& s) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const T identity = Op<OP>::template identity<T>();
+    const unsigned ends = __ballot_sync(kFullMask, has_end);
+    const int delta = seg_scan_delta(ends, lane);
+    T x = warp_seg_scan<OP>(carry_out, delta, lane);
+    T before = identity;  // the inclusive scan at the thread before this warp
+    if (kWarps > 1) {
+      if (lane == 31) {
+        s.warp_tail[warp] = x;
+        s.warp_has_end[warp] = ends != 0;
+      }
+      __syncthreads();
+      if (warp == 0) {
+        // The same scan over the warps' tails.
+        const unsigned wends = __ballot_sync(kFullMask, lane < kWarps && s.warp_has_end[lane]);
+        const T tail = lane < kWarps ? s.warp_tail[lane] : identity;
+        const T w = warp_seg_scan<OP>(tail, seg_scan_delta(wends, lane), lane);
+        const T wexcl = __shfl_up_sync(kFullMask, w, 1);
+        if (lane < kWarps) s.warp_carry[lane] = lane ? wexcl : identity;
+        if (lane == kWarps - 1) s.tile_carry = w;
+      }
+      __syncthreads();
+      before = s.warp_carry[warp];
+      if (delta > lane) x = Op<OP>::apply(before, x);
+      *tile_carry_out = s.tile_carry;
+    } else {
+      *tile_carry_out = __shfl_sync(kFullMask, x, 31);
+    }
+    const T up = __shfl_up_sync(kFullMask, x, 1);
+    return lane ? up : before;
+  }
+};
+
+// ---- carries between tiles ----------------------------------------------
+
+// Warp 0 publishes the tile's carry-out and returns its carry-in (the
+// carry-outs of the tiles before it, back to the nearest one holding a
+// segment end). A tile holding an end publishes its carry-out as a finished
+// prefix at once, so a look-back stops at the first such tile; a tile
+// without one publishes its total as an aggregate, looks back, and then
+// publishes the prefix. `fresh`: the tile's first segment starts at its
+// first item, so nothing before it is needed.
+template <tb_op OP, typename T>
+__device__ __forceinline__ T tile_carry_in(const TileStatusArray<T>& status, int64_t tile,
+                                           bool has_end, bool fresh, T carry_out) {
+  const T identity = Op<OP>::template identity<T>();
+  const bool leader = threadIdx.x == 0;
+  if (tile == 0 || has_end) {
+    if (leader) status.publish(tile, kPrefix, carry_out);
+    return tile == 0 || fresh ? identity : look_back<OP>(status, tile);
+  }
+  if (leader) status.publish(tile, kAggregate, carry_out);
+  const T prefix = look_back<OP>(status, tile);
+  if (leader) status.publish(tile, kPrefix, Op<OP>::apply(prefix, carry_out));
+  return prefix;
+}
+
+// ---- the whole tile -----------------------------------------------------
+
+// kHalf ("half capacity", for 8-byte types): shared memory holds only half a
+// tile of partials; a tile ending more segments than that (average length
+// under 2) stores its partials straight from registers instead.
+template <tb_op OP, typename T, int NT, int VT>
+struct CtaSegReduce {
+  static constexpr int kTile = NT * VT;
+  static constexpr bool kHalf = sizeof(T) > 4;
+  static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
+  using Scan = CtaSegScan<OP, T, NT>;
+  struct Partials { T values[kCapacity]; };  // the caller unions these
+  struct Storage {
+    typename Scan::Storage scan;
+    T tile_carry_in;
+  };
+
+  // Reduces the tile's items x (thread order) over their rows and stores the
+  // results of rows 0 .. total - 1 to out[begin + row] (rows past
+  // num_segments are dropped). The tile's carry crosses tiles through
+  // status; row 0 of a tile that does not start fresh receives it.
+  __device__ __forceinline__ static void reduce_to_global(
+      const T (&x)[VT], const int (&rows)[VT + 1], const SegRange& r, int num_segments,
+      const TileStatusArray<T>& status, int64_t tile, T* __restrict__ out, Partials& partials,
+      Storage& s) {
+    const T identity = Op<OP>::template identity<T>();
+    // Fold within the thread, restarting after every end.
+    T acc = identity, scan[VT];
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      acc = Op<OP>::apply(acc, x[i]);
+      scan[i] = acc;
+      if (rows[i] != rows[i + 1]) acc = identity;
+    }
+    T tile_carry_out;
+    T carry = Scan::carry_in(rows[0] != rows[VT], acc, &tile_carry_out, s.scan);
+    if (threadIdx.x < 32) {
+      const T c = tile_carry_in<OP>(status, tile, r.total > 0, r.fresh, tile_carry_out);
+      if (threadIdx.x == 0) s.tile_carry_in = c;
+    }
+    const bool direct = kHalf && r.total > kCapacity;
+    if (!direct) {
+      // Partials in shared memory, then stored coalesced.
+#pragma unroll
+      for (int i = 0; i < VT; ++i)
+        if (rows[i] != rows[i + 1]) {
+          if (rows[i] < r.total) partials.values[rows[i]] = Op<OP>::apply(carry, scan[i]);
+          carry = identity;
+        }
+      __syncthreads();
+      const int end = min(r.total, num_segments - r.begin);
+      for (int k = threadIdx.x; k < end; k += NT) {
+        T v = partials.values[k];
+        if (k == 0) v = Op<OP>::apply(s.tile_carry_in, v);
+        out[r.begin + k] = v;
+      }
+    } else {
+      __syncthreads();  // tile_carry_in
+#pragma unroll
+      for (int i = 0; i < VT; ++i)
+        if (rows[i] != rows[i + 1]) {
+          T v = Op<OP>::apply(carry, scan[i]);
+          if (rows[i] == 0) v = Op<OP>::apply(s.tile_carry_in, v);
+          if (rows[i] < r.total && r.begin + rows[i] < num_segments) out[r.begin + rows[i]] = v;
+          carry = identity;
+        }
+    }
+  }
+};
+
+// A tile inside one segment (no end): its total is only a carry.
+template <tb_op OP, typename T, int NT, int VT>
+struct CtaSegCarry {
+  using Reduce = CtaReduce<OP, T, NT>;
+  using Storage = typename Reduce::Storage;
+  __device__ __forceinline__ static void run(const T (&x)[VT], const TileStatusArray<T>& status,
+                                             int64_t tile, Storage& s) {
+    T acc = x[0];
+#pragma unroll
+    for (int i = 1; i < VT; ++i) acc = Op<OP>::apply(acc, x[i]);
+    acc = Reduce::reduce(acc, s);  // thread 0
+    acc = __shfl_sync(kFullMask, acc, 0);
+    if (threadIdx.x < 32) tile_carry_in<OP>(status, tile, false, false, acc);
+  }
+};
+
+// ---- reduce-by-key: segments from runs of equal keys --------------------
+
+// Finds the runs of equal adjacent keys in a tile: each thread's end flags
+// and first local row, the tile's number of ends, and (through a look-back
+// on the counts) the global index of its first run. Also writes the key of
+// every run that starts in the tile to keys_out (may be NULL).
+template <int NT, int VT>
+struct CtaKeyRuns {
+  static constexpr int kTile = NT * VT;
+  using Scan = CtaScan<TB_OP_PLUS, int, NT>;
+  struct Storage {
+    int keys[kTile + 2];  // keys[first - 1 .. first + kTile]
+    typename Scan::Storage scan;
+    int base;
+  };
+  struct Runs {
+    unsigned flags;  // bit i: item tid * VT + i ends its run
+    int row;         // local row of the thread's first item
+    int base;        // global index of local row 0
+    int total;       // runs ending in the tile
+    bool fresh;      // local row 0 starts at the tile's first item
+  };
+
+  __device__ __forceinline__ static Runs find(const int* __restrict__ keys, int count,
+                                              int64_t tile, const TileStatusArray<int>& counts,
+                                              int* __restrict__ keys_out, Storage& s) {
+    const int64_t first = tile * kTile;
+    for (int k = threadIdx.x; k < kTile + 2; k += NT) {
+      const int64_t g = first - 1 + k;
+      if (g >= 0 && g < count) s.keys[k] = keys[g];
+    }
+    __syncthreads();
+    Runs runs;
+    runs.flags = 0;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int l = threadIdx.x * VT + i;
+      const int64_t g = first + l;
+      if (g < count && (g == count - 1 || s.keys[l + 1] != s.keys[l + 2])) runs.flags |= 1u << i;
+    }
+    runs.fresh = first == 0 || s.keys[0] != s.keys[1];
+    runs.row = Scan::scan_exclusive(__popc(runs.flags), &runs.total, s.scan);
+    if (threadIdx.x < 32) {
+      int base = 0;
+      const bool leader = threadIdx.x == 0;
+      if (tile == 0) {
+        if (leader) counts.publish(0, kPrefix, runs.total);
+      } else {
+        if (leader) counts.publish(tile, kAggregate, runs.total);
+        base = look_back<TB_OP_PLUS>(counts, tile);
+        if (leader) counts.publish(tile, kPrefix, base + runs.total);
+      }
+      if (leader) s.base = base;
+    }
+    __syncthreads();
+    runs.base = s.base;
+    if (keys_out) {
+      // The run after each end starts at the next item.
+      int row = runs.base + runs.row;
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int l = threadIdx.x * VT + i;
+        if ((runs.flags >> i) & 1) {
+          ++row;
+          if (first + l + 1 < count) keys_out[row] = s.keys[l + 2];
+        }
+      }
+      if (tile == 0 && threadIdx.x == 0 && count > 0) keys_out[0] = s.keys[1];
+    }
+    return runs;
+  }
+};
+
+}  // namespace tb

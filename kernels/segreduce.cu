@@ -1,0 +1,454 @@
+// Segmented reduction over CSR, its preprocessed apply, fused reduce-by-key
+// and the fill of empty segments, for one element type (TB_ELEM), every
+// operator that fits it and every box of kernels/segreduce_grid.def. The
+// build compiles this file once per type.
+//
+// Every kernel is a front-end over kernels/device/cta_segreduce.cuh: it
+// produces the tile's values in thread order and their local rows, and the
+// core reduces them, stores the results and carries across tiles. The
+// front-ends differ only in where those come from:
+//   csr:    values loaded striped (or gathered through sources), rows by
+//           flattening the tile's CSR slice;
+//   apply:  values striped, rows from the preprocessed thread codes;
+//   by key: values striped, rows from the runs of equal keys.
+// SpMV is the csr and apply front-ends with x[cols[m]] (times the matrix
+// entry) as the value of item m.
+#include <stdint.h>
+
+#include <algorithm>
+
+#include "core/cuda.h"
+#include "kernels/device/cta_segreduce.cuh"
+#include "kernels/device/tile_io.cuh"
+#include "kernels/segreduce_dispatch.h"
+
+#define TB_CAT_(a, b) a##b
+#define TB_CAT(a, b) TB_CAT_(a, b)
+#define TB_STR_(a) #a
+#define TB_STR(a) TB_STR_(a)
+
+namespace tb {
+namespace {
+
+using int32 = int32_t;
+using int64 = long long;
+using T = TB_ELEM;
+
+template <tb_op OP>
+__host__ __device__ __forceinline__ T identity() { return Op<OP>::template identity<T>(); }
+
+struct Inputs {
+  const T* values;  // the items, or the matrix (SpMV binary)
+  const int* cols;
+  const T* x;
+  int x_len;
+};
+
+// The value of item m; a column outside x (malformed input) counts as the
+// identity.
+template <tb_seg_front F, tb_op OP>
+__device__ __forceinline__ T item_value(const Inputs& in, int m) {
+  if (F == TB_SEG_VALUES) return in.values[m];
+  const int c = in.cols[m];
+  if (c < 0 || c >= in.x_len) return identity<OP>();
+  if (F == TB_SEG_SPMV_UNARY) return in.x[c];
+  return Op<TB_OP_MULTIPLIES>::apply(in.values[m], in.x[c]);
+}
+
+// The tile's values striped (item i * NT + tid), the identity past count.
+// Column indices are loaded for the whole tile before the first gather.
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__device__ __forceinline__ void load_striped(const Inputs& in, int first, int count, T (&v)[VT]) {
+  if constexpr (F == TB_SEG_VALUES) {
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int k = first + i * NT + int(threadIdx.x);
+      v[i] = k < count ? in.values[k] : identity<OP>();
+    }
+    return;
+  } else {
+  int c[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = first + i * NT + int(threadIdx.x);
+    c[i] = k < count ? in.cols[k] : -1;
+  }
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = first + i * NT + int(threadIdx.x);
+    const bool ok = c[i] >= 0 && c[i] < in.x_len;
+    const T xv = ok ? in.x[c[i]] : identity<OP>();
+    if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
+    else v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[k], xv) : identity<OP>();
+  }
+  }
+}
+
+template <tb_op OP, int NT, int VT>
+struct Tile {
+  static constexpr int kTile = NT * VT;
+  using Seg = CtaSegReduce<OP, T, NT, VT>;
+  using Carry = CtaSegCarry<OP, T, NT, VT>;
+  using Transpose = TileTransposeRounds<T, NT, VT, Seg::kHalf ? 2 : 1>;
+  // Shared memory: one region reused phase by phase, owned by the kernel.
+  union Shared {
+    typename Transpose::Storage transpose;
+    int csr[kTile + 1];
+    typename Seg::Partials partials;
+    typename Carry::Storage carry;
+  };
+};
+
+// ---- kernels ------------------------------------------------------------
+
+// Segmented reduction over CSR: direct (sources NULL; the values are loaded
+// before the tile's CSR slice, which only the rows need) or indirect
+// (segment s reads from sources[s] on, so the rows come first).
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
+           int num_segments, int count, const int* __restrict__ limits,
+           TileStatusArray<T> status, T* __restrict__ out) {
+  using K = Tile<OP, NT, VT>;
+  constexpr int kTile = K::kTile;
+  constexpr int kSliceLoads = (kTile + 1 + NT - 1) / NT;
+  __shared__ typename K::Shared u;
+  __shared__ typename K::Seg::Storage seg;
+  const int64_t tile = blockIdx.x;
+  const int first = int(tile * kTile);
+  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  const int end = r.flush ? min(first + kTile, count) : INT32_MAX;
+
+  T x[VT];
+  int rows[VT + 1], starts[VT];
+  if (!sources) {
+    T v[VT];
+    load_striped<F, OP, NT, VT>(in, first, count, v);
+    if (r.total == 0) {
+      K::Carry::run(v, status, tile, u.carry);
+      return;
+    }
+    int slice[kSliceLoads];
+#pragma unroll
+    for (int j = 0; j < kSliceLoads; ++j) {
+      const int k = j * NT + int(threadIdx.x);
+      if (k < r.slice) slice[j] = csr[r.begin + k];
+    }
+    K::Transpose::blocked_from_striped(v, x, u.transpose);
+#pragma unroll
+    for (int j = 0; j < kSliceLoads; ++j) {
+      const int k = j * NT + int(threadIdx.x);
+      if (k < r.slice) u.csr[k] = slice[j];
+    }
+    __syncthreads();
+    expand_csr_rows<VT>(first + int(threadIdx.x) * VT, u.csr, r.slice, end, rows, starts);
+  } else {
+    for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
+    __syncthreads();
+    expand_csr_rows<VT>(first + int(threadIdx.x) * VT, u.csr, r.slice, end, rows, starts);
+    // Item g of row s is item g - csr[s] of the row's source range.
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int g = first + int(threadIdx.x) * VT + i;
+      const int s = r.begin + rows[i];
+      x[i] = identity<OP>();
+      if (g < count && rows[i] < r.slice && s < num_segments) {
+        const int64_t m = int64_t(sources[s]) + (g - starts[i]);
+        if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
+      }
+    }
+    if (r.total == 0) {
+      __syncthreads();  // every CSR read before the carry storage is written
+      K::Carry::run(x, status, tile, u.carry);
+      return;
+    }
+  }
+  K::Seg::reduce_to_global(x, rows, r, num_segments, status, tile, out, u.partials, seg);
+}
+
+// The preprocessed form: rows from one code word per thread, so a tile reads
+// only its values (and no CSR).
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
+             int num_segments, int count, TileStatusArray<T> status, T* __restrict__ out) {
+  using K = Tile<OP, NT, VT>;
+  constexpr int kTile = K::kTile;
+  __shared__ typename K::Shared u;
+  __shared__ typename K::Seg::Storage seg;
+  const int64_t tile = blockIdx.x;
+  const int first = int(tile * kTile);
+  T v[VT];
+  load_striped<F, OP, NT, VT>(in, first, count, v);
+  const int code = codes[tile * NT + threadIdx.x];
+  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  if (r.total == 0) {
+    K::Carry::run(v, status, tile, u.carry);
+    return;
+  }
+  T x[VT];
+  K::Transpose::blocked_from_striped(v, x, u.transpose);
+  int rows[VT + 1];
+  expand_flags_to_rows<VT>(code_row(code), code_flags(code), rows);
+  K::Seg::reduce_to_global(x, rows, r, num_segments, status, tile, out, u.partials, seg);
+}
+
+// Reduce-by-key in one pass: the runs of the tile's keys (with the look-back
+// on run counts that places them), then the values reduced over them.
+template <tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int count,
+              TileStatusArray<int> counts, TileStatusArray<T> status,
+              int* __restrict__ keys_out, T* __restrict__ values_out, int* __restrict__ d_num) {
+  using K = Tile<OP, NT, VT>;
+  using Runs = CtaKeyRuns<NT, VT>;
+  __shared__ union {
+    typename Runs::Storage runs;
+    typename K::Shared values;
+  } u;
+  __shared__ typename K::Seg::Storage seg;
+  const int64_t tile = blockIdx.x;
+  const int first = int(tile * K::kTile);
+  T v[VT];
+  load_striped<TB_SEG_VALUES, OP, NT, VT>(Inputs{values, nullptr, nullptr, 0}, first, count, v);
+  const typename Runs::Runs runs = Runs::find(keys, count, tile, counts, keys_out, u.runs);
+  if (threadIdx.x == 0 && tile == gridDim.x - 1 && d_num) *d_num = runs.base + runs.total;
+  __syncthreads();  // every key read before the values reuse the storage
+  T x[VT];
+  K::Transpose::blocked_from_striped(v, x, u.values.transpose);
+  if (runs.total == 0) {
+    K::Carry::run(x, status, tile, u.values.carry);
+    return;
+  }
+  int rows[VT + 1];
+  expand_flags_to_rows<VT>(runs.row, runs.flags, rows);
+  const SegRange r = {runs.base, runs.total, 0, runs.fresh, true};
+  K::Seg::reduce_to_global(x, rows, r, count, status, tile, values_out, u.values.partials, seg);
+}
+
+// out[s] = tmp[rank[s]] for a non-empty segment, the identity for an empty
+// one (every segment when rank is NULL).
+template <tb_op OP>
+__global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
+                            const int* __restrict__ num2, const T* __restrict__ tmp,
+                            T* __restrict__ out) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= num_segments) return;
+  if (!rank) {
+    out[s] = identity<OP>();
+    return;
+  }
+  const int r = rank[s];
+  const int next = s + 1 < num_segments ? rank[s + 1] : *num2;
+  out[s] = next > r && r >= 0 && r < num_segments ? tmp[r] : identity<OP>();
+}
+
+// ---- host side ----------------------------------------------------------
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr size_t round_up(size_t b) { return (b + 255) / 256 * 256; }
+
+// Binds and zeroes the look-back words of `tiles` tiles.
+tb_status status_of(void* p, int tiles, cudaStream_t stream, TileStatusArray<T>* out) {
+  out->bind(p, tiles);
+  TB_CUDA_TRY(cudaMemsetAsync(p, 0, TileStatusArray<T>::status_bytes(tiles), stream));
+  return TB_OK;
+}
+
+Inputs inputs_of(const tb_seg_inputs* in) {
+  return Inputs{static_cast<const T*>(in->values), in->cols, static_cast<const T*>(in->x),
+                in->x_len};
+}
+
+// Calls F with the front-end as a compile-time value.
+template <class F>
+tb_status with_front(tb_seg_front front, F f) {
+  switch (front) {
+    case TB_SEG_VALUES: return f(std::integral_constant<tb_seg_front, TB_SEG_VALUES>());
+    case TB_SEG_SPMV_UNARY: return f(std::integral_constant<tb_seg_front, TB_SEG_SPMV_UNARY>());
+    case TB_SEG_SPMV_BINARY: return f(std::integral_constant<tb_seg_front, TB_SEG_SPMV_BINARY>());
+  }
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "unknown segmented-reduction front-end %d", int(front));
+}
+
+template <tb_op OP, int NT, int VT>
+tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
+                  int count, const int* limits, void* scratch, T* out, cudaStream_t stream) {
+  const int tiles = int(ceil_div(count, NT * VT));
+  if (tiles == 0) return TB_OK;
+  TileStatusArray<T> status;
+  TB_TRY(status_of(scratch, tiles, stream, &status));
+  TB_TRY(with_front(in->front, [&](auto f) {
+    csr_kernel<decltype(f)::value, OP, NT, VT><<<tiles, NT, 0, stream>>>(
+        inputs_of(in), csr, sources, num_segments, count, limits, status, out);
+    return TB_OK;
+  }));
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+template <tb_op OP, int NT, int VT>
+tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits,
+                    int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
+  const int tiles = int(ceil_div(count, NT * VT));
+  if (tiles == 0) return TB_OK;
+  TileStatusArray<T> status;
+  TB_TRY(status_of(scratch, tiles, stream, &status));
+  TB_TRY(with_front(in->front, [&](auto f) {
+    apply_kernel<decltype(f)::value, OP, NT, VT><<<tiles, NT, 0, stream>>>(
+        inputs_of(in), codes, limits, num_segments, count, status, out);
+    return TB_OK;
+  }));
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+template <tb_op OP, int NT, int VT>
+tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out, T* values_out,
+                     int* d_num, void* scratch, cudaStream_t stream) {
+  const int tiles = int(ceil_div(count, NT * VT));
+  if (tiles == 0) {
+    if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int), stream));
+    return TB_OK;
+  }
+  TileStatusArray<int> counts;
+  counts.bind(scratch, tiles);
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
+  TileStatusArray<T> status;
+  TB_TRY(status_of(static_cast<char*>(scratch) + tb_seg_count_status_bytes(tiles), tiles, stream,
+                   &status));
+  by_key_kernel<OP, NT, VT><<<tiles, NT, 0, stream>>>(keys, values, count, counts, status,
+                                                      keys_out, values_out, d_num);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+tb_status no_box(tb_launch_box box) {
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the segreduce grid for %s",
+                 box.nt, box.vt, TB_STR(TB_ELEM));
+}
+
+// Calls CALL(OP) for a run-time operator; bitwise operators exist for
+// integers only (the C layer has already rejected them for floats).
+#define TB_OP_SWITCH(op, CALL)                                                        \
+  switch (op) {                                                                       \
+    case TB_OP_PLUS: return CALL(TB_OP_PLUS);                                          \
+    case TB_OP_MIN: return CALL(TB_OP_MIN);                                            \
+    case TB_OP_MAX: return CALL(TB_OP_MAX);                                            \
+    case TB_OP_MULTIPLIES: return CALL(TB_OP_MULTIPLIES);                              \
+    default: break;                                                                    \
+  }                                                                                    \
+  if constexpr (cuda::std::is_integral<T>::value) {                                    \
+    switch (op) {                                                                      \
+      case TB_OP_BIT_AND: return CALL(TB_OP_BIT_AND);                                  \
+      case TB_OP_BIT_OR: return CALL(TB_OP_BIT_OR);                                    \
+      case TB_OP_BIT_XOR: return CALL(TB_OP_BIT_XOR);                                  \
+      default: break;                                                                  \
+    }                                                                                  \
+  }                                                                                    \
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "operator %d does not apply to %s", int(op),  \
+                 TB_STR(TB_ELEM));
+
+template <tb_op OP>
+tb_status csr_box(tb_launch_box box, const tb_seg_inputs* in, const int* csr, const int* sources,
+                  int num_segments, int count, const int* limits, void* scratch, T* out,
+                  cudaStream_t stream) {
+#define TB_BOX(NT, VT)              \
+  if (box.nt == NT && box.vt == VT) \
+    return csr_run<OP, NT, VT>(in, csr, sources, num_segments, count, limits, scratch, out, stream);
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+template <tb_op OP>
+tb_status apply_box(tb_launch_box box, const tb_seg_inputs* in, const int* codes,
+                    const int* limits, int num_segments, int count, void* scratch, T* out,
+                    cudaStream_t stream) {
+#define TB_BOX(NT, VT)              \
+  if (box.nt == NT && box.vt == VT) \
+    return apply_run<OP, NT, VT>(in, codes, limits, num_segments, count, scratch, out, stream);
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+template <tb_op OP>
+tb_status by_key_box(tb_launch_box box, const int* keys, const T* values, int count,
+                     int* keys_out, T* values_out, int* d_num, void* scratch,
+                     cudaStream_t stream) {
+#define TB_BOX(NT, VT)              \
+  if (box.nt == NT && box.vt == VT) \
+    return by_key_run<OP, NT, VT>(keys, values, count, keys_out, values_out, d_num, scratch, stream);
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+template <tb_op OP>
+tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* tmp, T* out,
+                   cudaStream_t stream) {
+  fill_kernel<OP><<<unsigned(ceil_div(num_segments, 256)), 256, 0, stream>>>(rank, num_segments,
+                                                                             num2, tmp, out);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+}  // namespace
+}  // namespace tb
+
+extern "C" tb_status TB_CAT(tb_seg_csr_, TB_ELEM)(tb_op op, tb_launch_box box,
+                                                  const tb_seg_inputs* in, const int32_t* d_csr,
+                                                  const int32_t* d_sources, int num_segments,
+                                                  int count, const int32_t* d_limits,
+                                                  void* status, void* d_out,
+                                                  cudaStream_t stream) {
+  using namespace tb;
+  T* out = static_cast<T*>(d_out);
+#define TB_CALL(OP) \
+  csr_box<OP>(box, in, d_csr, d_sources, num_segments, count, d_limits, status, out, stream)
+  TB_OP_SWITCH(op, TB_CALL)
+#undef TB_CALL
+}
+
+extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
+                                                    const tb_seg_inputs* in,
+                                                    const int32_t* d_codes,
+                                                    const int32_t* d_limits, int num_segments,
+                                                    int count, void* status, void* d_out,
+                                                    cudaStream_t stream) {
+  using namespace tb;
+  T* out = static_cast<T*>(d_out);
+#define TB_CALL(OP) \
+  apply_box<OP>(box, in, d_codes, d_limits, num_segments, count, status, out, stream)
+  TB_OP_SWITCH(op, TB_CALL)
+#undef TB_CALL
+}
+
+extern "C" tb_status TB_CAT(tb_seg_reduce_by_key_, TB_ELEM)(
+    tb_op op, tb_launch_box box, const int32_t* d_keys, const void* d_values, int count,
+    int32_t* d_keys_out, void* d_values_out, int32_t* d_num, void* status, cudaStream_t stream) {
+  using namespace tb;
+  const T* values = static_cast<const T*>(d_values);
+  T* out = static_cast<T*>(d_values_out);
+#define TB_CALL(OP) \
+  by_key_box<OP>(box, d_keys, values, count, d_keys_out, out, d_num, status, stream)
+  TB_OP_SWITCH(op, TB_CALL)
+#undef TB_CALL
+}
+
+extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_rank,
+                                                   int num_segments, const int32_t* d_num2,
+                                                   const void* d_tmp, void* d_out,
+                                                   cudaStream_t stream) {
+  using namespace tb;
+  const T* tmp = static_cast<const T*>(d_tmp);
+  T* out = static_cast<T*>(d_out);
+#define TB_CALL(OP) fill_run<OP>(d_rank, num_segments, d_num2, tmp, out, stream)
+  TB_OP_SWITCH(op, TB_CALL)
+#undef TB_CALL
+}
+
+extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
+  return tb::round_up(tb::TileStatusArray<tb::T>::bytes(tiles));
+}

@@ -1,0 +1,597 @@
+/* Public segmented-reduction entry points (CSR, reduce-by-key, SpMV, their
+ * preprocess/apply forms, validation): argument checks, launch boxes and the
+ * scratch layout around segreduce_prep.cu and the per-type segreduce.cu. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/interval_dispatch.h" /* tb_offsets_validate_run */
+#include "kernels/segreduce_dispatch.h"
+#include "kernels/tilebench.h"
+
+/* ---- per-type kernels ------------------------------------------------------ */
+
+typedef struct per_type {
+  tb_status (*csr)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *,
+                   const int32_t *, int, int, const int32_t *, void *, void *, cudaStream_t);
+  tb_status (*apply)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *,
+                     const int32_t *, int, int, void *, void *, cudaStream_t);
+  tb_status (*by_key)(tb_op, tb_launch_box, const int32_t *, const void *, int, int32_t *,
+                      void *, int32_t *, void *, cudaStream_t);
+  tb_status (*fill)(tb_op, const int32_t *, int, const int32_t *, const void *, void *,
+                    cudaStream_t);
+  size_t (*status_bytes)(int);
+} per_type;
+
+#define TB_PER_TYPE(name)                                                               \
+  static const per_type k_##name = {tb_seg_csr_##name, tb_seg_apply_##name,             \
+                                    tb_seg_reduce_by_key_##name, tb_seg_fill_##name,    \
+                                    tb_seg_status_bytes_##name};
+TB_PER_TYPE(int32)
+TB_PER_TYPE(int64)
+TB_PER_TYPE(float)
+TB_PER_TYPE(double)
+#undef TB_PER_TYPE
+
+static const per_type *kernels_of(tb_type t) {
+  switch (t) {
+    case TB_INT32: return &k_int32;
+    case TB_INT64: return &k_int64;
+    case TB_FLOAT: return &k_float;
+    case TB_DOUBLE: return &k_double;
+    default: return NULL;
+  }
+}
+
+/* ---- launch boxes ------------------------------------------------------------ */
+
+static const tb_launch_box kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+};
+enum { kGridSize = sizeof kGrid / sizeof kGrid[0] };
+
+int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap) {
+  if (!tb_type_valid(type)) return 0;
+  for (int i = 0; i < kGridSize && i < cap; ++i) out[i] = kGrid[i];
+  return kGridSize;
+}
+
+/* Tuned default for sm_90 (H100). */
+tb_launch_box tb_segreduce_default_box(tb_type type) {
+  if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
+  return tb_type_size(type) == 4 ? (tb_launch_box){256, 11} : (tb_launch_box){256, 7};
+}
+
+static tb_status resolve_box(const char *fn, tb_type t, const tb_launch_box *box,
+                             tb_launch_box *out) {
+  if (!box || (box->nt == 0 && box->vt == 0)) {
+    *out = tb_segreduce_default_box(t);
+    return TB_OK;
+  }
+  for (int i = 0; i < kGridSize; ++i)
+    if (kGrid[i].nt == box->nt && kGrid[i].vt == box->vt) {
+      *out = *box;
+      return TB_OK;
+    }
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: launch box %dx%d is not in the segreduce grid",
+                 fn, box->nt, box->vt);
+}
+
+/* ---- argument checks --------------------------------------------------------- */
+
+static tb_status check_size(const char *fn, const char *what, int64_t v, int64_t lo) {
+  if (v < lo || v > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s = %lld outside [%lld, 2^31)", fn, what,
+                   (long long)v, (long long)lo);
+  return TB_OK;
+}
+
+static tb_status check_ptr(const char *fn, const char *what, const void *p) {
+  if (!p) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, what);
+  return TB_OK;
+}
+
+static tb_status check_type_op(const char *fn, tb_type t, tb_op op) {
+  if (!kernels_of(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)t);
+  tb_status st = tb_check_type_op(t, op);
+  if (st != TB_OK) return tb_fail(st, "%s: %s", fn, tb_last_error());
+  return TB_OK;
+}
+
+/* The CSR rules the host can see: sizes, pointers and, where d_csr is
+ * host-accessible memory (pinned or managed), its first entry. */
+static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_segments,
+                           int64_t count) {
+  TB_TRY(check_size(fn, "count", count, 0));
+  TB_TRY(check_size(fn, "num_segments", num_segments, 1));
+  TB_TRY(check_ptr(fn, "d_csr", d_csr));
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, d_csr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return TB_OK; /* not ours to judge */
+  }
+  if (attr.type == cudaMemoryTypeUnregistered)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_csr is host memory the GPU cannot read", fn);
+  if ((attr.type == cudaMemoryTypeHost || attr.type == cudaMemoryTypeManaged) &&
+      attr.hostPointer) {
+    const int32_t first = *(const int32_t *)attr.hostPointer;
+    if (first != 0)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_csr[0] = %d, the first segment starts at 0",
+                     fn, first);
+  }
+  return TB_OK;
+}
+
+/* ---- scratch ----------------------------------------------------------------- */
+
+/* Regions carved from one buffer, each 256-byte aligned. */
+typedef struct carve {
+  size_t bytes;
+  char *base; /* NULL while sizing */
+} carve;
+
+static void *take(carve *c, size_t bytes) {
+  void *p = c->base ? c->base + c->bytes : NULL;
+  c->bytes += (bytes + 255) / 256 * 256;
+  return p;
+}
+
+/* Sizes the layout with layout(c) (base NULL), reserves, lays it out again. */
+typedef struct reduce_layout {
+  int32_t *limits, *rank, *csr2, *sources2, *num2;
+  void *status, *tmp, *scan;
+  size_t scan_bytes;
+} reduce_layout;
+
+static void lay_out(carve *c, reduce_layout *l, int tiles, int num_segments, size_t elem,
+                    size_t status_bytes, bool empty, bool indirect, bool codes_given) {
+  l->limits = codes_given ? NULL : take(c, sizeof(int32_t) * ((size_t)tiles + 1));
+  l->status = take(c, status_bytes);
+  l->rank = l->csr2 = l->sources2 = l->num2 = NULL;
+  l->tmp = l->scan = NULL;
+  if (!empty) return;
+  l->rank = take(c, sizeof(int32_t) * (size_t)num_segments);
+  l->csr2 = codes_given ? NULL : take(c, sizeof(int32_t) * (size_t)num_segments);
+  l->sources2 = indirect ? take(c, sizeof(int32_t) * (size_t)num_segments) : NULL;
+  l->num2 = take(c, sizeof(int32_t));
+  l->tmp = take(c, elem * (size_t)num_segments);
+  l->scan = take(c, l->scan_bytes);
+}
+
+static tb_status with_scratch(tb_buffer *scratch, tb_buffer *owned, carve *c) {
+  tb_buffer *buf = scratch ? scratch : owned;
+  TB_TRY(tb_buffer_reserve(buf, c->bytes > 0 ? c->bytes : 1));
+  c->base = buf->ptr;
+  c->bytes = 0;
+  return TB_OK;
+}
+
+/* ---- the reduction over CSR (segreduce and SpMV) ------------------------------- */
+
+typedef struct csr_problem {
+  tb_type type;
+  tb_op op;
+  tb_seg_inputs in;
+  const int32_t *csr, *sources;
+  int num_segments, count;
+  bool support_empty;
+  void *out;
+} csr_problem;
+
+static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scratch,
+                         cudaStream_t stream) {
+  const per_type *k = kernels_of(p->type);
+  const int tile = box.nt * box.vt;
+  const int tiles = (int)(((int64_t)p->count + tile - 1) / tile);
+  reduce_layout l = {0};
+  if (p->support_empty)
+    TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL, NULL,
+                           &l.scan_bytes, stream));
+  carve c = {0, NULL};
+  lay_out(&c, &l, tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(tiles),
+          p->support_empty, p->sources != NULL, false);
+  tb_buffer owned = {0};
+  tb_status st = with_scratch(scratch, &owned, &c);
+  if (st != TB_OK) return st;
+  lay_out(&c, &l, tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(tiles),
+          p->support_empty, p->sources != NULL, false);
+
+  if (p->count == 0) {
+    st = k->fill(p->op, NULL, p->num_segments, NULL, NULL, p->out, stream);
+  } else if (!p->support_empty) {
+    st = tb_seg_partition_run(p->csr, p->num_segments, NULL, p->count, tile, l.limits, stream);
+    if (st == TB_OK)
+      st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, p->count, l.limits,
+                  l.status, p->out, stream);
+  } else {
+    st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.rank, l.csr2,
+                         l.sources2, l.num2, l.scan, &l.scan_bytes, stream);
+    if (st == TB_OK)
+      st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, tile, l.limits,
+                                stream);
+    if (st == TB_OK)
+      st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, p->count, l.limits,
+                  l.status, l.tmp, stream);
+    if (st == TB_OK) st = k->fill(p->op, l.rank, p->num_segments, l.num2, l.tmp, p->out, stream);
+  }
+  /* The owned buffer's free waits for the work queued on it. */
+  if (owned.ptr) {
+    if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+  }
+done:
+  tb_buffer_free(&owned);
+  return st;
+}
+
+tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
+                           const int32_t *d_csr, int64_t num_segments, const int32_t *d_sources,
+                           bool support_empty, void *d_out, const tb_launch_box *box,
+                           tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_segreduce_csr";
+  TB_TRY(check_type_op(fn, type, op));
+  TB_TRY(check_csr(fn, d_csr, num_segments, count));
+  if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
+  TB_TRY(check_ptr(fn, "d_out", d_out));
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, box, &b));
+  const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
+                         (int)num_segments, (int)count, support_empty, d_out};
+  return run_csr(&p, b, scratch, stream);
+}
+
+static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const int32_t *d_cols,
+                            int64_t nz, const int32_t *d_csr, int64_t num_rows, const void *d_x,
+                            int64_t x_len, void *d_y) {
+  TB_TRY(check_type_op(fn, type, add_op));
+  TB_TRY(check_csr(fn, d_csr, num_rows, nz));
+  TB_TRY(check_size(fn, "x_len", x_len, 0));
+  if (nz > 0) TB_TRY(check_ptr(fn, "d_cols", d_cols));
+  if (x_len > 0) TB_TRY(check_ptr(fn, "d_x", d_x));
+  return check_ptr(fn, "d_y", d_y);
+}
+
+tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, int64_t nz,
+                            const int32_t *d_csr, int64_t num_rows, const int32_t *d_sources,
+                            const void *d_x, int64_t x_len, bool support_empty, void *d_y,
+                            const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_spmv_csr_unary";
+  TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, box, &b));
+  const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
+                         d_csr,   d_sources, (int)num_rows,
+                         (int)nz, support_empty, d_y};
+  return run_csr(&p, b, scratch, stream);
+}
+
+tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const void *d_matrix,
+                             const int32_t *d_cols, int64_t nz, const int32_t *d_csr,
+                             int64_t num_rows, const int32_t *d_sources, const void *d_x,
+                             int64_t x_len, bool support_empty, void *d_y,
+                             const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_spmv_csr_binary";
+  if (mul_op != TB_OP_MULTIPLIES)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: mul_op %s: the kernels implement multiplies",
+                   fn, tb_op_valid(mul_op) ? tb_op_name(mul_op) : "(invalid)");
+  TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
+  if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, box, &b));
+  const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
+                         d_csr,   d_sources, (int)num_rows,
+                         (int)nz, support_empty, d_y};
+  return run_csr(&p, b, scratch, stream);
+}
+
+/* ---- reduce-by-key -------------------------------------------------------------- */
+
+static tb_status num_to_host(const int32_t *d_num, int64_t *h_num, cudaStream_t stream) {
+  int32_t v = 0;
+  TB_CUDA_TRY(cudaMemcpyAsync(&v, d_num, sizeof v, cudaMemcpyDeviceToHost, stream));
+  TB_CUDA_TRY(cudaStreamSynchronize(stream));
+  *h_num = v;
+  return TB_OK;
+}
+
+tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const void *d_values,
+                           int64_t count, int32_t *d_keys_out, void *d_values_out,
+                           int64_t *h_num_segments, int32_t *d_num_segments,
+                           const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_reduce_by_key";
+  TB_TRY(check_type_op(fn, type, op));
+  TB_TRY(check_size(fn, "count", count, 0));
+  if (count > 0) {
+    TB_TRY(check_ptr(fn, "d_keys", d_keys));
+    TB_TRY(check_ptr(fn, "d_values", d_values));
+    TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
+  }
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, box, &b));
+  const per_type *k = kernels_of(type);
+  const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
+  carve c = {0, NULL};
+  void *status = take(&c, tb_seg_count_status_bytes(tiles) + k->status_bytes(tiles));
+  int32_t *num = take(&c, sizeof(int32_t));
+  tb_buffer owned = {0};
+  TB_TRY(with_scratch(scratch, &owned, &c));
+  status = take(&c, tb_seg_count_status_bytes(tiles) + k->status_bytes(tiles));
+  num = take(&c, sizeof(int32_t));
+  int32_t *d_num = d_num_segments ? d_num_segments : num;
+  tb_status st = k->by_key(op, b, d_keys, d_values, (int)count, d_keys_out, d_values_out, d_num,
+                           status, stream);
+  if (st == TB_OK && h_num_segments) st = num_to_host(d_num, h_num_segments, stream);
+  if (st == TB_OK && owned.ptr) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+done:
+  tb_buffer_free(&owned);
+  return st;
+}
+
+/* ---- preprocess + apply ------------------------------------------------------------ */
+
+typedef enum plan_kind { PLAN_SEGREDUCE, PLAN_BY_KEY, PLAN_SPMV } plan_kind;
+static const char *const kPlanName[] = {"segreduce", "reduce_by_key", "spmv"};
+
+struct tb_seg_plan {
+  plan_kind kind;
+  tb_type type;
+  tb_launch_box box;
+  int count, num_segments, tiles; /* reduce-by-key: num_segments = count, a bound */
+  bool support_empty;
+  tb_buffer mem;
+  int32_t *limits, *codes, *rank, *num2; /* rank, num2: support_empty only */
+};
+
+void tb_seg_plan_free(tb_seg_plan *plan) {
+  if (!plan) return;
+  tb_buffer_free(&plan->mem);
+  free(plan);
+}
+
+/* Allocates the plan and its device memory, with `extra` bytes at *extra_ptr
+ * for what only the preprocessing needs. */
+static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int count,
+                          int num_segments, bool support_empty, size_t extra, void **extra_ptr,
+                          tb_seg_plan **out) {
+  tb_seg_plan *p = calloc(1, sizeof *p);
+  if (!p) return tb_fail(TB_ERR_OUT_OF_MEMORY, "tb_seg_plan: out of host memory");
+  p->kind = kind, p->type = type, p->box = box, p->count = count;
+  p->num_segments = num_segments, p->support_empty = support_empty;
+  p->tiles = (int)(((int64_t)count + box.nt * box.vt - 1) / (box.nt * box.vt));
+  carve c = {0, NULL};
+  for (int pass = 0; pass < 2; ++pass) {
+    c.bytes = 0;
+    p->limits = take(&c, sizeof(int32_t) * ((size_t)p->tiles + 1));
+    p->codes = take(&c, sizeof(int32_t) * (size_t)p->tiles * (size_t)box.nt);
+    p->rank = support_empty ? take(&c, sizeof(int32_t) * (size_t)num_segments) : NULL;
+    p->num2 = support_empty ? take(&c, sizeof(int32_t)) : NULL;
+    *extra_ptr = take(&c, extra);
+    if (pass == 0) {
+      tb_status st = tb_buffer_alloc(&p->mem, c.bytes);
+      if (st != TB_OK) {
+        free(p);
+        return st;
+      }
+      c.base = p->mem.ptr;
+    }
+  }
+  *out = p;
+  return TB_OK;
+}
+
+/* The CSR geometry's plan (segreduce and SpMV share it). */
+static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, int64_t count,
+                                const int32_t *d_csr, int64_t num_segments, bool support_empty,
+                                const tb_launch_box *box, tb_seg_plan **plan,
+                                cudaStream_t stream) {
+  TB_TRY(check_ptr(fn, "plan", plan));
+  *plan = NULL;
+  if (!kernels_of(type)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
+  TB_TRY(check_csr(fn, d_csr, num_segments, count));
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, box, &b));
+  size_t scan_bytes = 0;
+  if (support_empty)
+    TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
+                           NULL, &scan_bytes, stream));
+  /* The CSR2 array and the scan's scratch live only while preprocessing. */
+  const size_t extra = support_empty ? sizeof(int32_t) * (size_t)num_segments + 256 + scan_bytes : 0;
+  tb_seg_plan *p = NULL;
+  void *scratch = NULL;
+  TB_TRY(plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, extra, &scratch,
+                  &p));
+  const int tile = b.nt * b.vt;
+  const int32_t *csr = d_csr;
+  tb_status st = TB_OK;
+  if (support_empty) {
+    int32_t *csr2 = scratch;
+    void *scan = (char *)csr2 + (sizeof(int32_t) * (size_t)num_segments + 255) / 256 * 256;
+    st = tb_seg_csr2_run(d_csr, NULL, p->num_segments, p->count, p->rank, csr2, NULL, p->num2,
+                         scan, &scan_bytes, stream);
+    csr = csr2;
+  }
+  if (st == TB_OK && p->count > 0)
+    st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, tile, p->limits, stream);
+  if (st == TB_OK && p->count > 0)
+    st = tb_seg_csr_codes_run(b, csr, p->num_segments, p->count, p->limits, p->codes, stream);
+  if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
+  if (st == TB_OK) {
+    *plan = p;
+    return TB_OK;
+  }
+fail:
+  tb_seg_plan_free(p);
+  return st;
+}
+
+tb_status tb_segreduce_csr_preprocess(tb_type type, int64_t count, const int32_t *d_csr,
+                                      int64_t num_segments, bool support_empty,
+                                      const tb_launch_box *box, tb_seg_plan **plan,
+                                      cudaStream_t stream) {
+  return csr_preprocess("tb_segreduce_csr_preprocess", PLAN_SEGREDUCE, type, count, d_csr,
+                        num_segments, support_empty, box, plan, stream);
+}
+
+tb_status tb_spmv_preprocess(tb_type type, int64_t nz, const int32_t *d_csr, int64_t num_rows,
+                             bool support_empty, const tb_launch_box *box, tb_seg_plan **plan,
+                             cudaStream_t stream) {
+  return csr_preprocess("tb_spmv_preprocess", PLAN_SPMV, type, nz, d_csr, num_rows,
+                        support_empty, box, plan, stream);
+}
+
+tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64_t count,
+                                      int32_t *d_keys_out, int64_t *h_num_segments,
+                                      int32_t *d_num_segments, const tb_launch_box *box,
+                                      tb_seg_plan **plan, cudaStream_t stream) {
+  static const char fn[] = "tb_reduce_by_key_preprocess";
+  TB_TRY(check_ptr(fn, "plan", plan));
+  *plan = NULL;
+  if (!kernels_of(type)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
+  TB_TRY(check_size(fn, "count", count, 0));
+  if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, box, &b));
+  const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
+  const size_t status_bytes = tb_seg_count_status_bytes(tiles);
+  tb_seg_plan *p = NULL;
+  void *status = NULL;
+  TB_TRY(plan_new(PLAN_BY_KEY, type, b, (int)count, (int)count, false, status_bytes, &status,
+                  &p));
+  tb_status st = tb_seg_key_runs_run(b, d_keys, p->count, p->limits, p->codes, d_keys_out,
+                                     d_num_segments, status, stream);
+  if (st == TB_OK && h_num_segments) st = num_to_host(p->limits + tiles, h_num_segments, stream);
+  if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
+  if (st == TB_OK) {
+    *plan = p;
+    return TB_OK;
+  }
+fail:
+  tb_seg_plan_free(p);
+  return st;
+}
+
+static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind kind, tb_op op) {
+  TB_TRY(check_ptr(fn, "plan", plan));
+  if (plan->kind != kind)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: the plan was made for %s, not %s", fn,
+                   kPlanName[plan->kind], kPlanName[kind]);
+  return check_type_op(fn, plan->type, op);
+}
+
+static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,
+                           tb_buffer *scratch, cudaStream_t stream) {
+  const per_type *k = kernels_of(p->type);
+  reduce_layout l = {0};
+  carve c = {0, NULL};
+  lay_out(&c, &l, p->tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(p->tiles),
+          p->support_empty, false, true);
+  tb_buffer owned = {0};
+  TB_TRY(with_scratch(scratch, &owned, &c));
+  lay_out(&c, &l, p->tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(p->tiles),
+          p->support_empty, false, true);
+  tb_status st = TB_OK;
+  if (p->count == 0) {
+    if (p->kind != PLAN_BY_KEY) st = k->fill(op, NULL, p->num_segments, NULL, NULL, d_out, stream);
+  } else if (!p->support_empty) {
+    st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
+                  d_out, stream);
+  } else {
+    st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
+                  l.tmp, stream);
+    if (st == TB_OK) st = k->fill(op, p->rank, p->num_segments, p->num2, l.tmp, d_out, stream);
+  }
+  if (st == TB_OK && owned.ptr) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+done:
+  tb_buffer_free(&owned);
+  return st;
+}
+
+tb_status tb_segreduce_apply(const tb_seg_plan *plan, tb_op op, const void *d_in, void *d_out,
+                             tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_segreduce_apply";
+  TB_TRY(check_plan(fn, plan, PLAN_SEGREDUCE, op));
+  if (plan->count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
+  TB_TRY(check_ptr(fn, "d_out", d_out));
+  const tb_seg_inputs in = {TB_SEG_VALUES, d_in, NULL, NULL, 0};
+  return run_apply(plan, op, &in, d_out, scratch, stream);
+}
+
+tb_status tb_reduce_by_key_apply(const tb_seg_plan *plan, tb_op op, const void *d_values,
+                                 void *d_values_out, tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_reduce_by_key_apply";
+  TB_TRY(check_plan(fn, plan, PLAN_BY_KEY, op));
+  if (plan->count > 0) {
+    TB_TRY(check_ptr(fn, "d_values", d_values));
+    TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
+  }
+  const tb_seg_inputs in = {TB_SEG_VALUES, d_values, NULL, NULL, 0};
+  return run_apply(plan, op, &in, d_values_out, scratch, stream);
+}
+
+tb_status tb_spmv_apply(const tb_seg_plan *plan, tb_op add_op, const void *d_matrix,
+                        const int32_t *d_cols, const void *d_x, int64_t x_len, void *d_y,
+                        tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_spmv_apply";
+  TB_TRY(check_plan(fn, plan, PLAN_SPMV, add_op));
+  TB_TRY(check_size(fn, "x_len", x_len, 0));
+  if (plan->count > 0) TB_TRY(check_ptr(fn, "d_cols", d_cols));
+  if (x_len > 0) TB_TRY(check_ptr(fn, "d_x", d_x));
+  TB_TRY(check_ptr(fn, "d_y", d_y));
+  const tb_seg_inputs in = {d_matrix ? TB_SEG_SPMV_BINARY : TB_SEG_SPMV_UNARY, d_matrix, d_cols,
+                            d_x, (int)x_len};
+  return run_apply(plan, add_op, &in, d_y, scratch, stream);
+}
+
+/* ---- validation ------------------------------------------------------------------- */
+
+static tb_status read_int(const int32_t *d, int64_t i, int32_t *out) {
+  TB_CUDA_TRY(cudaMemcpy(out, d + i, sizeof *out, cudaMemcpyDeviceToHost));
+  return TB_OK;
+}
+
+tb_status tb_segreduce_validate(const int32_t *d_csr, int64_t num_segments, int64_t count,
+                                bool support_empty, const int32_t *d_cols, int64_t x_len,
+                                tb_buffer *scratch, cudaStream_t stream) {
+  static const char fn[] = "tb_segreduce_validate";
+  TB_TRY(check_csr(fn, d_csr, num_segments, count));
+  if (d_cols) TB_TRY(check_size(fn, "x_len", x_len, 0));
+  tb_buffer owned = {0};
+  tb_buffer *buf = scratch ? scratch : &owned;
+  TB_TRY(tb_buffer_reserve(buf, 2 * sizeof(uint32_t)));
+  uint32_t *d_bad = buf->ptr, bad[2] = {UINT32_MAX, UINT32_MAX};
+  tb_status st = tb_offsets_validate_run(d_csr, (int)num_segments, (int)count, !support_empty,
+                                         d_bad, stream);
+  if (st == TB_OK && d_cols) st = tb_seg_cols_validate_run(d_cols, (int)count, (int)x_len, d_bad + 1, stream);
+  if (st == TB_OK)
+    TB_CUDA_GOTO(st, done, cudaMemcpyAsync(bad, d_bad, d_cols ? sizeof bad : sizeof bad[0],
+                                           cudaMemcpyDeviceToHost, stream));
+  if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+  if (st != TB_OK) goto done;
+  if (bad[0] != UINT32_MAX) {
+    const int64_t i = bad[0];
+    int32_t v = 0, prev = 0;
+    st = read_int(d_csr, i, &v);
+    if (st == TB_OK && i > 0) st = read_int(d_csr, i - 1, &prev);
+    if (st != TB_OK) goto done;
+    if (i == 0 && v != 0)
+      st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr[0] = %d, the first segment starts at 0", fn, v);
+    else if (i > 0 && (support_empty ? prev > v : prev >= v))
+      st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr[%lld] = %d after csr[%lld] = %d (%s)", fn,
+                   (long long)i, v, (long long)(i - 1), prev,
+                   support_empty ? "descending" : "an empty or descending segment");
+    else
+      st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr[%lld] = %d, the last start, %s count = %lld",
+                   fn, (long long)i, v, support_empty ? "exceeds" : "is not below",
+                   (long long)count);
+  } else if (d_cols && bad[1] != UINT32_MAX) {
+    int32_t col = 0;
+    st = read_int(d_cols, bad[1], &col);
+    if (st == TB_OK)
+      st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: cols[%u] = %d outside [0, x_len = %lld)", fn,
+                   bad[1], col, (long long)x_len);
+  }
+done:
+  tb_buffer_free(&owned);
+  return st;
+}

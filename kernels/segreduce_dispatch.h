@@ -1,0 +1,99 @@
+/* Internal: what segreduce_prep.cu (type-free) and segreduce.cu (one
+ * translation unit per element type) export to segreduce_api.c, which has
+ * checked the arguments. Sizes arrive as int (the API rejects anything past
+ * INT32_MAX); every box has been checked against the grid.
+ *
+ * Device arrays of a run, for a tile size NT*VT and tiles = ceil(count / tile):
+ *   limits: tiles + 1 ints, the segment of each tile's first item (bit 31:
+ *           it continues from an earlier tile), limits[tiles] = segments;
+ *   codes:  tiles * NT ints, one per thread of the preprocessed form;
+ *   status: the look-back words, tb_seg_status_bytes_<type>(tiles). */
+#ifndef TB_KERNELS_SEGREDUCE_DISPATCH_H
+#define TB_KERNELS_SEGREDUCE_DISPATCH_H
+
+#include "kernels/tilebench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where each item's value comes from. */
+typedef enum tb_seg_front {
+  TB_SEG_VALUES,      /* values[m] */
+  TB_SEG_SPMV_UNARY,  /* x[cols[m]] */
+  TB_SEG_SPMV_BINARY, /* values[m] * x[cols[m]] (values: the matrix) */
+} tb_seg_front;
+
+typedef struct tb_seg_inputs {
+  tb_seg_front front;
+  const void *values;
+  const int32_t *cols;
+  const void *x;
+  int x_len;
+} tb_seg_inputs;
+
+/* ---- segreduce_prep.cu ---- */
+
+/* limits for the tiles of `tile` items over count items; segments come from
+ * *d_num_segments when given (the CSR2 count, on the device), num_segments
+ * otherwise. */
+tb_status tb_seg_partition_run(const int32_t *d_csr, int num_segments,
+                               const int32_t *d_num_segments, int count, int tile,
+                               int32_t *d_limits, cudaStream_t stream);
+/* CSR -> CSR2: d_rank[s] = non-empty segments before s, d_csr2 their start
+ * offsets (d_sources2 their sources, when d_sources is given), *d_num2 how
+ * many. scan_scratch as tb_scan's (NULL: size query into *scan_bytes). */
+tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int num_segments,
+                          int count, int32_t *d_rank, int32_t *d_csr2, int32_t *d_sources2,
+                          int32_t *d_num2, void *scan_scratch, size_t *scan_bytes,
+                          cudaStream_t stream);
+/* The preprocessed form of a CSR geometry: codes from limits. */
+tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t *d_csr, int num_segments,
+                               int count, const int32_t *d_limits, int32_t *d_codes,
+                               cudaStream_t stream);
+/* The runs of equal adjacent keys, preprocessed: limits, codes, the first
+ * key of each run (d_keys_out, may be NULL) and the run count (d_num, may be
+ * NULL; limits[tiles] has it too). status: tb_seg_count_status_bytes(tiles),
+ * zeroed here. */
+tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t *d_keys, int count,
+                              int32_t *d_limits, int32_t *d_codes, int32_t *d_keys_out,
+                              int32_t *d_num, void *status, cudaStream_t stream);
+size_t tb_seg_count_status_bytes(int tiles);
+/* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
+tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
+                                   uint32_t *d_first_bad, cudaStream_t stream);
+
+/* ---- segreduce.cu, per type ---- */
+
+/* csr: the whole reduction over CSR (direct, or indirect with d_sources),
+ * from limits. apply: the same from codes (direct only). reduce_by_key: in
+ * one pass (status: tb_seg_count_status_bytes, then the value status).
+ * fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty ones
+ * (every s when d_rank is NULL). Every call zeroes the status it uses. */
+#define TB_SEG_DECLARE(name)                                                                   \
+  tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,           \
+                              const int32_t *d_csr, const int32_t *d_sources, int num_segments, \
+                              int count, const int32_t *d_limits, void *status, void *d_out,  \
+                              cudaStream_t stream);                                            \
+  tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,         \
+                                const int32_t *d_codes, const int32_t *d_limits,              \
+                                int num_segments, int count, void *status, void *d_out,       \
+                                cudaStream_t stream);                                          \
+  tb_status tb_seg_reduce_by_key_##name(tb_op op, tb_launch_box box, const int32_t *d_keys,   \
+                                        const void *d_values, int count, int32_t *d_keys_out, \
+                                        void *d_values_out, int32_t *d_num, void *status,     \
+                                        cudaStream_t stream);                                  \
+  tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_rank, int num_segments,             \
+                               const int32_t *d_num2, const void *d_tmp, void *d_out,         \
+                               cudaStream_t stream);                                           \
+  size_t tb_seg_status_bytes_##name(int tiles);
+TB_SEG_DECLARE(int32)
+TB_SEG_DECLARE(int64)
+TB_SEG_DECLARE(float)
+TB_SEG_DECLARE(double)
+#undef TB_SEG_DECLARE
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,221 @@
+// The type-free half of the segmented-reduction family: the tile partition of
+// a CSR geometry, the CSR -> CSR2 prepass that strips empty segments, the
+// preprocessed forms (thread codes from CSR or from runs of keys) and the
+// column check of the opt-in validation.
+#include <stdint.h>
+
+#include <algorithm>
+
+#include "core/cuda.h"
+#include "kernels/device/cta_segreduce.cuh"
+#include "kernels/reduce_scan_dispatch.h"
+#include "kernels/segreduce_dispatch.h"
+
+namespace tb {
+namespace {
+
+constexpr int kThreads = 256;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThreads), 1)); }
+
+// ---- kernels ------------------------------------------------------------
+
+// limits[p] = upper_bound(csr, p * tile) - 1, the segment holding the tile's
+// first item, with kContinued when that segment starts before it;
+// limits[tiles] = the number of segments.
+__global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
+                                 const int* __restrict__ d_num, int count, int tile, int tiles,
+                                 int* __restrict__ limits) {
+  const int p = blockIdx.x * kThreads + threadIdx.x;
+  if (p > tiles) return;
+  const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
+  const int64_t key = min(int64_t(p) * tile, int64_t(count));
+  if (key == count || n == 0) {
+    limits[p] = n;
+    return;
+  }
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (csr[mid] <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  const int seg = max(lo - 1, 0);
+  limits[p] = seg | (csr[seg] != key ? kContinued : 0);
+}
+
+// rank[s] = 1 when segment s is not empty.
+__global__ void nonempty_kernel(const int* __restrict__ csr, int num_segments, int count,
+                                int* __restrict__ rank) {
+  const int s = blockIdx.x * kThreads + threadIdx.x;
+  if (s >= num_segments) return;
+  const int next = s + 1 < num_segments ? csr[s + 1] : count;
+  rank[s] = next > csr[s];
+}
+
+// After the scan of those flags: csr2 lists the non-empty segments' starts
+// (and sources2 their sources, for the indirect form).
+__global__ void compact_kernel(const int* __restrict__ csr, const int* __restrict__ sources,
+                               int num_segments, const int* __restrict__ rank,
+                               const int* __restrict__ num2, int* __restrict__ csr2,
+                               int* __restrict__ sources2) {
+  const int s = blockIdx.x * kThreads + threadIdx.x;
+  if (s >= num_segments) return;
+  const int r = rank[s];
+  const int next = s + 1 < num_segments ? rank[s + 1] : *num2;
+  if (next > r && r >= 0 && r < num_segments) {
+    csr2[r] = csr[s];
+    if (sources) sources2[r] = sources[s];
+  }
+}
+
+// One code per thread: its end flags and first local row, from the CSR slice.
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+csr_codes_kernel(const int* __restrict__ csr, int num_segments, int count,
+                 const int* __restrict__ limits, int* __restrict__ codes) {
+  constexpr int kTile = NT * VT;
+  __shared__ int slice[kTile + 1];
+  const int64_t tile = blockIdx.x;
+  const int first = int(tile * kTile);
+  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  int code = 0;
+  if (r.total > 0) {
+    for (int k = threadIdx.x; k < r.slice; k += NT) slice[k] = csr[r.begin + k];
+    __syncthreads();
+    int rows[VT + 1], starts[VT];
+    const int end = r.flush ? min(first + kTile, count) : INT32_MAX;
+    const unsigned flags =
+        expand_csr_rows<VT>(first + int(threadIdx.x) * VT, slice, r.slice, end, rows, starts);
+    code = pack_code(flags, rows[0]);
+  }
+  codes[tile * NT + threadIdx.x] = code;
+}
+
+// The preprocessed form of reduce-by-key: codes, limits, keys, run count.
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+key_runs_kernel(const int* __restrict__ keys, int count, TileStatusArray<int> counts,
+                int* __restrict__ limits, int* __restrict__ codes, int* __restrict__ keys_out,
+                int* __restrict__ d_num) {
+  using Runs = CtaKeyRuns<NT, VT>;
+  __shared__ typename Runs::Storage s;
+  const int64_t tile = blockIdx.x;
+  const typename Runs::Runs runs = Runs::find(keys, count, tile, counts, keys_out, s);
+  codes[tile * NT + threadIdx.x] = pack_code(runs.flags, runs.row);
+  if (threadIdx.x == 0) {
+    limits[tile] = runs.base | (runs.fresh ? 0 : kContinued);
+    if (tile == gridDim.x - 1) {
+      limits[tile + 1] = runs.base + runs.total;
+      if (d_num) *d_num = runs.base + runs.total;
+    }
+  }
+}
+
+__global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x_len,
+                                     unsigned* first_bad) {
+  const int64_t stride = int64_t(gridDim.x) * kThreads;
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < nz; i += stride)
+    if (cols[i] < 0 || cols[i] >= x_len) atomicMin(first_bad, unsigned(i));
+}
+
+tb_status no_box(tb_launch_box box) {
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the segreduce grid",
+                 box.nt, box.vt);
+}
+
+}  // namespace
+}  // namespace tb
+
+extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments,
+                                          const int32_t* d_num_segments, int count, int tile,
+                                          int32_t* d_limits, cudaStream_t stream) {
+  using namespace tb;
+  const int tiles = int(ceil_div(count, tile));
+  partition_kernel<<<grid_of(int64_t(tiles) + 1), kThreads, 0, stream>>>(
+      d_csr, num_segments, d_num_segments, count, tile, tiles, d_limits);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sources,
+                                     int num_segments, int count, int32_t* d_rank,
+                                     int32_t* d_csr2, int32_t* d_sources2, int32_t* d_num2,
+                                     void* scan_scratch, size_t* scan_bytes,
+                                     cudaStream_t stream) {
+  using namespace tb;
+  const tb_launch_box box = tb_scan_default_box(TB_INT32);
+  const tb_scan_algo algo = tb_scan_default_algo(TB_INT32);
+  if (!scan_scratch)
+    return tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
+                         d_num2, nullptr, scan_bytes, stream);
+  nonempty_kernel<<<grid_of(num_segments), kThreads, 0, stream>>>(d_csr, num_segments, count,
+                                                                  d_rank);
+  TB_CUDA_TRY(cudaGetLastError());
+  TB_TRY(tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
+                       d_num2, scan_scratch, scan_bytes, stream));
+  compact_kernel<<<grid_of(num_segments), kThreads, 0, stream>>>(
+      d_csr, d_sources, num_segments, d_rank, d_num2, d_csr2, d_sources2);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+extern "C" tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t* d_csr,
+                                          int num_segments, int count, const int32_t* d_limits,
+                                          int32_t* d_codes, cudaStream_t stream) {
+  using namespace tb;
+#define TB_BOX(NT, VT)                                                                     \
+  if (box.nt == NT && box.vt == VT) {                                                      \
+    const int tiles = int(ceil_div(count, NT * VT));                                       \
+    if (tiles == 0) return TB_OK;                                                          \
+    csr_codes_kernel<NT, VT><<<tiles, NT, 0, stream>>>(d_csr, num_segments, count,         \
+                                                       d_limits, d_codes);                 \
+    TB_CUDA_TRY(cudaGetLastError());                                                       \
+    return TB_OK;                                                                          \
+  }
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+extern "C" size_t tb_seg_count_status_bytes(int tiles) {
+  return (tb::TileStatusArray<int>::bytes(tiles) + 255) / 256 * 256;
+}
+
+extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_keys, int count,
+                                         int32_t* d_limits, int32_t* d_codes,
+                                         int32_t* d_keys_out, int32_t* d_num, void* status,
+                                         cudaStream_t stream) {
+  using namespace tb;
+#define TB_BOX(NT, VT)                                                                       \
+  if (box.nt == NT && box.vt == VT) {                                                        \
+    const int tiles = int(ceil_div(count, NT * VT));                                         \
+    if (tiles == 0) {                                                                        \
+      TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));                   \
+      if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int32_t), stream));            \
+      return TB_OK;                                                                          \
+    }                                                                                        \
+    TileStatusArray<int> counts;                                                             \
+    counts.bind(status, tiles);                                                              \
+    TB_CUDA_TRY(cudaMemsetAsync(status, 0, TileStatusArray<int>::status_bytes(tiles), stream)); \
+    key_runs_kernel<NT, VT><<<tiles, NT, 0, stream>>>(d_keys, count, counts, d_limits,       \
+                                                      d_codes, d_keys_out, d_num);           \
+    TB_CUDA_TRY(cudaGetLastError());                                                         \
+    return TB_OK;                                                                            \
+  }
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+  return no_box(box);
+}
+
+extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int x_len,
+                                              uint32_t* d_first_bad, cudaStream_t stream) {
+  using namespace tb;
+  TB_CUDA_TRY(cudaMemsetAsync(d_first_bad, 0xff, sizeof(uint32_t), stream));
+  if (nz == 0) return TB_OK;
+  const unsigned grid = std::min<unsigned>(grid_of(nz), 4096);
+  cols_validate_kernel<<<grid, kThreads, 0, stream>>>(d_cols, nz, x_len, d_first_bad);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
