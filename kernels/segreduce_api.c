@@ -170,6 +170,9 @@ static tb_status with_scratch(tb_buffer *scratch, tb_buffer *owned, carve *c) {
 
 /* ---- the reduction over CSR (segreduce and SpMV) ------------------------------- */
 
+/* The CSR2 prepass ranks the non-empty segments with the tuned int32 scan. */
+#define RANK_SCAN tb_scan_default_box(TB_INT32), tb_scan_default_algo(TB_INT32)
+
 typedef struct csr_problem {
   tb_type type;
   tb_op op;
@@ -187,8 +190,8 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
   const int tiles = (int)(((int64_t)p->count + tile - 1) / tile);
   reduce_layout l = {0};
   if (p->support_empty)
-    TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL, NULL,
-                           &l.scan_bytes, stream));
+    TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL,
+                           RANK_SCAN, NULL, &l.scan_bytes, stream));
   carve c = {0, NULL};
   lay_out(&c, &l, tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(tiles),
           p->support_empty, p->sources != NULL, false);
@@ -207,7 +210,7 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
                   l.status, p->out, stream);
   } else {
     st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.rank, l.csr2,
-                         l.sources2, l.num2, l.scan, &l.scan_bytes, stream);
+                         l.sources2, l.num2, RANK_SCAN, l.scan, &l.scan_bytes, stream);
     if (st == TB_OK)
       st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, tile, l.limits,
                                 stream);
@@ -394,7 +397,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   size_t scan_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
-                           NULL, &scan_bytes, stream));
+                           RANK_SCAN, NULL, &scan_bytes, stream));
   /* The CSR2 array and the scan's scratch live only while preprocessing. */
   const size_t extra = support_empty ? sizeof(int32_t) * (size_t)num_segments + 256 + scan_bytes : 0;
   tb_seg_plan *p = NULL;
@@ -408,7 +411,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
     int32_t *csr2 = scratch;
     void *scan = (char *)csr2 + (sizeof(int32_t) * (size_t)num_segments + 255) / 256 * 256;
     st = tb_seg_csr2_run(d_csr, NULL, p->num_segments, p->count, p->rank, csr2, NULL, p->num2,
-                         scan, &scan_bytes, stream);
+                         RANK_SCAN, scan, &scan_bytes, stream);
     csr = csr2;
   }
   if (st == TB_OK && p->count > 0)

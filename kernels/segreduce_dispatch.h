@@ -42,11 +42,12 @@ tb_status tb_seg_partition_run(const int32_t *d_csr, int num_segments,
                                int32_t *d_limits, cudaStream_t stream);
 /* CSR -> CSR2: d_rank[s] = non-empty segments before s, d_csr2 their start
  * offsets (d_sources2 their sources, when d_sources is given), *d_num2 how
- * many. scan_scratch as tb_scan's (NULL: size query into *scan_bytes). */
+ * many. The ranks are an int32 tb_scan with box and algo; scan_scratch as
+ * its scratch (NULL: size query into *scan_bytes). */
 tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int num_segments,
                           int count, int32_t *d_rank, int32_t *d_csr2, int32_t *d_sources2,
-                          int32_t *d_num2, void *scan_scratch, size_t *scan_bytes,
-                          cudaStream_t stream);
+                          int32_t *d_num2, tb_launch_box box, tb_scan_algo algo,
+                          void *scan_scratch, size_t *scan_bytes, cudaStream_t stream);
 /* The preprocessed form of a CSR geometry: codes from limits. */
 tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t *d_csr, int num_segments,
                                int count, const int32_t *d_limits, int32_t *d_codes,

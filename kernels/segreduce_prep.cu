@@ -142,11 +142,10 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
 extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sources,
                                      int num_segments, int count, int32_t* d_rank,
                                      int32_t* d_csr2, int32_t* d_sources2, int32_t* d_num2,
+                                     tb_launch_box box, tb_scan_algo algo,
                                      void* scan_scratch, size_t* scan_bytes,
                                      cudaStream_t stream) {
   using namespace tb;
-  const tb_launch_box box = tb_scan_default_box(TB_INT32);
-  const tb_scan_algo algo = tb_scan_default_algo(TB_INT32);
   if (!scan_scratch)
     return tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
                          d_num2, nullptr, scan_bytes, stream);

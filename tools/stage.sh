@@ -26,10 +26,12 @@ for t in $tests $sweeps; do
   cp "$bin/$pkg/$name" "$dir/bin/$name"
 done
 # Libraries from Debian packages that the GPU machine's image does not have.
-# The CUDA runtime is linked statically; libcuda comes with the driver there.
+# The CUDA runtime is linked statically; libcuda comes with the driver there,
+# and the toolkit's own (cuSPARSE, nvJitLink: 260 MB) with its CUDA install.
 for bin in "$dir"/bin/*; do
   ldd "$bin" | awk '/=> \// {print $3}'
 done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' |
+  grep -v '/cuda[^/]*/' |
   while read -r lib; do cp -L "$lib" "$dir/lib/"; done
 cp tools/stage_run.sh "$dir/run.sh"
 for t in $tests; do echo "${t##*:}"; done >"$dir/tests.txt"

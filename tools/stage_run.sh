@@ -3,6 +3,12 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The CUDA toolkit's shared libraries (libcusparse.so.12 and its libnvJitLink,
+# which stage.sh does not copy) come from this machine's toolkit, after
+# anything staged.
+for d in ${TB_CUDA_PATH:+"$TB_CUDA_PATH/lib64"} /usr/local/cuda/lib64; do
+  [ -d "$d" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+done
 export TB_COMMIT=${TB_COMMIT:-$(cat "$here/commit.txt")}
 cmd=${1:-tests}; shift || true
 

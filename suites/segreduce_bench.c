@@ -1,0 +1,385 @@
+/* Segmented reduction sweep: tilebench's CSR segmented reduction and
+ * reduce-by-key (tuned default, every box of the grid, and the preprocess +
+ * apply path) beside cub::DeviceSegmentedReduce::Reduce and
+ * cub::DeviceReduce::ReduceByKey, for plus over int32, int64, float and
+ * double, 2^20..2^26 items and average segment lengths L = 1..16384, lengths
+ * uniform in [1, 2L - 1] as the anchors draw them (TB_GEOM_UNIFORM: no empty
+ * segments, so the kernels run without support_empty).
+ *
+ * Reduce-by-key sees the same geometry: run i of the keys is segment i and
+ * holds key i, so its runs are exactly the CSR segments.
+ *
+ * The apply rows time tb_segreduce_apply / tb_reduce_by_key_apply with the
+ * plan made once outside the timed region (the iterative-solver case: the
+ * geometry stays, the values change).
+ *
+ * Boxes are swept at 2^26 only (2^20 with --tb_quick), for the heat maps and
+ * the tuning table; the tuned default's rows report its box as the counters
+ * nt and vt.
+ *
+ * Bytes that must move (s the element size, S segments, n items):
+ *   segreduce, segreduce_apply   n s + 4 (S + 1) + S s
+ *                                (values, the S + 1 offsets CUB reads, results)
+ *   reduce_by_key(_apply)        4 n + n s + S (4 + s) + 4
+ *                                (keys, values, unique keys and results, run count)
+ * The apply rows use the same counts as the direct ones, so the two compare
+ * on one scale.
+ *
+ * Every benchmark first checks its whole output against the CPU reference
+ * (cpuref/segreduce.h): bit for bit for integers, and exactly for floats,
+ * whose values are small integers (tb_fill_random, core/rng.h) on which every
+ * partial sum is exact in any order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda.h"
+#include "core/geometry.h"
+#include "core/rng.h"
+#include "core/sweep.h"
+#include "cpuref/segreduce.h"
+#include "kernels/tilebench.h"
+#include "suites/baselines/cub_seg.h"
+
+typedef enum {
+  ALG_SEGREDUCE,
+  ALG_SEGREDUCE_APPLY,
+  ALG_REDUCE_BY_KEY,
+  ALG_REDUCE_BY_KEY_APPLY,
+  ALG_COUNT
+} algorithm;
+typedef enum { IMPL_TB, IMPL_CUB } impl;
+
+static const char *kAlgName[ALG_COUNT] = {"segreduce", "segreduce_apply", "reduce_by_key",
+                                          "reduce_by_key_apply"};
+
+static bool is_apply(algorithm a) { return a == ALG_SEGREDUCE_APPLY || a == ALG_REDUCE_BY_KEY_APPLY; }
+static bool by_key(algorithm a) { return a >= ALG_REDUCE_BY_KEY; }
+
+typedef struct {
+  algorithm alg;
+  tb_type t;
+  int64_t n;
+  int seg;
+  impl which;
+  tb_launch_box box; /* {0, 0}: tuned default */
+} bench_case;
+
+static int64_t max_n(void) { return tb_sweep.quick ? 1 << 20 : 1 << 26; }
+
+static tb_status upload(tb_buffer *b, const void *host, size_t bytes) {
+  TB_TRY(tb_buffer_reserve(b, bytes));
+  return tb_buffer_upload(b, host, bytes);
+}
+
+/* ---- the geometry of the current (n, seg), built once for its benchmarks ---- */
+
+typedef struct {
+  int64_t n;
+  int seg;
+  int32_t num;   /* segments = runs */
+  int32_t *csr;  /* num + 1 start offsets, the last one n (CUB's form) */
+  int32_t *keys; /* n keys: run i holds key i */
+  tb_buffer d_csr, d_keys;
+} problem;
+
+static problem prob = {.n = -1};
+
+static void problem_release(void) {
+  free(prob.csr), free(prob.keys);
+  tb_buffer_free(&prob.d_csr), tb_buffer_free(&prob.d_keys);
+  memset(&prob, 0, sizeof prob);
+  prob.n = -1;
+}
+
+static tb_status problem_get(int64_t n, int seg) {
+  if (prob.n == n && prob.seg == seg) return TB_OK;
+  problem_release();
+  const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
+  const int64_t num = tb_geometry_num_objects(&spec, n);
+  tb_rng r;
+  tb_rng_seed(&r, 0x5e900000u + (uint64_t)n * 131 + (uint64_t)seg);
+  int32_t *counts = malloc(sizeof(int32_t) * num);
+  prob.csr = malloc(sizeof(int32_t) * (num + 1));
+  prob.keys = malloc(sizeof(int32_t) * n);
+  if (!counts || !prob.csr || !prob.keys) {
+    free(counts);
+    return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %lld segments", (long long)num);
+  }
+  tb_status st = tb_geometry_counts(&spec, n, counts, num, &r);
+  if (st == TB_OK) {
+    int32_t at = 0;
+    for (int32_t i = 0; i < (int32_t)num; ++i) {
+      prob.csr[i] = at;
+      for (int32_t k = 0; k < counts[i]; ++k) prob.keys[at + k] = i;
+      at += counts[i];
+    }
+    prob.csr[num] = at; /* == n: the counts sum to n exactly */
+  }
+  free(counts);
+  TB_TRY(st);
+  prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
+  TB_TRY(upload(&prob.d_csr, prob.csr, sizeof(int32_t) * (num + 1)));
+  return upload(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
+}
+
+/* ---- the values: one array per type at the sweep's largest size ---- */
+
+/* Small integers (tb_fill_random for plus over max_n() items): every partial
+ * sum of a segment is exact in float and double, in any order. A prefix
+ * serves the smaller sizes. Kept for all four types (1.5 GiB at 2^26), so
+ * that each is drawn once. */
+static struct {
+  void *host;
+  tb_buffer dev;
+} values[TB_TYPE_COUNT];
+
+static tb_status values_get(tb_type t) {
+  if (values[t].host) return TB_OK;
+  const size_t bytes = (size_t)max_n() * tb_type_size(t);
+  values[t].host = malloc(bytes);
+  if (!values[t].host) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %zu bytes", bytes);
+  tb_rng r;
+  tb_rng_seed(&r, 0xda7a5e00u + (uint64_t)t);
+  tb_fill_random(&r, t, TB_OP_PLUS, values[t].host, max_n());
+  return upload(&values[t].dev, values[t].host, bytes);
+}
+
+static void values_release(void) {
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) free(values[t].host), tb_buffer_free(&values[t].dev);
+  memset(values, 0, sizeof values);
+}
+
+/* ---- the CPU's answer for (family, type, n, seg), kept for its benchmarks ---- */
+
+static struct {
+  bool by_key;
+  tb_type t;
+  int64_t n;
+  int seg;
+  void *values;   /* num results of type t */
+  int32_t *keys;  /* reduce-by-key: the key of each run */
+  int32_t num;    /* reduce-by-key: the number of runs */
+} ref = {.t = TB_TYPE_COUNT};
+
+static tb_status reference_get(const bench_case *c) {
+  if (ref.t == c->t && ref.by_key == by_key(c->alg) && ref.n == c->n && ref.seg == c->seg)
+    return TB_OK;
+  free(ref.values), free(ref.keys);
+  ref.keys = NULL;
+  ref.t = TB_TYPE_COUNT;
+  /* Reduce-by-key's outputs sized for n runs, which is always enough. */
+  const size_t cap = by_key(c->alg) ? (size_t)c->n : (size_t)prob.num;
+  ref.values = malloc(cap * tb_type_size(c->t));
+  if (!ref.values) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: reference");
+  const void *in = values[c->t].host;
+  if (by_key(c->alg)) {
+    ref.keys = malloc(sizeof(int32_t) * cap);
+    if (!ref.keys) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: reference keys");
+    TB_TRY(tb_cpu_reduce_by_key(c->t, TB_OP_PLUS, prob.keys, in, (int32_t)c->n, ref.values,
+                                ref.keys, &ref.num));
+    if (ref.num != prob.num) /* the keys are built so that runs and segments coincide */
+      return tb_fail(TB_ERR_MISMATCH, "segreduce sweep: %d runs of keys for %d segments", ref.num,
+                     prob.num);
+  } else {
+    TB_TRY(tb_cpu_segreduce_csr(c->t, TB_OP_PLUS, in, (int32_t)c->n, prob.csr, prob.num, NULL,
+                                tb_identity(c->t, TB_OP_PLUS), ref.values));
+    ref.num = prob.num;
+  }
+  ref.by_key = by_key(c->alg), ref.t = c->t, ref.n = c->n, ref.seg = c->seg;
+  return TB_OK;
+}
+
+/* ---- the code under test ---- */
+
+static tb_buffer d_out, d_keys_out, d_num, scratch;
+static tb_seg_plan *plan; /* the apply rows': made before validation, freed after timing */
+
+static tb_status launch(void *arg) {
+  const bench_case *c = arg;
+  const void *in = values[c->t].dev.ptr;
+  const int32_t *csr = prob.d_csr.ptr, *keys = prob.d_keys.ptr;
+  const tb_op plus = TB_OP_PLUS;
+  switch (c->alg) {
+    case ALG_SEGREDUCE:
+      if (c->which == IMPL_CUB)
+        return tb_cub_segreduce(c->t, plus, in, csr, prob.num, d_out.ptr, &scratch, 0);
+      return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, NULL, false, d_out.ptr, &c->box,
+                              &scratch, 0);
+    case ALG_SEGREDUCE_APPLY: return tb_segreduce_apply(plan, plus, in, d_out.ptr, &scratch, 0);
+    case ALG_REDUCE_BY_KEY:
+      if (c->which == IMPL_CUB)
+        return tb_cub_reduce_by_key(c->t, plus, keys, in, c->n, d_keys_out.ptr, d_out.ptr,
+                                    d_num.ptr, &scratch, 0);
+      /* The run count goes to the device: nothing synchronises inside the timing. */
+      return tb_reduce_by_key(c->t, plus, keys, in, c->n, d_keys_out.ptr, d_out.ptr, NULL,
+                              d_num.ptr, &c->box, &scratch, 0);
+    default: return tb_reduce_by_key_apply(plan, plus, in, d_out.ptr, &scratch, 0);
+  }
+}
+
+/* The plan of an apply row (tuned default box), made outside the timing.
+ * reduce-by-key's preprocess writes the unique keys and the run count. */
+static tb_status plan_make(const bench_case *c) {
+  if (c->alg == ALG_SEGREDUCE_APPLY)
+    return tb_segreduce_csr_preprocess(c->t, c->n, prob.d_csr.ptr, prob.num, false, &c->box, &plan,
+                                       0);
+  return tb_reduce_by_key_preprocess(c->t, prob.d_keys.ptr, c->n, d_keys_out.ptr, NULL, d_num.ptr,
+                                     &c->box, &plan, 0);
+}
+
+static void value_str(tb_type t, const void *base, int64_t i, char *out, size_t cap) {
+  const tb_value v = tb_load(t, base, i);
+  switch (t) {
+    case TB_INT32: snprintf(out, cap, "%d", v.i32); break;
+    case TB_INT64: snprintf(out, cap, "%lld", (long long)v.i64); break;
+    case TB_FLOAT: snprintf(out, cap, "%.9g", v.f32); break;
+    default: snprintf(out, cap, "%.17g", v.f64);
+  }
+}
+
+static bool equal(tb_type t, const void *a, const void *b, int64_t i) {
+  const tb_value x = tb_load(t, a, i), y = tb_load(t, b, i);
+  switch (t) {
+    case TB_INT32: return x.i32 == y.i32;
+    case TB_INT64: return x.i64 == y.i64;
+    case TB_FLOAT: return x.f32 == y.f32; /* exact sums: only the sign of a zero may differ */
+    default: return x.f64 == y.f64;
+  }
+}
+
+/* got == want element by element (floats by value), or a message naming the
+ * first mismatch. */
+static tb_status compare(tb_type t, const void *got, const void *want, int64_t count,
+                         const char *array, const char *what) {
+  if (memcmp(got, want, (size_t)count * tb_type_size(t)) == 0) return TB_OK;
+  for (int64_t i = 0; i < count; ++i) {
+    if (equal(t, got, want, i)) continue;
+    char g[40], w[40];
+    value_str(t, got, i, g, sizeof g), value_str(t, want, i, w, sizeof w);
+    return tb_fail(TB_ERR_MISMATCH, "%s: %s[%lld] is %s, expected %s", what, array, (long long)i, g,
+                   w);
+  }
+  return TB_OK;
+}
+
+static void *got;
+static size_t got_bytes;
+
+static tb_status host_reserve(size_t bytes) {
+  if (got_bytes >= bytes) return TB_OK;
+  free(got);
+  got = malloc(bytes);
+  got_bytes = got ? bytes : 0;
+  return got ? TB_OK : tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %zu host bytes", bytes);
+}
+
+/* Runs the case once (making the apply rows' plan on the way) and compares
+ * its whole output with the CPU's. The outputs are poisoned first, so that
+ * an element nobody writes cannot pass. */
+static tb_status validate(const bench_case *c) {
+  const size_t sz = tb_type_size(c->t), num = (size_t)prob.num;
+  TB_TRY(host_reserve(num * (sz > 4 ? sz : 4)));
+  TB_CUDA_TRY(cudaMemset(d_out.ptr, 0xa5, num * sz));
+  TB_CUDA_TRY(cudaMemset(d_keys_out.ptr, 0xa5, num * sizeof(int32_t)));
+  TB_CUDA_TRY(cudaMemset(d_num.ptr, 0xff, sizeof(int32_t)));
+  if (is_apply(c->alg)) TB_TRY(plan_make(c));
+  TB_TRY(launch((void *)c));
+  char what[160];
+  snprintf(what, sizeof what, "%s/%s %s n=%lld seg=%d (%d segments) box=%dx%d", kAlgName[c->alg],
+           c->which == IMPL_CUB ? "cub" : "tb", tb_type_name(c->t), (long long)c->n, c->seg,
+           prob.num, c->box.nt, c->box.vt);
+  if (by_key(c->alg)) {
+    int32_t runs = -1;
+    TB_TRY(tb_buffer_download(&d_num, &runs, sizeof runs));
+    if (runs != ref.num)
+      return tb_fail(TB_ERR_MISMATCH, "%s: %d runs, expected %d", what, runs, ref.num);
+    TB_TRY(tb_buffer_download(&d_keys_out, got, num * sizeof(int32_t)));
+    TB_TRY(compare(TB_INT32, got, ref.keys, prob.num, "keys", what));
+  }
+  TB_TRY(tb_buffer_download(&d_out, got, num * sz));
+  return compare(c->t, got, ref.values, prob.num, "out", what);
+}
+
+/* ---- benchmarks ---- */
+
+static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num) {
+  const int64_t s = (int64_t)tb_type_size(t);
+  if (by_key(alg)) return 4 * n + n * s + num * (4 + s) + 4;
+  return n * s + 4 * (num + 1) + num * s;
+}
+
+static void run(tb_bench_state *st, void *arg) {
+  const bench_case *c = arg;
+  const size_t sz = tb_type_size(c->t);
+  tb_status s = problem_get(c->n, c->seg);
+  if (s == TB_OK) s = values_get(c->t);
+  if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)prob.num * sz);
+  if (s == TB_OK) s = tb_buffer_reserve(&d_keys_out, (size_t)prob.num * sizeof(int32_t));
+  if (s == TB_OK) s = tb_buffer_reserve(&d_num, sizeof(int32_t));
+  if (s == TB_OK) s = reference_get(c);
+  if (s == TB_OK) s = validate(c);
+  if (s == TB_OK)
+    tb_sweep_measure(st, launch, (void *)c, c->n, bytes_moved(c->alg, c->t, c->n, prob.num));
+  else
+    tb_bench_skip_with_error(st, tb_last_error());
+  tb_seg_plan_free(plan);
+  plan = NULL;
+  if (s == TB_OK && c->which == IMPL_TB && c->box.nt == 0) {
+    /* The tuned default's box, for the plot driver's tuning table. */
+    const tb_launch_box def = tb_segreduce_default_box(c->t);
+    tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
+    tb_bench_set_counter(st, "vt", def.vt, TB_COUNTER_VALUE);
+  }
+}
+
+static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_launch_box box) {
+  bench_case *c = malloc(sizeof *c);
+  if (!c) return;
+  *c = (bench_case){alg, t, n, seg, which, box};
+  char name[192];
+  tb_sweep_name(name, sizeof name, kAlgName[alg], which == IMPL_CUB ? "cub" : "tb",
+                tb_type_name(t), n, 0, 0);
+  const size_t len = strlen(name);
+  if (box.nt > 0)
+    snprintf(name + len, sizeof name - len, "/seg:%d/nt:%d/vt:%d", seg, box.nt, box.vt);
+  else
+    snprintf(name + len, sizeof name - len, "/seg:%d", seg);
+  tb_bench_register(name, run, c, free);
+  const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
+  const int64_t num = tb_geometry_num_objects(&spec, n);
+  tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(alg, t, n, num)));
+}
+
+static void register_all(void) {
+  static const int segs[] = {1, 4, 16, 64, 256, 1024, 16384};
+  static const int quick_segs[] = {1, 16, 256, 16384};
+  const int *seg = tb_sweep.quick ? quick_segs : segs;
+  const int nseg = tb_sweep.quick ? 4 : 7;
+  const tb_launch_box tuned = {0, 0};
+  /* Geometry outermost (built once per (n, seg)), then the type, then the
+   * family: each reference is computed once. */
+  for (int64_t n = 1 << 20; n <= max_n(); n <<= 2)
+    for (int g = 0; g < nseg; ++g)
+      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+        tb_launch_box boxes[64];
+        const int nbox = n == max_n() ? tb_segreduce_grid((tb_type)t, boxes, 64) : 0;
+        for (int a = ALG_SEGREDUCE; a < ALG_COUNT; a += 2) {
+          add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
+          add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);
+          add((algorithm)(a + 1), (tb_type)t, n, seg[g], IMPL_TB, tuned); /* apply */
+          for (int b = 0; b < nbox && b < 64; ++b)
+            add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, boxes[b]);
+        }
+      }
+}
+
+int main(int argc, char **argv) {
+  const int rc = tb_sweep_main(argc, argv, "segreduce", register_all);
+  problem_release();
+  values_release();
+  free(ref.values), free(ref.keys), free(got);
+  tb_buffer_free(&d_out), tb_buffer_free(&d_keys_out), tb_buffer_free(&d_num);
+  tb_buffer_free(&scratch);
+  return rc;
+}

@@ -1,0 +1,349 @@
+/* SpMV sweep: y = A x over CSR matrices, tilebench's binary SpMV (tuned
+ * default, every box of the grid on the uniform-row matrices, and the
+ * preprocess + apply path) beside cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1
+ * and ALG2, in float and double (the types cuSPARSE has), on a suite of
+ * matrices of 2^26 nonzeros (2^22 with --tb_quick), core/matrix.h:
+ *
+ *   spmv/<impl>/<type>/n:<nnz>/seg:<L>              rows of length uniform in
+ *                                                   [1, 2L - 1], L = 4..1024
+ *   spmv_power_law/<impl>/<type>/n:<nnz>/seg:<L>    heavy-tailed row lengths,
+ *                                                   mean L = 4, 16, 64 (empty
+ *                                                   rows among them)
+ *   spmv_stencil_2d5/<impl>/<type>/n:<nnz>          2D 5-point Laplacian
+ *   spmv_stencil_3d7/<impl>/<type>/n:<nnz>          3D 7-point Laplacian
+ *
+ * <impl> is tb, cusparse_alg1 or cusparse_alg2; each matrix's name with
+ * _apply (spmv_apply/tb/..., spmv_power_law_apply/tb/...) times
+ * tb_spmv_apply with the plan made once outside the timing. cuSPARSE's rows
+ * are already that path: tb_cusparse_spmv_create (buffer, descriptors,
+ * cusparseSpMV_preprocess) runs before the timing, only cusparseSpMV inside.
+ * tb runs without support_empty except on the power-law matrices.
+ *
+ * n is the matrix's nonzero count: exactly 2^26 for the random kinds, the
+ * largest stencil grid that fits for the others (matrix.h gives the rule).
+ *
+ * Bytes that must move (s the element size): nnz (4 + s) for the column
+ * indices and values, 4 (rows + 1) for the row offsets, rows s for y, and
+ * cols s for x, counted once (the minimum: every element of x read once).
+ * Items = nnz.
+ *
+ * Matrix values and x are uniform in [-1, 1]. Every benchmark first checks y
+ * against tb_cpu_spmv_csr_f64 (higher precision), each row within the
+ * rounding bound derived at row_bounds(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda.h"
+#include "core/matrix.h"
+#include "core/rng.h"
+#include "core/sweep.h"
+#include "core/validate.h"
+#include "cpuref/segreduce.h"
+#include "kernels/tilebench.h"
+#include "suites/baselines/cusparse.h"
+
+typedef enum { IMPL_TB, IMPL_CUSPARSE_ALG1, IMPL_CUSPARSE_ALG2, IMPL_COUNT } impl;
+
+static const char *kImplName[IMPL_COUNT] = {"tb", "cusparse_alg1", "cusparse_alg2"};
+
+/* The matrices, in registration order. */
+typedef struct {
+  tb_matrix_kind kind;
+  int seg; /* L, the mean row length of the random kinds; 0 for the stencils */
+} matrix_id;
+
+static const matrix_id kMatrices[] = {
+    {TB_MATRIX_UNIFORM_ROWS, 4},      {TB_MATRIX_UNIFORM_ROWS, 16},
+    {TB_MATRIX_UNIFORM_ROWS, 64},     {TB_MATRIX_UNIFORM_ROWS, 256},
+    {TB_MATRIX_UNIFORM_ROWS, 1024},   {TB_MATRIX_POWER_LAW_ROWS, 4},
+    {TB_MATRIX_POWER_LAW_ROWS, 16},   {TB_MATRIX_POWER_LAW_ROWS, 64},
+    {TB_MATRIX_STENCIL_2D5, 0},       {TB_MATRIX_STENCIL_3D7, 0},
+};
+enum { kNumMatrices = sizeof kMatrices / sizeof kMatrices[0] };
+
+static const char *kAlgName[TB_MATRIX_KIND_COUNT] = {"spmv", "spmv_power_law", "spmv_stencil_2d5",
+                                                     "spmv_stencil_3d7"};
+
+typedef struct {
+  int matrix; /* index into kMatrices */
+  tb_type t;
+  impl which;
+  bool apply;        /* tb's preprocess + apply path */
+  tb_launch_box box; /* {0, 0}: tuned default */
+  int64_t nnz;       /* as registered (the name's n) */
+} bench_case;
+
+static int64_t target_nnz(void) { return tb_sweep.quick ? 1 << 22 : 1 << 26; }
+
+/* Rows, columns and nonzeros of a matrix, by matrix.h's rules, so that
+ * names and iteration counts are known before anything is generated. */
+typedef struct {
+  int64_t rows, cols, nnz;
+} shape;
+
+static shape shape_of(const matrix_id *m, int64_t target) {
+  if (m->kind == TB_MATRIX_STENCIL_2D5 || m->kind == TB_MATRIX_STENCIL_3D7) {
+    const bool d3 = m->kind == TB_MATRIX_STENCIL_3D7;
+    int64_t g = 2;
+    for (;;) { /* the largest g with nnz(g) <= target, at least 2 */
+      const int64_t h = g + 1, nnz = d3 ? 7 * h * h * h - 6 * h * h : 5 * h * h - 4 * h;
+      if (nnz > target) break;
+      g = h;
+    }
+    const int64_t rows = d3 ? g * g * g : g * g;
+    return (shape){rows, rows, d3 ? 7 * g * g * g - 6 * g * g : 5 * g * g - 4 * g};
+  }
+  const int64_t rows = (target + m->seg - 1) / m->seg;
+  return (shape){rows, rows, target};
+}
+
+static int64_t bytes_moved(tb_type t, shape sh) {
+  const int64_t s = (int64_t)tb_type_size(t);
+  return sh.nnz * (4 + s) + 4 * (sh.rows + 1) + sh.rows * s + sh.cols * s;
+}
+
+static tb_status upload(tb_buffer *b, const void *host, size_t bytes) {
+  TB_TRY(tb_buffer_reserve(b, bytes));
+  return tb_buffer_upload(b, host, bytes);
+}
+
+/* ---- the current matrix's pattern, generated once for its benchmarks ---- */
+
+static struct {
+  int index; /* into kMatrices; -1: none */
+  tb_csr_matrix m;
+  tb_buffer d_csr, d_cols;
+} mat = {.index = -1};
+
+static void matrix_release(void) {
+  tb_csr_matrix_free(&mat.m);
+  tb_buffer_free(&mat.d_csr), tb_buffer_free(&mat.d_cols);
+  mat.index = -1;
+}
+
+static tb_status matrix_get(int index) {
+  if (mat.index == index) return TB_OK;
+  matrix_release();
+  const matrix_id *id = &kMatrices[index];
+  const tb_matrix_spec spec = {id->kind, id->seg > 0 ? id->seg : 1, target_nnz()};
+  tb_rng r;
+  tb_rng_seed(&r, 0x59a7000u + (uint64_t)index * 131 + (uint64_t)target_nnz());
+  TB_TRY(tb_matrix_generate(&spec, &r, &mat.m));
+  mat.index = index;
+  TB_TRY(upload(&mat.d_csr, mat.m.row_offsets, sizeof(int32_t) * ((size_t)mat.m.rows + 1)));
+  return upload(&mat.d_cols, mat.m.col, sizeof(int32_t) * (size_t)mat.m.nnz);
+}
+
+/* ---- values and x: uniform in [-1, 1], one pair of arrays per type ---- */
+
+/* Drawn for the largest matrix seen so far (a prefix serves the others), the
+ * same draws rounded to float and kept as double, so both types are live. */
+static struct {
+  int64_t values_cap, x_cap;
+  void *values, *x;
+  tb_buffer d_values, d_x;
+} data[TB_TYPE_COUNT];
+
+static void data_release(void) {
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    free(data[t].values), free(data[t].x);
+    tb_buffer_free(&data[t].d_values), tb_buffer_free(&data[t].d_x);
+  }
+  memset(data, 0, sizeof data);
+}
+
+static void fill_unit(tb_type t, uint64_t seed, void *dst, int64_t n) {
+  tb_rng r;
+  tb_rng_seed(&r, seed);
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = 2 * tb_rng_unit(&r) - 1;
+    if (t == TB_FLOAT) ((float *)dst)[i] = (float)v;
+    else ((double *)dst)[i] = v;
+  }
+}
+
+static tb_status data_get(tb_type t, int64_t nnz, int64_t cols) {
+  if (data[t].values_cap >= nnz && data[t].x_cap >= cols) return TB_OK;
+  const size_t s = tb_type_size(t);
+  free(data[t].values), free(data[t].x);
+  data[t].values_cap = data[t].x_cap = 0;
+  data[t].values = malloc((size_t)nnz * s), data[t].x = malloc((size_t)cols * s);
+  if (!data[t].values || !data[t].x) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: inputs");
+  fill_unit(t, 0x5a1e5000u, data[t].values, nnz);
+  fill_unit(t, 0x0ec70000u, data[t].x, cols);
+  TB_TRY(upload(&data[t].d_values, data[t].values, (size_t)nnz * s));
+  TB_TRY(upload(&data[t].d_x, data[t].x, (size_t)cols * s));
+  data[t].values_cap = nnz, data[t].x_cap = cols;
+  return TB_OK;
+}
+
+/* ---- the CPU's y for (matrix, type) and each row's error bound ---- */
+
+static struct {
+  int index;
+  tb_type t;
+  double *y, *bound;
+} ref = {.index = -1, .t = TB_TYPE_COUNT};
+
+/* bound[r], from sum_abs[r] = Σ|a x| over row r (k entries):
+ * - the GPU, in any order and with or without FMA: a k-term dot product has
+ *   at most k roundings on any path (k - 1 additions, the product), so
+ *   |gpu - exact| <= gamma_k Σ|a x| (Higham, Accuracy and Stability of
+ *   Numerical Algorithms, 3.1);
+ * - the reference (double for float, long double for double, then rounded
+ *   to double): unit roundoff at most 2^-11 of the type's, so its sum is
+ *   within gamma_(k / 2048 + 1) Σ|a x| in the type's units, and the final
+ *   rounding adds one more.
+ * gamma_a + gamma_b <= gamma_(a + b), hence depth k + k / 2048 + 2. An empty
+ * row has bound 0: exactly 0. */
+static void row_bounds(tb_type t, const tb_csr_matrix *m, double *sum_abs_to_bound) {
+  for (int32_t r = 0; r < m->rows; ++r) {
+    const int64_t k = m->row_offsets[r + 1] - m->row_offsets[r];
+    sum_abs_to_bound[r] = tb_sum_error_bound(t, k + k / 2048 + 2, sum_abs_to_bound[r]);
+  }
+}
+
+static tb_status reference_get(const bench_case *c) {
+  if (ref.index == c->matrix && ref.t == c->t) return TB_OK;
+  free(ref.y), free(ref.bound);
+  ref.index = -1;
+  const tb_csr_matrix *m = &mat.m;
+  ref.y = malloc(sizeof(double) * (size_t)m->rows);
+  ref.bound = malloc(sizeof(double) * (size_t)m->rows);
+  if (!ref.y || !ref.bound) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: reference");
+  TB_TRY(tb_cpu_spmv_csr_f64(c->t, data[c->t].values, m->col, (int32_t)m->nnz, m->row_offsets,
+                             m->rows, NULL, data[c->t].x, m->cols, ref.y, ref.bound));
+  row_bounds(c->t, m, ref.bound);
+  ref.index = c->matrix, ref.t = c->t;
+  return TB_OK;
+}
+
+/* ---- the code under test ---- */
+
+static tb_buffer d_y, scratch;
+static tb_seg_plan *plan;      /* apply rows: made before validation, freed after timing */
+static tb_cusparse_spmv *csp;  /* cuSPARSE rows: likewise */
+
+static bool support_empty(const bench_case *c) {
+  return kMatrices[c->matrix].kind == TB_MATRIX_POWER_LAW_ROWS;
+}
+
+static tb_status launch(void *arg) {
+  const bench_case *c = arg;
+  const tb_csr_matrix *m = &mat.m;
+  const void *values = data[c->t].d_values.ptr, *x = data[c->t].d_x.ptr;
+  const int32_t *csr = mat.d_csr.ptr, *cols = mat.d_cols.ptr;
+  if (c->which != IMPL_TB) return tb_cusparse_spmv_run(csp);
+  if (c->apply) return tb_spmv_apply(plan, TB_OP_PLUS, values, cols, x, m->cols, d_y.ptr, &scratch, 0);
+  return tb_spmv_csr_binary(c->t, TB_OP_MULTIPLIES, TB_OP_PLUS, values, cols, m->nnz, csr, m->rows,
+                            NULL, x, m->cols, support_empty(c), d_y.ptr, &c->box, &scratch, 0);
+}
+
+/* What a row does once per benchmark, outside the timing: the plan of an
+ * apply row, cuSPARSE's descriptors, buffer and preprocessing. */
+static tb_status prepare(const bench_case *c) {
+  const tb_csr_matrix *m = &mat.m;
+  if (c->which != IMPL_TB)
+    return tb_cusparse_spmv_create(c->t, c->which == IMPL_CUSPARSE_ALG1 ? 1 : 2, m->rows, m->cols,
+                                   m->nnz, mat.d_csr.ptr, mat.d_cols.ptr, data[c->t].d_values.ptr,
+                                   data[c->t].d_x.ptr, d_y.ptr, 0, &csp);
+  if (c->apply)
+    return tb_spmv_preprocess(c->t, m->nnz, mat.d_csr.ptr, m->rows, support_empty(c), &c->box,
+                              &plan, 0);
+  return TB_OK;
+}
+
+static void *got;
+static size_t got_bytes;
+
+/* Runs the case once and checks every row of y. y is poisoned with NaN
+ * first: a row nobody writes cannot pass. */
+static tb_status validate(const bench_case *c) {
+  const size_t bytes = (size_t)mat.m.rows * tb_type_size(c->t);
+  if (got_bytes < bytes) {
+    free(got);
+    got = malloc(bytes);
+    got_bytes = got ? bytes : 0;
+    if (!got) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: %zu host bytes", bytes);
+  }
+  TB_CUDA_TRY(cudaMemset(d_y.ptr, 0xff, bytes));
+  TB_TRY(launch((void *)c));
+  TB_TRY(tb_buffer_download(&d_y, got, bytes));
+  char what[192];
+  const matrix_id *id = &kMatrices[c->matrix];
+  snprintf(what, sizeof what, "%s/%s %s %s L=%d (%d rows, %lld nonzeros) box=%dx%d",
+           kAlgName[id->kind], kImplName[c->which], c->apply ? "apply" : "direct",
+           tb_type_name(c->t), id->seg, mat.m.rows, (long long)mat.m.nnz, c->box.nt, c->box.vt);
+  return tb_compare(c->t, got, ref.y, ref.bound, mat.m.rows, what);
+}
+
+/* ---- benchmarks ---- */
+
+static void run(tb_bench_state *st, void *arg) {
+  const bench_case *c = arg;
+  tb_status s = matrix_get(c->matrix);
+  if (s == TB_OK && mat.m.nnz != c->nnz)
+    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "spmv sweep: the matrix has %lld nonzeros, its name says %lld",
+                (long long)mat.m.nnz, (long long)c->nnz);
+  if (s == TB_OK) s = data_get(c->t, mat.m.nnz, mat.m.cols);
+  if (s == TB_OK) s = tb_buffer_reserve(&d_y, (size_t)mat.m.rows * tb_type_size(c->t));
+  if (s == TB_OK) s = reference_get(c);
+  if (s == TB_OK) s = prepare(c);
+  if (s == TB_OK) s = validate(c);
+  if (s == TB_OK) {
+    const shape sh = {mat.m.rows, mat.m.cols, mat.m.nnz};
+    tb_sweep_measure(st, launch, (void *)c, mat.m.nnz, bytes_moved(c->t, sh));
+  } else {
+    tb_bench_skip_with_error(st, tb_last_error());
+  }
+  tb_seg_plan_free(plan), plan = NULL;
+  tb_cusparse_spmv_destroy(csp), csp = NULL;
+  if (s == TB_OK && c->which == IMPL_TB && c->box.nt == 0) {
+    /* The tuned default's box, for the plot driver's tuning table. */
+    const tb_launch_box def = tb_segreduce_default_box(c->t);
+    tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
+    tb_bench_set_counter(st, "vt", def.vt, TB_COUNTER_VALUE);
+  }
+}
+
+static void add(int matrix, tb_type t, impl which, bool apply, tb_launch_box box) {
+  const matrix_id *id = &kMatrices[matrix];
+  const shape sh = shape_of(id, target_nnz());
+  bench_case *c = malloc(sizeof *c);
+  if (!c) return;
+  *c = (bench_case){matrix, t, which, apply, box, sh.nnz};
+  char alg[64], name[192];
+  snprintf(alg, sizeof alg, "%s%s", kAlgName[id->kind], apply ? "_apply" : "");
+  tb_sweep_name(name, sizeof name, alg, kImplName[which], tb_type_name(t), sh.nnz, 0, 0);
+  size_t len = strlen(name);
+  if (id->seg > 0) snprintf(name + len, sizeof name - len, "/seg:%d", id->seg), len = strlen(name);
+  if (box.nt > 0) snprintf(name + len, sizeof name - len, "/nt:%d/vt:%d", box.nt, box.vt);
+  tb_bench_register(name, run, c, free);
+  tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(t, sh)));
+}
+
+static void register_all(void) {
+  static const tb_type types[] = {TB_FLOAT, TB_DOUBLE};
+  const tb_launch_box tuned = {0, 0};
+  /* Matrix outermost: each is generated once. */
+  for (int i = 0; i < kNumMatrices; ++i)
+    for (int k = 0; k < 2; ++k) {
+      const tb_type t = types[k];
+      for (int w = 0; w < IMPL_COUNT; ++w) add(i, t, (impl)w, false, tuned);
+      add(i, t, IMPL_TB, true, tuned);
+      if (kMatrices[i].kind != TB_MATRIX_UNIFORM_ROWS) continue;
+      tb_launch_box boxes[64];
+      const int nbox = tb_segreduce_grid(t, boxes, 64);
+      for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, false, boxes[b]);
+    }
+}
+
+int main(int argc, char **argv) {
+  const int rc = tb_sweep_main(argc, argv, "spmv", register_all);
+  matrix_release();
+  data_release();
+  free(ref.y), free(ref.bound), free(got);
+  tb_buffer_free(&d_y), tb_buffer_free(&scratch);
+  return rc;
+}
