@@ -86,9 +86,8 @@ csr_codes_kernel(const int* __restrict__ csr, int num_segments, int count,
     __syncthreads();
     int rows[VT + 1], starts[VT];
     const int end = r.flush ? min(first + kTile, count) : INT32_MAX;
-    const unsigned flags =
-        expand_csr_rows<VT>(first + int(threadIdx.x) * VT, slice, r.slice, end, rows, starts);
-    code = pack_code(flags, rows[0]);
+    expand_csr_rows<VT>(first + int(threadIdx.x) * VT, slice, r.slice, end, rows, starts);
+    code = pack_code(end_flags<VT>(rows), rows[0]);
   }
   codes[tile * NT + threadIdx.x] = code;
 }

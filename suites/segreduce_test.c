@@ -1215,6 +1215,19 @@ static void test_preprocess_apply(void) {
                                                      o.dev_keys.ptr, &h_runs, o.dev_num.ptr,
                                                      boxes[b], &plan, 0),
                          what)) {
+          /* What the preprocess reported: the run count and keys (the keys
+           * serve as int32 values for the reference). */
+          if (TB_ASSERT_OK(tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, k.keys, k.keys, k.count,
+                                                o.want, o.want_keys, &runs),
+                           "cpu reduce_by_key")) {
+            count_matches(h_runs, runs, what, "host count from preprocess");
+            if (fetch(&o.dev_num, &d_runs, sizeof d_runs, what))
+              count_matches(d_runs, runs, what, "device count from preprocess");
+            char kwhat[520];
+            snprintf(kwhat, sizeof kwhat, "%s (keys)", what);
+            if (fetch(&o.dev_keys, o.got_keys, sizeof(int32_t) * (size_t)runs, kwhat))
+              compare(TB_INT32, o.got_keys, o.want_keys, NULL, runs, kwhat);
+          }
           for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op)
             for (int rep = 0; rep < reps && op_swept((tb_type)t, op); ++rep) {
               values v;
@@ -1232,12 +1245,6 @@ static void test_preprocess_apply(void) {
                 ++failures;
               values_free(&v);
             }
-          /* What the preprocess reported: counts and keys. */
-          count_matches(h_runs, runs, what, "host count from preprocess");
-          if (fetch(&o.dev_num, &d_runs, sizeof d_runs, what))
-            count_matches(d_runs, runs, what, "device count from preprocess");
-          if (fetch(&o.dev_keys, o.got_keys, sizeof(int32_t) * (size_t)runs, what))
-            compare(TB_INT32, o.got_keys, o.want_keys, NULL, runs, what);
         } else {
           ++failures;
         }

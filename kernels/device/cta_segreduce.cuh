@@ -55,10 +55,10 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
 // `first`, from the tile's CSR slice in shared memory (entries of segments
 // begin ..). `end` is where the slice's last segment ends: the tile's end
 // when it flushes, beyond every item otherwise. starts[i] is the global offset
-// at which rows[i] starts. Returns the end flags (bit i: item i ends its row).
+// at which rows[i] starts.
 template <int VT>
-__device__ __forceinline__ unsigned expand_csr_rows(int first, const int* csr, int slice, int end,
-                                                    int (&rows)[VT + 1], int (&starts)[VT]) {
+__device__ __forceinline__ void expand_csr_rows(int first, const int* csr, int slice, int end,
+                                                int (&rows)[VT + 1], int (&starts)[VT]) {
   int lo = 0, hi = slice;  // upper bound of first
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
@@ -68,13 +68,11 @@ __device__ __forceinline__ unsigned expand_csr_rows(int first, const int* csr, i
   int row = max(lo - 1, 0);
   int start = slice > 0 ? csr[row] : first;
   int next = row + 1 < slice ? csr[row + 1] : end;
-  unsigned flags = 0;
   rows[0] = row;
   starts[0] = start;
 #pragma unroll
   for (int i = 1; i <= VT; ++i) {
     if (first + i == next) {
-      flags |= 1u << (i - 1);
       ++row;
       start = next;
       next = row + 1 < slice ? csr[row + 1] : end;
@@ -82,6 +80,14 @@ __device__ __forceinline__ unsigned expand_csr_rows(int first, const int* csr, i
     rows[i] = row;
     if (i < VT) starts[i] = start;
   }
+}
+
+// The end flags of a thread's rows: bit i when item i ends its row.
+template <int VT>
+__device__ __forceinline__ unsigned end_flags(const int (&rows)[VT + 1]) {
+  unsigned flags = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) flags |= unsigned(rows[i] != rows[i + 1]) << i;
   return flags;
 }
 
