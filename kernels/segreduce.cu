@@ -5,7 +5,8 @@
 //
 // Every kernel is a front-end over kernels/device/cta_segreduce.cuh: it
 // produces the tile's values in thread order and their local rows, and the
-// core reduces them, stores the results and carries across tiles. The
+// core reduces them and stores the results; a fix-up pass then carries
+// across tiles. The
 // front-ends differ only in where those come from:
 //   csr:    values loaded striped (or gathered through sources), rows by
 //           flattening the tile's CSR slice;
@@ -108,7 +109,7 @@ template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
            int num_segments, int count, const int* __restrict__ limits,
-           TileStatusArray<T> status, T* __restrict__ out) {
+           TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   constexpr int kSliceLoads = (kTile + 1 + NT - 1) / NT;
@@ -125,7 +126,7 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
     T v[VT];
     load_striped<F, OP, NT, VT>(in, first, count, v);
     if (r.total == 0) {
-      K::Carry::run(v, status, tile, u.carry);
+      K::Carry::run(v, carries, tile, u.carry);
       return;
     }
     int slice[kSliceLoads];
@@ -159,11 +160,11 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
     }
     if (r.total == 0) {
       __syncthreads();  // every CSR read before the carry storage is written
-      K::Carry::run(x, status, tile, u.carry);
+      K::Carry::run(x, carries, tile, u.carry);
       return;
     }
   }
-  K::Seg::reduce_to_global(x, rows, r, num_segments, status, tile, out, u.partials, seg);
+  K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
@@ -171,7 +172,7 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
-             int num_segments, int count, TileStatusArray<T> status, T* __restrict__ out) {
+             int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
@@ -183,14 +184,14 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
   const int code = codes[tile * NT + threadIdx.x];
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   if (r.total == 0) {
-    K::Carry::run(v, status, tile, u.carry);
+    K::Carry::run(v, carries, tile, u.carry);
     return;
   }
   T x[VT];
   K::Transpose::blocked_from_striped(v, x, u.transpose);
   int rows[VT + 1];
   expand_flags_to_rows<VT>(code_row(code), code_flags(code), rows);
-  K::Seg::reduce_to_global(x, rows, r, num_segments, status, tile, out, u.partials, seg);
+  K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
 // Reduce-by-key in one pass: the runs of the tile's keys (with the look-back
@@ -198,7 +199,7 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
 template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int count,
-              TileStatusArray<int> counts, TileStatusArray<T> status,
+              TileStatusArray<int> counts, TileCarries<T> carries,
               int* __restrict__ keys_out, T* __restrict__ values_out, int* __restrict__ d_num) {
   using K = Tile<OP, NT, VT>;
   using Runs = CtaKeyRuns<NT, VT>;
@@ -217,13 +218,13 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
   T x[VT];
   K::Transpose::blocked_from_striped(v, x, u.values.transpose);
   if (runs.total == 0) {
-    K::Carry::run(x, status, tile, u.values.carry);
+    K::Carry::run(x, carries, tile, u.values.carry);
     return;
   }
   int rows[VT + 1];
   expand_flags_to_rows<VT>(runs.row, runs.flags, rows);
   const SegRange r = {runs.base, runs.total, 0, runs.fresh, true};
-  K::Seg::reduce_to_global(x, rows, r, count, status, tile, values_out, u.values.partials, seg);
+  K::Seg::reduce_to_global(x, rows, r, count, carries, tile, values_out, u.values.partials, seg);
 }
 
 // out[s] = tmp[rank[s]] for a non-empty segment, the identity for an empty
@@ -243,15 +244,33 @@ __global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
   out[s] = next > r && r >= 0 && r < num_segments ? tmp[r] : identity<OP>();
 }
 
+// The carries between tiles, after the tiles (one CTA).
+constexpr int kFixupThreads = 1024, kFixupTiles = 8;
+template <tb_op OP>
+__global__ void __launch_bounds__(kFixupThreads)
+fixup_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
+  using Fixup = CtaCarryFixup<OP, T, kFixupThreads, kFixupTiles>;
+  __shared__ typename Fixup::Storage s;
+  Fixup::run(carries, tiles, out, s);
+}
+
 // ---- host side ----------------------------------------------------------
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr size_t round_up(size_t b) { return (b + 255) / 256 * 256; }
 
-// Binds and zeroes the look-back words of `tiles` tiles.
-tb_status status_of(void* p, int tiles, cudaStream_t stream, TileStatusArray<T>* out) {
-  out->bind(p, tiles);
-  TB_CUDA_TRY(cudaMemsetAsync(p, 0, TileStatusArray<T>::status_bytes(tiles), stream));
+// The per-tile carries in scratch: values, then row-0 indices.
+TileCarries<T> carries_of(void* p, int tiles) {
+  TileCarries<T> c;
+  c.carry = static_cast<T*>(p);
+  c.head = reinterpret_cast<int*>(static_cast<char*>(p) + round_up(sizeof(T) * size_t(tiles)));
+  return c;
+}
+
+template <tb_op OP>
+tb_status fixup(const TileCarries<T>& carries, int tiles, T* out, cudaStream_t stream) {
+  fixup_kernel<OP><<<1, kFixupThreads, 0, stream>>>(carries, tiles, out);
+  TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
 
@@ -276,15 +295,14 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                   int count, const int* limits, void* scratch, T* out, cudaStream_t stream) {
   const int tiles = int(ceil_div(count, NT * VT));
   if (tiles == 0) return TB_OK;
-  TileStatusArray<T> status;
-  TB_TRY(status_of(scratch, tiles, stream, &status));
+  const TileCarries<T> carries = carries_of(scratch, tiles);
   TB_TRY(with_front(in->front, [&](auto f) {
     csr_kernel<decltype(f)::value, OP, NT, VT><<<tiles, NT, 0, stream>>>(
-        inputs_of(in), csr, sources, num_segments, count, limits, status, out);
+        inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
     return TB_OK;
   }));
   TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+  return fixup<OP>(carries, tiles, out, stream);
 }
 
 template <tb_op OP, int NT, int VT>
@@ -292,15 +310,14 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
                     int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
   const int tiles = int(ceil_div(count, NT * VT));
   if (tiles == 0) return TB_OK;
-  TileStatusArray<T> status;
-  TB_TRY(status_of(scratch, tiles, stream, &status));
+  const TileCarries<T> carries = carries_of(scratch, tiles);
   TB_TRY(with_front(in->front, [&](auto f) {
     apply_kernel<decltype(f)::value, OP, NT, VT><<<tiles, NT, 0, stream>>>(
-        inputs_of(in), codes, limits, num_segments, count, status, out);
+        inputs_of(in), codes, limits, num_segments, count, carries, out);
     return TB_OK;
   }));
   TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+  return fixup<OP>(carries, tiles, out, stream);
 }
 
 template <tb_op OP, int NT, int VT>
@@ -314,13 +331,12 @@ tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out,
   TileStatusArray<int> counts;
   counts.bind(scratch, tiles);
   TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
-  TileStatusArray<T> status;
-  TB_TRY(status_of(static_cast<char*>(scratch) + tb_seg_count_status_bytes(tiles), tiles, stream,
-                   &status));
-  by_key_kernel<OP, NT, VT><<<tiles, NT, 0, stream>>>(keys, values, count, counts, status,
+  const TileCarries<T> carries =
+      carries_of(static_cast<char*>(scratch) + tb_seg_count_status_bytes(tiles), tiles);
+  by_key_kernel<OP, NT, VT><<<tiles, NT, 0, stream>>>(keys, values, count, counts, carries,
                                                       keys_out, values_out, d_num);
   TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+  return fixup<OP>(carries, tiles, values_out, stream);
 }
 
 tb_status no_box(tb_launch_box box) {
@@ -450,5 +466,6 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
 }
 
 extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
-  return tb::round_up(tb::TileStatusArray<tb::T>::bytes(tiles));
+  using namespace tb;
+  return round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }

@@ -7,7 +7,7 @@
  *   limits: tiles + 1 ints, the segment of each tile's first item (bit 31:
  *           it continues from an earlier tile), limits[tiles] = segments;
  *   codes:  tiles * NT ints, one per thread of the preprocessed form;
- *   status: the look-back words, tb_seg_status_bytes_<type>(tiles). */
+ *   status: the per-tile carries, tb_seg_status_bytes_<type>(tiles). */
 #ifndef TB_KERNELS_SEGREDUCE_DISPATCH_H
 #define TB_KERNELS_SEGREDUCE_DISPATCH_H
 
@@ -70,7 +70,7 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  * from limits. apply: the same from codes (direct only). reduce_by_key: in
  * one pass (status: tb_seg_count_status_bytes, then the value status).
  * fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty ones
- * (every s when d_rank is NULL). Every call zeroes the status it uses. */
+ * (every s when d_rank is NULL). */
 #define TB_SEG_DECLARE(name)                                                                   \
   tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,           \
                               const int32_t *d_csr, const int32_t *d_sources, int num_segments, \

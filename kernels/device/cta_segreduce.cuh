@@ -8,7 +8,8 @@
 // its carry-out. A segmented scan of the carry-outs gives each thread its
 // carry-in (the carry-outs from the nearest thread before it that holds an
 // end), which completes the first segment the thread ends. The tile's own
-// carry-out crosses tiles by decoupled look-back.
+// carry-out crosses tiles through a fix-up pass (one CTA, after the tiles)
+// that folds the carries into each tile's first result: no tile waits.
 //
 // Segment indices inside a tile are local rows: rows[i] is item i's row,
 // rows[VT] the row after the thread's last item, and item i ends its row when
@@ -189,27 +190,22 @@ struct CtaSegScan {
 
 // ---- carries between tiles ----------------------------------------------
 
-// Warp 0 publishes the tile's carry-out and returns its carry-in (the
-// carry-outs of the tiles before it, back to the nearest one holding a
-// segment end). A tile holding an end publishes its carry-out as a finished
-// prefix at once, so a look-back stops at the first such tile; a tile
-// without one publishes its total as an aggregate, looks back, and then
-// publishes the prefix. `fresh`: the tile's first segment starts at its
-// first item, so nothing before it is needed.
-template <tb_op OP, typename T>
-__device__ __forceinline__ T tile_carry_in(const TileStatusArray<T>& status, int64_t tile,
-                                           bool has_end, bool fresh, T carry_out) {
-  const T identity = Op<OP>::template identity<T>();
-  const bool leader = threadIdx.x == 0;
-  if (tile == 0 || has_end) {
-    if (leader) status.publish(tile, kPrefix, carry_out);
-    return tile == 0 || fresh ? identity : look_back<OP>(status, tile);
+// What a tile leaves for the fix-up pass: its carry-out (what follows its
+// last segment end, or its whole total when it holds no end) and where its
+// row 0 went. The fix-up folds each tile's carry-in into that one result.
+template <typename T>
+struct TileCarries {
+  T* carry;   // per tile
+  int* head;  // per tile: row 0's output index, kNoEnd, or kFresh
+  static constexpr int kNoEnd = -1;  // no segment ends in the tile
+  static constexpr int kFresh = -2;  // ends, and row 0 starts at the tile: nothing to fix
+
+  __device__ __forceinline__ void leave(int64_t tile, T carry_out, bool has_end, bool fresh,
+                                        int begin) const {
+    carry[tile] = carry_out;
+    head[tile] = !has_end ? kNoEnd : fresh ? kFresh : begin;
   }
-  if (leader) status.publish(tile, kAggregate, carry_out);
-  const T prefix = look_back<OP>(status, tile);
-  if (leader) status.publish(tile, kPrefix, Op<OP>::apply(prefix, carry_out));
-  return prefix;
-}
+};
 
 // ---- the whole tile -----------------------------------------------------
 
@@ -223,18 +219,16 @@ struct CtaSegReduce {
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
-  struct Storage {
-    typename Scan::Storage scan;
-    T tile_carry_in;
-  };
+  using Storage = typename Scan::Storage;
 
   // Reduces the tile's items x (thread order) over their rows and stores the
   // results of rows 0 .. total - 1 to out[begin + row] (rows past
-  // num_segments are dropped). The tile's carry crosses tiles through
-  // status; row 0 of a tile that does not start fresh receives it.
+  // num_segments are dropped). Row 0 still lacks the carry from earlier
+  // tiles: the tile leaves its own carry for the fix-up pass instead of
+  // waiting on its predecessors.
   __device__ __forceinline__ static void reduce_to_global(
       const T (&x)[VT], const int (&rows)[VT + 1], const SegRange& r, int num_segments,
-      const TileStatusArray<T>& status, int64_t tile, T* __restrict__ out, Partials& partials,
+      const TileCarries<T>& carries, int64_t tile, T* __restrict__ out, Partials& partials,
       Storage& s) {
     const T identity = Op<OP>::template identity<T>();
     // Fold within the thread, restarting after every end.
@@ -246,13 +240,9 @@ struct CtaSegReduce {
       if (rows[i] != rows[i + 1]) acc = identity;
     }
     T tile_carry_out;
-    T carry = Scan::carry_in(rows[0] != rows[VT], acc, &tile_carry_out, s.scan);
-    if (threadIdx.x < 32) {
-      const T c = tile_carry_in<OP>(status, tile, r.total > 0, r.fresh, tile_carry_out);
-      if (threadIdx.x == 0) s.tile_carry_in = c;
-    }
-    const bool direct = kHalf && r.total > kCapacity;
-    if (!direct) {
+    T carry = Scan::carry_in(rows[0] != rows[VT], acc, &tile_carry_out, s);
+    if (threadIdx.x == 0) carries.leave(tile, tile_carry_out, r.total > 0, r.fresh, r.begin);
+    if (!kHalf || r.total <= kCapacity) {
       // Partials in shared memory, then stored coalesced.
 #pragma unroll
       for (int i = 0; i < VT; ++i)
@@ -262,19 +252,13 @@ struct CtaSegReduce {
         }
       __syncthreads();
       const int end = min(r.total, num_segments - r.begin);
-      for (int k = threadIdx.x; k < end; k += NT) {
-        T v = partials.values[k];
-        if (k == 0) v = Op<OP>::apply(s.tile_carry_in, v);
-        out[r.begin + k] = v;
-      }
+      for (int k = threadIdx.x; k < end; k += NT) out[r.begin + k] = partials.values[k];
     } else {
-      __syncthreads();  // tile_carry_in
 #pragma unroll
       for (int i = 0; i < VT; ++i)
         if (rows[i] != rows[i + 1]) {
-          T v = Op<OP>::apply(carry, scan[i]);
-          if (rows[i] == 0) v = Op<OP>::apply(s.tile_carry_in, v);
-          if (rows[i] < r.total && r.begin + rows[i] < num_segments) out[r.begin + rows[i]] = v;
+          if (rows[i] < r.total && r.begin + rows[i] < num_segments)
+            out[r.begin + rows[i]] = Op<OP>::apply(carry, scan[i]);
           carry = identity;
         }
     }
@@ -286,14 +270,59 @@ template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegCarry {
   using Reduce = CtaReduce<OP, T, NT>;
   using Storage = typename Reduce::Storage;
-  __device__ __forceinline__ static void run(const T (&x)[VT], const TileStatusArray<T>& status,
+  __device__ __forceinline__ static void run(const T (&x)[VT], const TileCarries<T>& carries,
                                              int64_t tile, Storage& s) {
     T acc = x[0];
 #pragma unroll
     for (int i = 1; i < VT; ++i) acc = Op<OP>::apply(acc, x[i]);
-    acc = Reduce::reduce(acc, s);  // thread 0
-    acc = __shfl_sync(kFullMask, acc, 0);
-    if (threadIdx.x < 32) tile_carry_in<OP>(status, tile, false, false, acc);
+    acc = Reduce::reduce(acc, s);
+    if (threadIdx.x == 0) carries.leave(tile, acc, false, false, 0);
+  }
+};
+
+// The fix-up pass: one CTA walks the tiles' carries in order, K per thread
+// per round, with a segmented scan (a tile holding an end restarts it), and
+// folds each tile's carry-in into its row 0.
+template <tb_op OP, typename T, int NT, int K>
+struct CtaCarryFixup {
+  using Scan = CtaSegScan<OP, T, NT>;
+  struct Storage { typename Scan::Storage scan; };
+
+  __device__ __forceinline__ static void run(const TileCarries<T>& carries, int64_t tiles,
+                                             T* __restrict__ out, Storage& s) {
+    const T identity = Op<OP>::template identity<T>();
+    T running = identity;  // inclusive carry before this round
+    for (int64_t round = 0; round < tiles; round += int64_t(NT) * K) {
+      const int64_t first = round + int64_t(threadIdx.x) * K;
+      T carry[K];
+      int head[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const bool in = first + j < tiles;
+        carry[j] = in ? carries.carry[first + j] : identity;
+        head[j] = in ? carries.head[first + j] : TileCarries<T>::kNoEnd;
+      }
+      bool has_end = false;
+      T acc = identity;
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const bool ends = head[j] != TileCarries<T>::kNoEnd;
+        acc = ends ? carry[j] : Op<OP>::apply(acc, carry[j]);
+        has_end |= ends;
+      }
+      // The previous rounds enter as if before thread 0.
+      if (threadIdx.x == 0 && !has_end) acc = Op<OP>::apply(running, acc);
+      T total;
+      T c = Scan::carry_in(has_end || threadIdx.x == 0, acc, &total, s.scan);
+      if (threadIdx.x == 0) c = running;
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        if (head[j] >= 0) out[head[j]] = Op<OP>::apply(c, out[head[j]]);
+        c = head[j] != TileCarries<T>::kNoEnd ? carry[j] : Op<OP>::apply(c, carry[j]);
+      }
+      running = total;
+      __syncthreads();  // the scan storage is reused next round
+    }
   }
 };
 
