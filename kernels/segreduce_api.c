@@ -147,18 +147,22 @@ typedef struct reduce_layout {
   size_t scan_bytes;
 } reduce_layout;
 
+/* planned: a plan holds the limits and the CSR2 ranks, so only the
+ * per-call regions are laid out. */
 static void lay_out(carve *c, reduce_layout *l, int tiles, int num_segments, size_t elem,
-                    size_t status_bytes, bool empty, bool indirect, bool codes_given) {
-  l->limits = codes_given ? NULL : take(c, sizeof(int32_t) * ((size_t)tiles + 1));
+                    size_t status_bytes, bool empty, bool indirect, bool planned) {
+  const size_t scan_bytes = l->scan_bytes;
+  *l = (reduce_layout){0};
+  l->scan_bytes = scan_bytes;
+  l->limits = planned ? NULL : take(c, sizeof(int32_t) * ((size_t)tiles + 1));
   l->status = take(c, status_bytes);
-  l->rank = l->csr2 = l->sources2 = l->num2 = NULL;
-  l->tmp = l->scan = NULL;
   if (!empty) return;
+  l->tmp = take(c, elem * (size_t)num_segments);
+  if (planned) return;
   l->rank = take(c, sizeof(int32_t) * (size_t)num_segments);
-  l->csr2 = codes_given ? NULL : take(c, sizeof(int32_t) * (size_t)num_segments);
+  l->csr2 = take(c, sizeof(int32_t) * (size_t)num_segments);
   l->sources2 = indirect ? take(c, sizeof(int32_t) * (size_t)num_segments) : NULL;
   l->num2 = take(c, sizeof(int32_t));
-  l->tmp = take(c, elem * (size_t)num_segments);
   l->scan = take(c, l->scan_bytes);
 }
 
