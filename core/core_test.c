@@ -30,6 +30,16 @@ static void test_status_messages(void) {
   CU_ASSERT_STRING_EQUAL(tb_last_error(), "n < 0 (-5)");
   CU_ASSERT_EQUAL(tb_fail(TB_ERR_IO, "%s:%d", "file", 3), TB_ERR_IO);
   CU_ASSERT_STRING_EQUAL(tb_last_error(), "file:3");
+  /* A caller may prefix the message it was left: the message is an
+   * argument of its own replacement. */
+  tb_fail(TB_ERR_INVALID_ARGUMENT, "operator bit_and does not apply to float");
+  tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s", "tb_segreduce_csr", tb_last_error());
+  CU_ASSERT_STRING_EQUAL(tb_last_error(),
+                         "tb_segreduce_csr: operator bit_and does not apply to float");
+  tb_fail(TB_ERR_IO, "%s / %s", tb_last_error(), tb_last_error());
+  CU_ASSERT_STRING_EQUAL(tb_last_error(),
+                         "tb_segreduce_csr: operator bit_and does not apply to float / "
+                         "tb_segreduce_csr: operator bit_and does not apply to float");
   tb_clear_error();
   CU_ASSERT_STRING_EQUAL(tb_last_error(), "");
 

@@ -1,5 +1,7 @@
 #include "core/cuda.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +42,53 @@ tb_status tb_device_get(tb_device_info *out) {
   out->global_bytes = p.totalGlobalMem;
   TB_CUDA_TRY(cudaDriverGetVersion(&out->driver_version));
   TB_CUDA_TRY(cudaRuntimeGetVersion(&out->runtime_version));
+  return TB_OK;
+}
+
+/* The residency cache: open addressing over (device, kernel, nt), one lock.
+ * A full table still answers, uncached. */
+enum { kResidencySlots = 4096 };
+typedef struct residency_entry {
+  const void *kernel; /* NULL: empty */
+  int device, nt, per_sm, sm_count;
+} residency_entry;
+static residency_entry residency_table[kResidencySlots];
+static pthread_mutex_t residency_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static residency_entry *residency_slot(const void *kernel, int device, int nt) {
+  uint64_t h = (uint64_t)(uintptr_t)kernel * 0x9e3779b97f4a7c15ull ^ (uint64_t)device << 40 ^
+               (uint64_t)nt;
+  h ^= h >> 29;
+  for (int probe = 0; probe < kResidencySlots; ++probe) {
+    residency_entry *e = &residency_table[(h + (uint64_t)probe) % kResidencySlots];
+    if (!e->kernel || (e->kernel == kernel && e->device == device && e->nt == nt)) return e;
+  }
+  return NULL;
+}
+
+tb_status tb_kernel_residency(const void *kernel, int nt, int *per_sm, int *sm_count) {
+  if (!kernel || !per_sm || !sm_count)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_kernel_residency: kernel or an output is NULL");
+  int device = 0;
+  TB_CUDA_TRY(cudaGetDevice(&device));
+  pthread_mutex_lock(&residency_lock);
+  residency_entry *e = residency_slot(kernel, device, nt);
+  const residency_entry found = e ? *e : (residency_entry){0};
+  pthread_mutex_unlock(&residency_lock);
+  if (found.kernel) {
+    *per_sm = found.per_sm;
+    *sm_count = found.sm_count;
+    return TB_OK;
+  }
+  int blocks = 0, sms = 0;
+  TB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, nt, 0));
+  *per_sm = blocks;
+  *sm_count = sms;
+  pthread_mutex_lock(&residency_lock);
+  e = residency_slot(kernel, device, nt);
+  if (e) *e = (residency_entry){kernel, device, nt, *per_sm, sms};
+  pthread_mutex_unlock(&residency_lock);
   return TB_OK;
 }
 

@@ -48,6 +48,13 @@ typedef struct tb_device_info {
 /* TB_ERR_NO_DEVICE with a clear message when no usable GPU is present. */
 tb_status tb_device_get(tb_device_info *out);
 
+/* How many CTAs of `kernel` (the address of a __global__ function) with nt
+ * threads and no dynamic shared memory fit on one SM of the current device
+ * (*per_sm; 0 when one does not fit), and that device's SM count (*sm_count). Kept per
+ * (device, kernel, nt): the occupancy query costs more than a small launch,
+ * and a process may switch between GPU models. Safe for concurrent callers. */
+tb_status tb_kernel_residency(const void *kernel, int nt, int *per_sm, int *sm_count);
+
 /* A device allocation that remembers its size. Zero-initialise before use;
  * tb_buffer_free on a zeroed or freed buffer is a no-op. */
 typedef struct tb_buffer { void *ptr; size_t bytes; } tb_buffer;

@@ -198,10 +198,8 @@ static tb_status gen_random(const tb_matrix_spec *spec, tb_rng *r, tb_csr_matrix
   off[0] = 0;
   tb_status st = tb_geometry_counts(&gs, nnz, off + 1, rows, r);
   if (st != TB_OK) {
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", tb_last_error()); /* tb_fail writes that buffer */
     free(off);
-    return tb_fail(st, "tb_matrix_generate: %s: %s", name, msg);
+    return tb_fail(st, "tb_matrix_generate: %s: %s", name, tb_last_error());
   }
   cap_rows(off + 1, rows, n, r);
 

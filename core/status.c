@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Per-thread so that concurrent callers never see each other's messages. */
 static _Thread_local char tb_message[1024];
@@ -22,11 +23,15 @@ const char *tb_status_string(tb_status s) {
 const char *tb_last_error(void) { return tb_message; }
 
 tb_status tb_fail(tb_status s, const char *fmt, ...) {
+  /* Formatted aside first: an argument may be tb_last_error() itself, as
+   * when a caller prefixes the message of the call that failed under it. */
+  char text[sizeof tb_message];
   va_list ap;
   va_start(ap, fmt);
   /* vsnprintf truncates and always terminates. */
-  vsnprintf(tb_message, sizeof tb_message, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  memcpy(tb_message, text, sizeof text);
   return s;
 }
 

@@ -90,13 +90,13 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
-    const int item = t.a0 + k;
+    const int64_t item = int64_t(t.a0) + k;  // k may lie past the tile's items
     const int o = k < t.a_count ? s.lb.obj[k] : -1;
     int64_t src = item;
     dst[i] = item;
     if (o >= 0) {
       const int j = LB::slot(t, o);
-      const int64_t rank = int64_t(item) - s.lb.scan[j];
+      const int64_t rank = item - s.lb.scan[j];
       if (kGather) src = s.gather[j] + rank;
       if (kScatter) dst[i] = s.scatter[j] + rank;
     }

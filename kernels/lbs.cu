@@ -24,7 +24,7 @@ constexpr int kPartitionThreads = 128;
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
-  const int p = blockIdx.x * kPartitionThreads + threadIdx.x;
+  const int64_t p = int64_t(blockIdx.x) * kPartitionThreads + threadIdx.x;
   if (p >= bounds) return;
   const int64_t diag = min(int64_t(p) * tile, int64_t(n_items) + n_objects);
   partition[p] = int(merge_path<int64_t>(diag, 0, n_items, n_objects,
@@ -52,8 +52,9 @@ lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   }
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    const int k = LB::slot_of(i), item = t.a0 + k;
+    const int k = LB::slot_of(i);
     if (k >= t.a_count) continue;
+    const int item = t.a0 + k;  // < n_items: formed only for the tile's items
     obj[item] = o[i];
     // An item before scan[0] (a malformed scan) has object -1 and rank item.
     if (rank) rank[item] = o[i] >= 0 ? item - s.scan[LB::slot(t, o[i])] : item;

@@ -190,19 +190,22 @@ struct alignas(sizeof(T) * V) Vec {
 // vectors, VT of them in flight per thread and step, NT apart so that a
 // warp's loads are contiguous; the grid strides over tiles of NT * VT
 // vectors. The few items before the first 16-byte boundary and after the
-// last whole vector go to the first threads of the grid, one each.
+// last whole vector (fewer than 2V) go one per thread, striding over the
+// grid like the body: a grid of a single thread still reads them all.
 template <typename T, tb_op OP, int VT>
 __device__ __forceinline__ T fold_range(const T* __restrict__ in, int64_t n, T acc) {
   constexpr int V = 16 / sizeof(T);
   using Vector = Vec<T, V>;
   const int64_t nt = blockDim.x;
   const int64_t thread = int64_t(blockIdx.x) * nt + threadIdx.x;
+  const int64_t threads = int64_t(gridDim.x) * nt;
   const int64_t misaligned = int64_t(reinterpret_cast<uintptr_t>(in) % 16) / int64_t(sizeof(T));
   const int64_t head = min(n, misaligned ? V - misaligned : 0);
   const int64_t vectors = (n - head) / V;
   const int64_t tail = head + vectors * V;
-  if (thread < head) acc = Op<OP>::template apply<T>(acc, in[thread]);
-  if (thread < n - tail) acc = Op<OP>::template apply<T>(acc, in[tail + thread]);
+  const int64_t edge = head + (n - tail);  // the head's items, then the tail's
+  for (int64_t k = thread; k < edge; k += threads)
+    acc = Op<OP>::template apply<T>(acc, in[k < head ? k : tail + (k - head)]);
 
   const Vector* body = reinterpret_cast<const Vector*>(in + head);
   const int64_t stride = int64_t(gridDim.x) * nt * VT;
@@ -414,13 +417,11 @@ tb_status launch_atomics(const tb_omp_clause& clause, int64_t n, int nt, int64_t
 }
 
 template <int VT>
-int resident_blocks(tb_omp_method method, int nt) {
-  int per_sm = 0;
-  const cudaError_t e =
-      method == TB_OMP_ATOMICS
-          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, region_atomics_kernel<VT>, nt, 0)
-          : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, region_kernel<VT, true>, nt, 0);
-  return e == cudaSuccess ? per_sm : 0;
+tb_status residency(tb_omp_method method, int nt, int* per_sm, int* sm_count) {
+  const void* kernel = method == TB_OMP_ATOMICS
+                           ? reinterpret_cast<const void*>(region_atomics_kernel<VT>)
+                           : reinterpret_cast<const void*>(region_kernel<VT, true>);
+  return tb_kernel_residency(kernel, nt, per_sm, sm_count);
 }
 
 }  // namespace
@@ -438,13 +439,14 @@ extern "C" tb_status tb_omp_device_callbacks(tb_omp_callbacks* out) {
 
 extern "C" size_t tb_omp_partial_bytes(void) { return sizeof(tb::omp::ReduceData); }
 
-extern "C" int tb_omp_resident_blocks(tb_omp_method method, int nt, int vt) {
+extern "C" tb_status tb_omp_residency(tb_omp_method method, int nt, int vt, int* per_sm,
+                                      int* sm_count) {
   using namespace tb::omp;
 #define TB_VT(VT) \
-  if (vt == VT) return resident_blocks<VT>(method, nt);
+  if (vt == VT) return residency<VT>(method, nt, per_sm, sm_count);
   TB_OMP_VTS(TB_VT)
 #undef TB_VT
-  return 0;
+  return bad_vt(vt);
 }
 
 extern "C" tb_status tb_omp_launch(const tb_omp_clause* clause, int64_t n, tb_omp_method method,

@@ -1,5 +1,6 @@
 /* Public OpenMP-style reduction entry points: argument checks, the grid and
  * the partials' scratch around the kernels in omp_reduce.cu. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,15 +31,33 @@ int tb_omp_grid(tb_launch_box *out, int cap) {
 
 tb_launch_box tb_omp_default_box(void) { return kDefault; }
 
+/* The generated callbacks' device addresses, per device (each device loads
+ * the module on its own), read once: reading a symbol costs more than a
+ * small reduction. Devices past kCachedDevices are read every time. */
+enum { kCachedDevices = 64 };
+static tb_omp_callbacks callbacks_of_device[kCachedDevices];
+static pthread_mutex_t callbacks_lock = PTHREAD_MUTEX_INITIALIZER;
+
 tb_status tb_omp_generated_callbacks(tb_omp_callbacks *out) {
   if (!out) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_generated_callbacks: out is NULL");
-  static tb_omp_callbacks cached; /* the addresses do not change within a process */
-  if (!cached.shuffle_reduce) {
-    tb_omp_callbacks cb;
-    TB_TRY(tb_omp_device_callbacks(&cb));
-    cached = cb;
+  int dev = 0;
+  TB_CUDA_TRY(cudaGetDevice(&dev));
+  const bool cached = dev >= 0 && dev < kCachedDevices;
+  tb_omp_callbacks cb = {0};
+  if (cached) {
+    pthread_mutex_lock(&callbacks_lock);
+    cb = callbacks_of_device[dev];
+    pthread_mutex_unlock(&callbacks_lock);
   }
-  *out = cached;
+  if (!cb.shuffle_reduce) {
+    TB_TRY(tb_omp_device_callbacks(&cb));
+    if (cached) {
+      pthread_mutex_lock(&callbacks_lock);
+      callbacks_of_device[dev] = cb;
+      pthread_mutex_unlock(&callbacks_lock);
+    }
+  }
+  *out = cb;
   return TB_OK;
 }
 
@@ -75,11 +94,8 @@ static tb_status make_clause(const char *fn, const tb_omp_var *vars, int num_var
   clause->num_vars = num_vars;
   for (int v = 0; v < num_vars; ++v) {
     const tb_omp_var *x = &vars[v];
-    if (tb_check_type_op(x->type, x->op) != TB_OK) {
-      char why[256];
-      snprintf(why, sizeof why, "%s", tb_last_error());
-      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: variable %d: %s", fn, v, why);
-    }
+    if (tb_check_type_op(x->type, x->op) != TB_OK)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: variable %d: %s", fn, v, tb_last_error());
     const size_t size = tb_type_size(x->type);
     if (n > 0 && !x->d_in)
       return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: variable %d: d_in is NULL with n = %lld", fn, v,
@@ -114,17 +130,6 @@ static tb_status resolve_box(const tb_launch_box *box, tb_launch_box *out) {
                  box->vt);
 }
 
-/* Blocks of nt threads resident on one SM, per method and box (the
- * occupancy query costs more than a launch). */
-static int resident_per_sm(tb_omp_method method, tb_launch_box b) {
-  static int cache[2][kVts][1025];
-  int j = 0;
-  while (kGridVt[j] != b.vt) ++j;
-  int *slot = &cache[method][j][b.nt];
-  if (*slot == 0) *slot = tb_omp_resident_blocks(method, b.nt, b.vt);
-  return *slot;
-}
-
 /* num_blocks, or one block per resident slot, but no more blocks than tiles. */
 static tb_status choose_blocks(tb_omp_method method, tb_launch_box b, int64_t n,
                                int64_t num_blocks, int64_t *out) {
@@ -132,12 +137,8 @@ static tb_status choose_blocks(tb_omp_method method, tb_launch_box b, int64_t n,
     *out = num_blocks;
     return TB_OK;
   }
-  /* Attributes, not tb_device_get: cudaGetDeviceProperties costs more
-   * than the whole reduction of a small n. */
-  int dev = 0, sm_count = 0;
-  TB_CUDA_TRY(cudaGetDevice(&dev));
-  TB_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
-  const int per_sm = resident_per_sm(method, b);
+  int per_sm = 0, sm_count = 0;
+  TB_TRY(tb_omp_residency(method, b.nt, b.vt, &per_sm, &sm_count));
   if (per_sm < 1)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: a block of %d threads (vt %d) does "
                    "not fit on an SM", b.nt, b.vt);

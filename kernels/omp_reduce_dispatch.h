@@ -35,8 +35,9 @@ static inline
 tb_status tb_omp_device_callbacks(tb_omp_callbacks *out);
 /* Bytes of one block's partial (the ReduceData). */
 size_t tb_omp_partial_bytes(void);
-/* Blocks of nt threads that fit on one SM (0 if vt is not instantiated). */
-int tb_omp_resident_blocks(tb_omp_method method, int nt, int vt);
+/* Blocks of nt threads that fit on one SM of the current device (0: none),
+ * and its SM count (tb_kernel_residency for the method's region kernel). */
+tb_status tb_omp_residency(tb_omp_method method, int nt, int vt, int *per_sm, int *sm_count);
 /* The region on `blocks` blocks; the tree path needs blocks partial slots.
  * generated: cb holds the generated callbacks, so the kernels may call them
  * directly (and inline them) instead of through the pointers. */

@@ -205,20 +205,12 @@ scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// CTAs of `kernel` that fit on the device at once. The occupancy is a
-// property of the kernel and the architecture: asked once per instance.
+// CTAs of `kernel` that fit on the device at once.
 template <auto kKernel>
 tb_status resident_ctas(int nt, int* out) {
-  static int per_sm = 0;
-  int device = 0, sms = 0;
-  TB_CUDA_TRY(cudaGetDevice(&device));
-  TB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (per_sm == 0) {
-    int blocks = 0;
-    TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kKernel, nt, 0));
-    per_sm = blocks > 0 ? blocks : 1;
-  }
-  *out = sms * per_sm;
+  int per_sm = 0, sms = 0;
+  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kKernel), nt, &per_sm, &sms));
+  *out = sms * std::max(per_sm, 1);
   return TB_OK;
 }
 
@@ -260,12 +252,15 @@ tb_status scan_lookback_run(const T* in, T* out, int64_t n, bool inclusive, T* d
   constexpr int kTile = NT * VT;
   const int64_t tiles = ceil_div(n, kTile);
   using Status = TileStatusArray<T>;
+  // One CTA per tile: the grid's x dimension bounds the tiles.
+  if (tiles > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "tb_scan: n = %lld needs more than 2^31 - 1 look-back tiles of %dx%d; use a "
+                   "larger box or TB_SCAN_REDUCE_THEN_SCAN",
+                   (long long)n, NT, VT);
   *scratch_bytes = round_up(Status::bytes(tiles));
   if (!scratch) return TB_OK;  // size query
   if (n == 0) return write_value(identity<OP>(), d_total, stream);
-  if (tiles > INT32_MAX)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "scan of %lld items needs more than 2^31 tiles of %d",
-                   (long long)n, kTile);
 
   Status status;
   status.bind(scratch, tiles);

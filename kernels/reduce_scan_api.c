@@ -60,9 +60,9 @@ tb_scan_algo tb_scan_default_algo(tb_type type) {
 /* Resolves NULL / {0, 0} to the default and rejects boxes outside the grid;
  * fits (NULL: every grid box) says whether the family can run a box for the
  * type. */
-static tb_status resolve_box(const char *family, int (*fits)(tb_type, tb_launch_box),
-                             tb_type type, const tb_launch_box *box, tb_launch_box def,
-                             tb_launch_box *out) {
+static tb_status resolve_box(const char *fn, const char *family,
+                             int (*fits)(tb_type, tb_launch_box), tb_type type,
+                             const tb_launch_box *box, tb_launch_box def, tb_launch_box *out) {
   if (!box || (box->nt == 0 && box->vt == 0)) {
     *out = def;
     return TB_OK;
@@ -71,22 +71,24 @@ static tb_status resolve_box(const char *family, int (*fits)(tb_type, tb_launch_
     if (kGrid[i].nt != box->nt || kGrid[i].vt != box->vt) continue;
     if (fits && !fits(type, *box))
       return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                     "launch box %dx%d: a %s tile of %s does not fit in shared memory",
+                     "%s: launch box %dx%d: a %s tile of %s does not fit in shared memory", fn,
                      box->nt, box->vt, family, tb_type_name(type));
     *out = *box;
     return TB_OK;
   }
   return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                 "launch box %dx%d is not in the %s grid (kernels/grid.def; "
-                 "tb_%s_grid lists it)",
+                 "%s: launch box %dx%d is not in the %s grid (tb_%s_grid lists it)", fn,
                  box->nt, box->vt, family, family);
 }
 
 static tb_status check_common(const char *fn, tb_type type, tb_op op, const void *d_in,
                               int64_t n) {
-  tb_status st = tb_check_type_op(type, op);
-  if (st != TB_OK) return st;
+  if (tb_check_type_op(type, op) != TB_OK)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s", fn, tb_last_error());
   if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: negative count n = %lld", fn, (long long)n);
+  if (n > TB_MAX_ITEMS)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n = %lld is over the limit of 2^40 items", fn,
+                   (long long)n);
   if (n > 0 && !d_in) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_in is NULL with n = %lld", fn, (long long)n);
   if ((uintptr_t)d_in % tb_type_size(type) != 0)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_in is not aligned to its %zu-byte elements", fn,
@@ -138,7 +140,7 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
   TB_TRY(check_common("tb_reduce", type, op, d_in, n));
   if (!d_total && !h_total)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_reduce: neither d_total nor h_total is given");
-  TB_TRY(resolve_box("reduce", NULL, type, box, kReduceDefault[type], &b));
+  TB_TRY(resolve_box("tb_reduce", "reduce", NULL, type, box, kReduceDefault[type], &b));
 
   size_t need = 0;
   TB_TRY(kReduce[type](op, b, d_in, n, d_total, NULL, &need, stream));
@@ -169,7 +171,7 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
   if (algo == TB_SCAN_DEFAULT) algo = tb_scan_default_algo(type);
   if (algo != TB_SCAN_LOOKBACK && algo != TB_SCAN_REDUCE_THEN_SCAN)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown algorithm %d", (int)algo);
-  TB_TRY(resolve_box("scan", scan_box_fits, type, box, kScanDefault[type], &b));
+  TB_TRY(resolve_box("tb_scan", "scan", scan_box_fits, type, box, kScanDefault[type], &b));
 
   size_t need = 0;
   TB_TRY(kScan[type](op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));

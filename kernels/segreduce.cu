@@ -58,30 +58,34 @@ __device__ __forceinline__ T item_value(const Inputs& in, int m) {
 
 // The tile's values striped (item i * NT + tid), the identity past count.
 // Column indices are loaded for the whole tile before the first gather.
+// Offsets are taken within the tile: first + i * NT + tid may pass INT32_MAX
+// in the last tile, and a wrapped index would pass a `< count` test.
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __device__ __forceinline__ void load_striped(const Inputs& in, int first, int count, T (&v)[VT]) {
+  const int left = count - first;  // items from first on
   if constexpr (F == TB_SEG_VALUES) {
+    const T* values = in.values + first;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-      const int k = first + i * NT + int(threadIdx.x);
-      v[i] = k < count ? in.values[k] : identity<OP>();
+      const int k = i * NT + int(threadIdx.x);
+      v[i] = k < left ? values[k] : identity<OP>();
     }
-    return;
   } else {
-  int c[VT];
+    const int* cols = in.cols + first;
+    int c[VT];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int k = first + i * NT + int(threadIdx.x);
-    c[i] = k < count ? in.cols[k] : -1;
-  }
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * NT + int(threadIdx.x);
+      c[i] = k < left ? cols[k] : -1;
+    }
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int k = first + i * NT + int(threadIdx.x);
-    const bool ok = c[i] >= 0 && c[i] < in.x_len;
-    const T xv = ok ? in.x[c[i]] : identity<OP>();
-    if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
-    else v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[k], xv) : identity<OP>();
-  }
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * NT + int(threadIdx.x);
+      const bool ok = c[i] >= 0 && c[i] < in.x_len;
+      const T xv = ok ? in.x[c[i]] : identity<OP>();
+      if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
+      else v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[int64_t(first) + k], xv) : identity<OP>();
+    }
   }
 }
 
@@ -118,10 +122,12 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
-  const int end = r.flush ? min(first + kTile, count) : INT32_MAX;
+  const int64_t end = r.flush ? min(int64_t(first) + kTile, int64_t(count)) : INT64_MAX;
+  const int64_t thread_first = int64_t(first) + int(threadIdx.x) * VT;
 
   T x[VT];
-  int rows[VT + 1], starts[VT];
+  int rows[VT + 1];
+  int64_t starts[VT];
   if (!sources) {
     T v[VT];
     load_striped<F, OP, NT, VT>(in, first, count, v);
@@ -142,19 +148,19 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
       if (k < r.slice) u.csr[k] = slice[j];
     }
     __syncthreads();
-    expand_csr_rows<VT>(first + int(threadIdx.x) * VT, u.csr, r.slice, end, rows, starts);
+    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
   } else {
     for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
     __syncthreads();
-    expand_csr_rows<VT>(first + int(threadIdx.x) * VT, u.csr, r.slice, end, rows, starts);
+    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
     // Item g of row s is item g - csr[s] of the row's source range.
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-      const int g = first + int(threadIdx.x) * VT + i;
+      const int64_t g = thread_first + i;
       const int s = r.begin + rows[i];
       x[i] = identity<OP>();
       if (g < count && rows[i] < r.slice && s < num_segments) {
-        const int64_t m = int64_t(sources[s]) + (g - starts[i]);
+        const int64_t m = sources[s] + (g - starts[i]);
         if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
       }
     }
@@ -233,7 +239,7 @@ template <tb_op OP>
 __global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
                             const int* __restrict__ num2, const T* __restrict__ tmp,
                             T* __restrict__ out) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t s = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= num_segments) return;
   if (!rank) {
     out[s] = identity<OP>();

@@ -105,9 +105,9 @@ static tb_status check_type_op(const char *fn, tb_type t, tb_op op) {
 /* The CSR rules the host can see: sizes, pointers and, where d_csr is
  * host-accessible memory (pinned or managed), its first entry. */
 static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_segments,
-                           int64_t count) {
-  TB_TRY(check_size(fn, "count", count, 0));
-  TB_TRY(check_size(fn, "num_segments", num_segments, 1));
+                           int64_t count, const char *count_name, const char *segments_name) {
+  TB_TRY(check_size(fn, count_name, count, 0));
+  TB_TRY(check_size(fn, segments_name, num_segments, 1));
   TB_TRY(check_ptr(fn, "d_csr", d_csr));
   struct cudaPointerAttributes attr;
   if (cudaPointerGetAttributes(&attr, d_csr) != cudaSuccess) {
@@ -240,7 +240,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
                            tb_buffer *scratch, cudaStream_t stream) {
   static const char fn[] = "tb_segreduce_csr";
   TB_TRY(check_type_op(fn, type, op));
-  TB_TRY(check_csr(fn, d_csr, num_segments, count));
+  TB_TRY(check_csr(fn, d_csr, num_segments, count, "count", "num_segments"));
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
   tb_launch_box b;
@@ -254,7 +254,7 @@ static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const in
                             int64_t nz, const int32_t *d_csr, int64_t num_rows, const void *d_x,
                             int64_t x_len, void *d_y) {
   TB_TRY(check_type_op(fn, type, add_op));
-  TB_TRY(check_csr(fn, d_csr, num_rows, nz));
+  TB_TRY(check_csr(fn, d_csr, num_rows, nz, "nz", "num_rows"));
   TB_TRY(check_size(fn, "x_len", x_len, 0));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_cols", d_cols));
   if (x_len > 0) TB_TRY(check_ptr(fn, "d_x", d_x));
@@ -397,7 +397,9 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   TB_TRY(check_ptr(fn, "plan", plan));
   *plan = NULL;
   if (!kernels_of(type)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
-  TB_TRY(check_csr(fn, d_csr, num_segments, count));
+  const bool spmv = kind == PLAN_SPMV;
+  TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
+                   spmv ? "num_rows" : "num_segments"));
   tb_launch_box b;
   TB_TRY(resolve_box(fn, type, box, &b));
   size_t scan_bytes = 0;
@@ -563,7 +565,7 @@ tb_status tb_segreduce_validate(const int32_t *d_csr, int64_t num_segments, int6
                                 bool support_empty, const int32_t *d_cols, int64_t x_len,
                                 tb_buffer *scratch, cudaStream_t stream) {
   static const char fn[] = "tb_segreduce_validate";
-  TB_TRY(check_csr(fn, d_csr, num_segments, count));
+  TB_TRY(check_csr(fn, d_csr, num_segments, count, "count", "num_segments"));
   if (d_cols) TB_TRY(check_size(fn, "x_len", x_len, 0));
   tb_buffer owned = {0};
   tb_buffer *buf = scratch ? scratch : &owned;

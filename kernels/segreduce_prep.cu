@@ -27,7 +27,7 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int* __restrict__ limits) {
-  const int p = blockIdx.x * kThreads + threadIdx.x;
+  const int64_t p = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (p > tiles) return;
   const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
   const int64_t key = min(int64_t(p) * tile, int64_t(count));
@@ -37,7 +37,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   }
   int lo = 0, hi = n;
   while (lo < hi) {
-    const int mid = (lo + hi) / 2;
+    const int mid = lo + (hi - lo) / 2;  // lo + hi may pass INT32_MAX
     if (csr[mid] <= key) lo = mid + 1;
     else hi = mid;
   }
@@ -48,7 +48,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
 // rank[s] = 1 when segment s is not empty.
 __global__ void nonempty_kernel(const int* __restrict__ csr, int num_segments, int count,
                                 int* __restrict__ rank) {
-  const int s = blockIdx.x * kThreads + threadIdx.x;
+  const int64_t s = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (s >= num_segments) return;
   const int next = s + 1 < num_segments ? csr[s + 1] : count;
   rank[s] = next > csr[s];
@@ -60,7 +60,7 @@ __global__ void compact_kernel(const int* __restrict__ csr, const int* __restric
                                int num_segments, const int* __restrict__ rank,
                                const int* __restrict__ num2, int* __restrict__ csr2,
                                int* __restrict__ sources2) {
-  const int s = blockIdx.x * kThreads + threadIdx.x;
+  const int64_t s = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (s >= num_segments) return;
   const int r = rank[s];
   const int next = s + 1 < num_segments ? rank[s + 1] : *num2;
@@ -84,9 +84,10 @@ csr_codes_kernel(const int* __restrict__ csr, int num_segments, int count,
   if (r.total > 0) {
     for (int k = threadIdx.x; k < r.slice; k += NT) slice[k] = csr[r.begin + k];
     __syncthreads();
-    int rows[VT + 1], starts[VT];
-    const int end = r.flush ? min(first + kTile, count) : INT32_MAX;
-    expand_csr_rows<VT>(first + int(threadIdx.x) * VT, slice, r.slice, end, rows, starts);
+    int rows[VT + 1];
+    int64_t starts[VT];
+    const int64_t end = r.flush ? min(int64_t(first) + kTile, int64_t(count)) : INT64_MAX;
+    expand_csr_rows<VT>(int64_t(first) + int(threadIdx.x) * VT, slice, r.slice, end, rows, starts);
     code = pack_code(end_flags<VT>(rows), rows[0]);
   }
   codes[tile * NT + threadIdx.x] = code;

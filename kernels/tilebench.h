@@ -30,6 +30,10 @@ typedef struct tb_launch_box { int nt, vt; } tb_launch_box;
 
 /* ---- reduce ------------------------------------------------------------ */
 
+/* The most items one reduce or scan takes (n <= 2^40; beyond, the call
+ * returns TB_ERR_INVALID_ARGUMENT). Sizes past 2^31 are supported. */
+#define TB_MAX_ITEMS (INT64_C(1) << 40)
+
 /* Reduces d_in[0, n) with op. The total goes to d_total (device, one
  * element) and/or h_total (host); at least one must be given. n == 0 gives
  * the identity of op. */

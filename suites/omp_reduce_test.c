@@ -294,6 +294,51 @@ done:
   clause_free(&c);
 }
 
+/* Grids smaller than the items left over around the 16-byte body: block
+ * sizes 1..8 on one to three blocks (and num_blocks 0, which sizes the grid
+ * to n), every n mod 4 and every start alignment of every type, both paths.
+ * The peeled items must reach a grid of a single thread. */
+static void test_tiny_grids(void) {
+  static const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 33, 66, 131};
+  enum { kSizes = sizeof sizes / sizeof *sizes, kMaxOff = 3 };
+  clause c;
+  if (!clause_make(&c, kMaxVars, kMixed, 131 + kMaxOff, 1, 0x7109)) {
+    clause_free(&c);
+    return;
+  }
+  tb_buffer scratch = {0};
+  for (int off = 0; off <= kMaxOff; ++off)
+    for (int nt = 1; nt <= 8; ++nt)
+      for (int64_t blocks = 0; blocks <= 3; ++blocks)
+        for (int s = 0; s < kSizes; ++s)
+          for (int m = 0; m < 2; ++m) {
+            if (tb_test.sanitizer && (s % 3 != off % 3 || nt % 2 == blocks % 2)) continue;
+            const tb_launch_box box = {nt, 1 << (s % 4)};
+            tb_omp_var vars[kMaxVars];
+            clause_vars(&c, vars);
+            /* The 8-byte variables start off a 16-byte boundary at odd offsets. */
+            for (int v = 0; v < kMaxVars; ++v)
+              vars[v].d_in = (const char *)vars[v].d_in + off * (int64_t)tb_type_size(c.p[v].t);
+            char what[200];
+            snprintf(what, sizeof what, "tiny grid: %s n=%lld start +%d box=%dx%d blocks=%lld",
+                     m ? "atomics" : "tree", (long long)sizes[s], off, box.nt, box.vt,
+                     (long long)blocks);
+            void *got[kMaxVars] = {0};
+            const bool ok =
+                clause_reset(&c) &&
+                TB_ASSERT_OK(tb_omp_reduce(vars, kMaxVars, sizes[s],
+                                           m ? TB_OMP_ATOMICS : TB_OMP_TREE, NULL, &box, blocks,
+                                           &scratch, 0),
+                             what) &&
+                clause_fetch(&c, got) && check_slot(&c, got, 0, off, sizes[s], 0, what);
+            results_free(got);
+            if (!ok) goto done;
+          }
+done:
+  tb_buffer_free(&scratch);
+  clause_free(&c);
+}
+
 /* ---- types, operators, clauses ---------------------------------------------------- */
 
 /* Every (type, op) pair alone, at random sizes, on both paths. */
@@ -452,52 +497,73 @@ static void test_bad_input(void) {
   }
   tb_omp_var vars[kMaxVars + 1];
   clause_vars(&c, vars);
-  const tb_status bad = TB_ERR_INVALID_ARGUMENT;
-#define EXPECT(call, what) TB_ASSERT_STATUS(call, bad, what)
-  EXPECT(tb_omp_reduce(vars, 0, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), "zero variables");
-  EXPECT(tb_omp_reduce(vars, kMaxVars + 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0),
-         "five variables");
-  EXPECT(tb_omp_reduce(NULL, 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), "NULL vars");
+  const char *const R = "tb_omp_reduce", *const W = "tb_omp_warp_reduce";
+  /* The call runs first, then the message it left is read. */
+#define EXPECT(call, api, ...) TB_ASSERT_REJECTS((tb_clear_error(), (call)), api, __VA_ARGS__, NULL)
+  EXPECT(tb_omp_reduce(vars, 0, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "0 variables", "a clause reduces 1 to 4");
+  EXPECT(tb_omp_reduce(vars, kMaxVars + 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "5 variables", "a clause reduces 1 to 4");
+  EXPECT(tb_omp_reduce(NULL, 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R, "vars is NULL");
   const tb_omp_callbacks none = {NULL, NULL};
   tb_omp_callbacks half;
   if (TB_ASSERT_OK(tb_omp_generated_callbacks(&half), "callbacks")) {
     half.inter_warp_copy = NULL;
-    EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &half, NULL, 0, NULL, 0),
-           "NULL inter_warp_copy");
+    EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &half, NULL, 0, NULL, 0), R,
+           "the inter_warp_copy callback is NULL");
   }
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &none, NULL, 0, NULL, 0), "NULL callbacks");
-  EXPECT(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, &none, 0), "NULL callbacks (warp)");
-  EXPECT(tb_omp_generated_callbacks(NULL), "NULL out");
-  EXPECT(tb_omp_reduce(vars, 2, -1, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), "negative n");
-  EXPECT(tb_omp_reduce(vars, 2, INT64_MAX, TB_OMP_TREE, NULL, NULL, 0, NULL, 0),
-         "n that does not fit");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, -1, NULL, 0), "negative grid");
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &none, NULL, 0, NULL, 0), R,
+         "the shuffle_reduce callback is NULL");
+  EXPECT(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, &none, 0), W,
+         "the shuffle_reduce callback is NULL");
+  EXPECT(tb_omp_generated_callbacks(NULL), "tb_omp_generated_callbacks", "out is NULL");
+  EXPECT(tb_omp_reduce(vars, 2, -1, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "n = -1", "negative");
+  /* an n that does not fit */
+  EXPECT(tb_omp_reduce(vars, 2, INT64_MAX, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "n = 9223372036854775807", "does not fit (at most 2^60 items)");
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, -1, NULL, 0), R,
+         "num_blocks = -1", "does not fit a grid");
   EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, (int64_t)INT32_MAX + 1, NULL, 0),
-         "grid that does not fit");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, (tb_omp_method)7, NULL, NULL, 0, NULL, 0), "bad method");
+         R, "num_blocks = 2147483648", "does not fit a grid");
+  EXPECT(tb_omp_reduce(vars, 2, 1000, (tb_omp_method)7, NULL, NULL, 0, NULL, 0), R,
+         "unknown method 7");
   const tb_launch_box big = {1025, 1}, zero_nt = {0, 4}, odd_vt = {256, 3};
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &big, 0, NULL, 0), "nt 1025");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &zero_nt, 0, NULL, 0), "nt 0");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &odd_vt, 0, NULL, 0), "vt 3");
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &big, 0, NULL, 0), R,
+         "block size nt = 1025", "is not in 1..1024");
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &zero_nt, 0, NULL, 0), R,
+         "block size nt = 0", "is not in 1..1024");
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &odd_vt, 0, NULL, 0), R,
+         "vt = 3", "is not one of 1, 2, 4, 8");
 
   tb_omp_var broken[2] = {vars[0], vars[1]};
   broken[1].d_in = NULL;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), "NULL d_in");
+  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "variable 1: d_in is NULL", "n = 1000");
   broken[1] = vars[1], broken[1].d_result = NULL;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_ATOMICS, NULL, NULL, 0, NULL, 0), "NULL d_result");
+  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_ATOMICS, NULL, NULL, 0, NULL, 0), R,
+         "variable 1: d_result is NULL");
   broken[1] = vars[1], broken[1].type = TB_FLOAT, broken[1].op = TB_OP_BIT_OR;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), "float bit_or");
+  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "variable 1: operator bit_or", "does not apply to float");
+  /* vars[1] is int64 (kMixed) */
   broken[1] = vars[1], broken[1].d_in = (const char *)vars[1].d_in + 1;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), "misaligned d_in");
+  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+         "variable 1: d_in or d_result is not aligned", "8-byte elements");
 
   uint32_t masks[2] = {0x0000ffffu, 0x00ff00ffu};
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 0, NULL, 0), "partial mask for version 0");
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks + 1, 1, 1, NULL, 0), "gapped mask for version 1");
+  /* a partial mask for version 0, a gapped one for version 1, an empty one */
+  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 0, NULL, 0), W,
+         "warp 0: mask 0x0000ffff", "does not suit version 0");
+  EXPECT(tb_omp_warp_reduce(vars, 2, masks + 1, 1, 1, NULL, 0), W,
+         "warp 0: mask 0x00ff00ff", "does not suit version 1");
   masks[0] = 0;
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 2, NULL, 0), "empty mask");
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 3, NULL, 0), "version 3");
-  EXPECT(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, NULL, 0), "NULL masks");
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, -1, 2, NULL, 0), "negative warps");
+  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 2, NULL, 0), W,
+         "warp 0: mask 0x00000000", "does not suit version 2");
+  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 3, NULL, 0), W,
+         "unknown warp algorithm version 3");
+  EXPECT(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, NULL, 0), W, "h_masks is NULL");
+  EXPECT(tb_omp_warp_reduce(vars, 2, masks, -1, 2, NULL, 0), W, "negative num_warps -1");
 #undef EXPECT
   /* The variables are untouched by every rejected call. */
   void *got[kMaxVars] = {0};
@@ -516,6 +582,7 @@ int main(int argc, char **argv) {
       {"warp v2: prefixes, single lanes, pairs, random masks", test_warp_dispersed},
       {"block: every size 1..1024", test_block_sizes},
       {"cross-block: 1 block to many per SM", test_grids},
+      {"tiny grids: 1..8 threads x 1..3 blocks, every n mod 4 and alignment", test_tiny_grids},
       {"every type x operator, tree and atomics", test_every_pair},
       {"random clauses of 1-4 variables", test_random_clauses},
       {"mixed clause, large n, explicit callbacks", test_mixed_large},

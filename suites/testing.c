@@ -1,6 +1,8 @@
 #include "suites/testing.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +29,67 @@ bool tb_assert_ok(tb_status st, const char *what, int line, const char *file, co
   return false;
 }
 
+bool tb_message_well_formed(const char *msg, char *name, size_t cap) {
+  size_t len = 0;
+  if (strncmp(msg, "tb_", 3) != 0) return false;
+  while (isalnum((unsigned char)msg[len]) || msg[len] == '_') ++len;
+  if (strncmp(msg + len, ": ", 2) != 0) return false;
+  char prefix[128];
+  if (len + 2 >= sizeof prefix) return false;
+  memcpy(prefix, msg, len + 1); /* "tb_name:" */
+  prefix[len + 1] = '\0';
+  if (strstr(msg + len + 1, prefix)) return false;
+  /* A whole-word repeat ("tb_scan ... tb_scan") is the same mistake. */
+  prefix[len] = '\0';
+  for (const char *p = strstr(msg + len, prefix); p; p = strstr(p + 1, prefix))
+    if (!isalnum((unsigned char)p[len]) && p[len] != '_') return false;
+  if (name) snprintf(name, cap, "%s", prefix);
+  return true;
+}
+
 bool tb_assert_status(tb_status st, tb_status expected, const char *what, int line,
                       const char *file, const char *fn) {
-  if (st == expected && (st == TB_OK || tb_last_error()[0] != '\0')) {
+  const char *msg = tb_last_error();
+  const bool formed = st != TB_ERR_INVALID_ARGUMENT || tb_message_well_formed(msg, NULL, 0);
+  if (st == expected && (st == TB_OK || msg[0] != '\0') && formed) {
     CU_assertImplementation(CU_TRUE, (unsigned)line, what, file, fn, CU_FALSE);
     return true;
   }
   char text[1536];
-  snprintf(text, sizeof text, "%s: expected %s with a message, got %s (\"%s\")", what,
-           tb_status_string(expected), tb_status_string(st), tb_last_error());
+  if (st == expected && !formed)
+    snprintf(text, sizeof text, "%s: message \"%s\" is not \"tb_<function>: ...\" with the name once",
+             what, msg);
+  else
+    snprintf(text, sizeof text, "%s: expected %s with a message, got %s (\"%s\")", what,
+             tb_status_string(expected), tb_status_string(st), msg);
   fail_with(text, line, file, fn);
   return false;
+}
+
+bool tb_assert_rejects(tb_status st, const char *api, int line, const char *file, const char *fn,
+                       ...) {
+  char what[256];
+  snprintf(what, sizeof what, "%s rejects", api);
+  if (!tb_assert_status(st, TB_ERR_INVALID_ARGUMENT, what, line, file, fn)) return false;
+  const char *msg = tb_last_error();
+  char name[128], text[1536];
+  tb_message_well_formed(msg, name, sizeof name);
+  if (strcmp(name, api) != 0) {
+    snprintf(text, sizeof text, "message \"%s\" names %s, not %s", msg, name, api);
+    fail_with(text, line, file, fn);
+    return false;
+  }
+  va_list ap;
+  va_start(ap, fn);
+  bool ok = true;
+  for (const char *needle = va_arg(ap, const char *); needle; needle = va_arg(ap, const char *))
+    if (!strstr(msg, needle)) {
+      snprintf(text, sizeof text, "message \"%s\" lacks \"%s\"", msg, needle);
+      fail_with(text, line, file, fn);
+      ok = false;
+    }
+  va_end(ap);
+  return ok;
 }
 
 int64_t tb_test_random_size(tb_rng *r, int64_t hi) {

@@ -34,11 +34,26 @@ int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *te
 #define TB_ASSERT_OK(st, what) tb_assert_ok((st), (what), __LINE__, __FILE__, __func__)
 bool tb_assert_ok(tb_status st, const char *what, int line, const char *file, const char *fn);
 
-/* CU_ASSERT that st is `expected` and that a message was left. */
+/* CU_ASSERT that st is `expected` and that a message was left. A rejected
+ * argument (TB_ERR_INVALID_ARGUMENT) must also be reported the way every
+ * entry point reports it: "tb_name: ...", the function's name once. */
 #define TB_ASSERT_STATUS(st, expected, what) \
   tb_assert_status((st), (expected), (what), __LINE__, __FILE__, __func__)
 bool tb_assert_status(tb_status st, tb_status expected, const char *what, int line,
                       const char *file, const char *fn);
+
+/* TB_ASSERT_STATUS for TB_ERR_INVALID_ARGUMENT from entry point `api`, whose
+ * message must also contain each of the NULL-terminated needles (the
+ * argument and the rule it broke), e.g.
+ *   TB_ASSERT_REJECTS(tb_scan(...), "tb_scan", "n = -1", "negative", NULL); */
+#define TB_ASSERT_REJECTS(st, api, ...) \
+  tb_assert_rejects((st), (api), __LINE__, __FILE__, __func__, __VA_ARGS__)
+bool tb_assert_rejects(tb_status st, const char *api, int line, const char *file, const char *fn,
+                       ...);
+
+/* Whether msg is "tb_name: ..." with that name nowhere else in it; *name
+ * (may be NULL) gets the name. */
+bool tb_message_well_formed(const char *msg, char *name, size_t cap);
 
 /* Log-uniform in [1, hi]: most random sizes small, some near hi. */
 int64_t tb_test_random_size(tb_rng *r, int64_t hi);

@@ -56,10 +56,12 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
 // `first`, from the tile's CSR slice in shared memory (entries of segments
 // begin ..). `end` is where the slice's last segment ends: the tile's end
 // when it flushes, beyond every item otherwise. starts[i] is the global offset
-// at which rows[i] starts.
+// at which rows[i] starts. Positions are 64-bit: the threads of the last tile
+// that lie past count may lie past INT32_MAX too.
 template <int VT>
-__device__ __forceinline__ void expand_csr_rows(int first, const int* csr, int slice, int end,
-                                                int (&rows)[VT + 1], int (&starts)[VT]) {
+__device__ __forceinline__ void expand_csr_rows(int64_t first, const int* csr, int slice,
+                                                int64_t end, int (&rows)[VT + 1],
+                                                int64_t (&starts)[VT]) {
   int lo = 0, hi = slice;  // upper bound of first
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
@@ -67,8 +69,8 @@ __device__ __forceinline__ void expand_csr_rows(int first, const int* csr, int s
     else hi = mid;
   }
   int row = max(lo - 1, 0);
-  int start = slice > 0 ? csr[row] : first;
-  int next = row + 1 < slice ? csr[row + 1] : end;
+  int64_t start = slice > 0 ? csr[row] : first;
+  int64_t next = row + 1 < slice ? csr[row + 1] : end;
   rows[0] = row;
   starts[0] = start;
 #pragma unroll
