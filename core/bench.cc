@@ -27,6 +27,8 @@ struct Entry {
   benchmark::internal::Benchmark *bm = nullptr;
   int64_t iterations = 0;  // > 0: fixed count
   double min_time = 0.0;   // > 0: minimum time
+  bool aggregates_only = false;
+  std::string name;
   // Google Benchmark calls the function several times (iteration estimate,
   // repetitions): count a failing benchmark once.
   std::atomic<bool> failed{false};
@@ -45,6 +47,32 @@ namespace {
 using tb_bench_detail::Entry;
 
 std::atomic<int> g_failures{0};
+int g_repetitions = 1;
+int (*g_keep)(const char *) = nullptr;
+int (*g_aggregates_only)(const char *) = nullptr;
+bool g_last_skipped = false;  // the last registration was filtered out
+std::string g_help;
+
+// Google Benchmark names a run by its registered name plus the settings it
+// ran with (/iterations:N, /repeats:N, /manual_time, ...). Those change with
+// flags, so the reporters below drop them: a row keeps its registered name.
+template <class Base>
+class StableNameReporter : public Base {
+ public:
+  using Run = benchmark::BenchmarkReporter::Run;
+  void ReportRuns(const std::vector<Run> &runs) override {
+    std::vector<Run> renamed(runs);
+    for (Run &r : renamed) {
+      r.run_name.min_time.clear();
+      r.run_name.min_warmup_time.clear();
+      r.run_name.iterations.clear();
+      r.run_name.repetitions.clear();
+      r.run_name.time_type.clear();
+      r.run_name.threads.clear();
+    }
+    Base::ReportRuns(renamed);
+  }
+};
 
 // Owns the entries; its destructor releases the arguments still held at exit
 // (tb_bench_main never called, or the process left through exit() inside
@@ -71,12 +99,13 @@ Registry &registry() {
 
 Entry *last_entry() {
   auto &v = registry().entries;
-  return v.empty() ? nullptr : v.back().get();
+  return v.empty() || g_last_skipped ? nullptr : v.back().get();
 }
 
 void print_help() {
   benchmark::PrintDefaultHelp();
   std::fprintf(stdout, "          [--tb_list={true|false}]  (alias of --benchmark_list_tests)\n");
+  if (!g_help.empty()) std::fputs(g_help.c_str(), stdout);
 }
 
 }  // namespace
@@ -85,10 +114,16 @@ extern "C" {
 
 int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_arg)(void *)) {
   if (name == nullptr || name[0] == '\0' || fn == nullptr) return -1;
+  g_last_skipped = g_keep != nullptr && !g_keep(name);
+  if (g_last_skipped) {
+    if (free_arg != nullptr) free_arg(arg);
+    return 1;
+  }
   try {
     auto e = std::make_unique<Entry>();
     e->fn = fn;
     e->arg = arg;
+    e->name = name;
     e->free_arg = free_arg;
     Entry *raw = e.get();
     // Reserve the slot first so that registering cannot leave a Google
@@ -123,6 +158,24 @@ void tb_bench_set_min_time(double seconds) {
   e->iterations = 0;
 }
 
+void tb_bench_set_repetitions(int repetitions) { g_repetitions = repetitions > 1 ? repetitions : 1; }
+
+void tb_bench_set_aggregates_only(void) {
+  Entry *e = last_entry();
+  if (e != nullptr) e->aggregates_only = true;
+}
+
+void tb_bench_set_register_filter(int (*keep)(const char *name)) { g_keep = keep; }
+
+void tb_bench_set_aggregates_only_for(int (*pred)(const char *name)) { g_aggregates_only = pred; }
+
+void tb_bench_set_help(const char *text) {
+  try {
+    g_help = text != nullptr ? text : "";
+  } catch (...) {
+  }
+}
+
 int tb_bench_keep_running(tb_bench_state *st) { return st->s->KeepRunning() ? 1 : 0; }
 
 int64_t tb_bench_iterations(const tb_bench_state *st) {
@@ -143,6 +196,13 @@ void tb_bench_set_items_processed(tb_bench_state *st, int64_t items) {
 void tb_bench_set_bytes_processed(tb_bench_state *st, int64_t bytes) {
   try {
     st->s->SetBytesProcessed(bytes);
+  } catch (...) {
+  }
+}
+
+void tb_bench_set_label(tb_bench_state *st, const char *label) {
+  try {
+    st->s->SetLabel(label != nullptr ? label : "");
   } catch (...) {
   }
 }
@@ -199,6 +259,14 @@ int tb_bench_main(int argc, char **argv) {
       args.push_back(a);
     }
     args.push_back(nullptr);
+    // Read before Initialize(), which removes the flags it knows.
+    std::string format = "console";
+    bool has_out = false;
+    for (int i = 1; i < argc; ++i) {
+      if (argv[i] == nullptr) continue;
+      if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0) format = argv[i] + 19;
+      if (std::strncmp(argv[i], "--benchmark_out=", 16) == 0) has_out = true;
+    }
     int n = argc;
     benchmark::Initialize(&n, args.data(), print_help);
     if (benchmark::ReportUnrecognizedArguments(n, args.data())) {
@@ -207,8 +275,23 @@ int tb_bench_main(int argc, char **argv) {
       for (auto &e : registry().entries) {
         if (e->iterations > 0) e->bm->Iterations(e->iterations);
         else if (e->min_time > 0.0) e->bm->MinTime(e->min_time);
+        if (g_repetitions > 1) {
+          e->bm->Repetitions(g_repetitions);
+          e->bm->DisplayAggregatesOnly(true);
+          if (e->aggregates_only || (g_aggregates_only && g_aggregates_only(e->name.c_str())))
+            e->bm->ReportAggregatesOnly(true);
+        }
       }
-      benchmark::RunSpecifiedBenchmarks();
+      // The display follows --benchmark_format as Google Benchmark's own does.
+      StableNameReporter<benchmark::ConsoleReporter> console;
+      StableNameReporter<benchmark::JSONReporter> json, file;
+      StableNameReporter<benchmark::CSVReporter> csv;
+      benchmark::BenchmarkReporter *display =
+          format == "json" ? static_cast<benchmark::BenchmarkReporter *>(&json)
+          : format == "csv" ? static_cast<benchmark::BenchmarkReporter *>(&csv)
+                            : &console;
+      // Google Benchmark refuses a file reporter without --benchmark_out.
+      benchmark::RunSpecifiedBenchmarks(display, has_out ? &file : nullptr);
       rc = g_failures.load() != 0 ? 1 : 0;
     }
     benchmark::Shutdown();

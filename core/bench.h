@@ -13,7 +13,10 @@
  *   return tb_bench_main(argc, argv);
  *
  * Every benchmark uses manual time. Google Benchmark's own flags
- * (--benchmark_filter, --benchmark_out, --benchmark_min_time, ...) are honoured. */
+ * (--benchmark_filter, --benchmark_out, --benchmark_min_time, ...) are honoured.
+ * Rows are named exactly as registered, whatever the flags: the segments
+ * Google Benchmark appends (/iterations:N, /repeats:N, /manual_time, ...) are
+ * left out of the console and file output, so runs match by name. */
 #ifndef TB_CORE_BENCH_H
 #define TB_CORE_BENCH_H
 
@@ -27,8 +30,9 @@ typedef struct tb_bench_state tb_bench_state;
 typedef void (*tb_bench_fn)(tb_bench_state *st, void *arg);
 
 /* Registers fn under name; arg is passed through untouched and, when
- * free_arg is not NULL, released with it at exit. Returns 0, or -1 if name is
- * empty or fn NULL. */
+ * free_arg is not NULL, released with it at exit. Returns 0, 1 if the
+ * registration filter left it out (arg is then released at once), or -1 if
+ * name is empty or fn NULL. */
 int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_arg)(void *));
 
 /* Fixed iteration count / minimum time (seconds) for the benchmark most
@@ -36,11 +40,32 @@ int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_a
 void tb_bench_set_iterations(int64_t iterations);
 void tb_bench_set_min_time(double seconds);
 
+/* Repetitions of every benchmark (default 1). With R > 1 each benchmark runs
+ * R times and the output holds the R rows and their mean, median, stddev
+ * and cv (relative standard deviation) aggregates; Google Benchmark's
+ * compare.py runs its U-test on such rows. aggregates_only: only the
+ * aggregates are written, for the most recently registered benchmark. */
+void tb_bench_set_repetitions(int repetitions);
+void tb_bench_set_aggregates_only(void);
+/* The same for every benchmark whose name pred accepts (NULL: none). */
+void tb_bench_set_aggregates_only_for(int (*pred)(const char *name));
+
+/* Registration filter: benchmarks whose name keep() rejects are not
+ * registered (tb_bench_register returns 1; the set_* calls after it do
+ * nothing). NULL keeps everything. */
+void tb_bench_set_register_filter(int (*keep)(const char *name));
+
+/* Extra lines printed after Google Benchmark's own --help text (the
+ * caller's flags). */
+void tb_bench_set_help(const char *text);
+
 int tb_bench_keep_running(tb_bench_state *st);
 int64_t tb_bench_iterations(const tb_bench_state *st);
 void tb_bench_set_iteration_time(tb_bench_state *st, double seconds);
 void tb_bench_set_items_processed(tb_bench_state *st, int64_t items);
 void tb_bench_set_bytes_processed(tb_bench_state *st, int64_t bytes);
+/* A short label shown beside the row and written as "label". */
+void tb_bench_set_label(tb_bench_state *st, const char *label);
 
 typedef enum tb_counter_kind {
   TB_COUNTER_VALUE,          /* shown as given */

@@ -1,12 +1,16 @@
+#define _POSIX_C_SOURCE 200809L
 #include "core/sweep.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/cuda.h"
+#include "core/results.h"
 #include "core/timing.h"
 
 tb_sweep_config tb_sweep;
@@ -22,26 +26,113 @@ static int mkdir_p(char *path) {
   return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+static const char kHelp[] =
+    "tilebench sweep flags:\n"
+    "          [--tb_results=DIR]  write DIR/<arch>/<gpu>/<suite>.json (replaced only when the\n"
+    "                              run completes; a partial run replaces only its own rows)\n"
+    "          [--tb_repetitions=N]  run every row N times (default 5): median and spread\n"
+    "          [--tb_boxes={all|none}]  none: tuned-default and baseline rows only\n"
+    "          [--tb_flush_l2]     flush L2 before every timed launch\n"
+    "          [--tb_quick]        the small grid, for a smoke run\n"
+    "          [--tb_list]         list the rows (no GPU needed; writes nothing)\n";
+
+static int is_box_row(const char *name) { return strstr(name, "/nt:") != NULL; }
+static int keep_default_rows(const char *name) { return !is_box_row(name); }
+
+/* An interrupted run removes its partial output; the result stays as it was. */
+static char g_running[4096];
+static void on_interrupt(int sig) {
+  if (g_running[0]) unlink(g_running);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static bool has_flag(int argc, char **argv, const char *flag) {
+  const size_t len = strlen(flag);
+  for (int i = 1; i < argc; ++i)
+    if (strncmp(argv[i], flag, len) == 0 && (argv[i][len] == '\0' || argv[i][len] == '=')) return true;
+  return false;
+}
+
+/* Moves the run's output into place; a failed run leaves the result as it was. */
+static int commit_results(const char *suite, const char *written, const char *result, int rc,
+                          bool partial) {
+  if (rc != 0) {
+    remove(written);
+    fprintf(stderr, "%s: run failed: %s left as it was\n", suite, result);
+    return rc;
+  }
+  if (tb_results_commit(written, result, partial) != TB_OK) {
+    fprintf(stderr, "%s: %s\n", suite, tb_last_error());
+    return 1;
+  }
+  fprintf(stderr, "%s: wrote %s%s\n", suite, result, partial ? " (measured rows updated)" : "");
+  return 0;
+}
+
 int tb_sweep_main(int argc, char **argv, const char *suite, void (*register_all)(void)) {
+  return tb_sweep_main_with(argc, argv, suite, register_all, NULL);
+}
+
+int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register_all)(void),
+                       const tb_run_meta *meta) {
   const char *results = NULL;
   char **args = calloc((size_t)argc + 3, sizeof *args);
   int nargs = 0;
   if (!args) return 1;
+  tb_sweep.repetitions = 5;
   for (int i = 0; i < argc; ++i) {
     if (i > 0 && strncmp(argv[i], "--tb_results=", 13) == 0) results = argv[i] + 13;
     else if (i > 0 && strcmp(argv[i], "--tb_flush_l2") == 0) tb_sweep.flush_l2 = true;
     else if (i > 0 && strcmp(argv[i], "--tb_quick") == 0) tb_sweep.quick = true;
-    else args[nargs++] = argv[i];
+    else if (i > 0 && strcmp(argv[i], "--tb_boxes=none") == 0) tb_sweep.no_boxes = true;
+    else if (i > 0 && strcmp(argv[i], "--tb_boxes=all") == 0) tb_sweep.no_boxes = false;
+    else if (i > 0 && strncmp(argv[i], "--tb_repetitions=", 17) == 0) {
+      char *end = NULL;
+      const long r = strtol(argv[i] + 17, &end, 10);
+      if (*end != '\0' || r < 1 || r > 1000) {
+        fprintf(stderr, "%s: --tb_repetitions takes 1..1000, not '%s'\n", suite, argv[i] + 17);
+        free(args);
+        return 2;
+      }
+      tb_sweep.repetitions = (int)r;
+    } else if (i > 0 && strncmp(argv[i], "--tb_", 5) == 0 && strncmp(argv[i], "--tb_list", 9) != 0) {
+      fprintf(stderr, "%s: unknown flag %s\n%s", suite, argv[i], kHelp);
+      free(args);
+      return 2;
+    } else {
+      args[nargs++] = argv[i];
+    }
+  }
+  tb_bench_set_help(kHelp);
+  tb_bench_set_repetitions(tb_sweep.repetitions);
+  if (tb_sweep.no_boxes) tb_bench_set_register_filter(keep_default_rows);
+  /* Box-sweep rows outnumber the others tenfold: their files keep the
+   * aggregates (median, spread) and leave out the single repetitions. */
+  tb_bench_set_aggregates_only_for(is_box_row);
+
+  /* Listing and help touch no GPU and write nothing. */
+  const bool list_only = has_flag(argc, argv, "--tb_list") ||
+                         has_flag(argc, argv, "--benchmark_list_tests") ||
+                         has_flag(argc, argv, "--help");
+  if (list_only) {
+    args[nargs] = NULL;
+    register_all();
+    const int rc = tb_bench_main(nargs, args);
+    free(args);
+    return rc;
   }
 
-  if (tb_run_meta_collect(&tb_sweep.meta) != TB_OK) {
+  if (meta) tb_sweep.meta = *meta;
+  else if (tb_run_meta_collect(&tb_sweep.meta) != TB_OK) {
     fprintf(stderr, "%s: %s: %s\n", suite, tb_status_string(TB_ERR_NO_DEVICE), tb_last_error());
     free(args);
     return 1;
   }
   const tb_run_meta *m = &tb_sweep.meta;
-  char copy[32];
+  char copy[32], reps[16];
   snprintf(copy, sizeof copy, "%.1f", m->copy_gbps);
+  snprintf(reps, sizeof reps, "%d", tb_sweep.repetitions);
   tb_bench_add_context("suite", suite);
   tb_bench_add_context("gpu", m->device.name);
   tb_bench_add_context("arch", m->arch);
@@ -50,10 +141,13 @@ int tb_sweep_main(int argc, char **argv, const char *suite, void (*register_all)
   tb_bench_add_context("commit", m->commit);
   tb_bench_add_context("copy_gbps", copy);
   tb_bench_add_context("l2_flush", tb_sweep.flush_l2 ? "yes" : "no");
+  tb_bench_add_context("repetitions", reps);
   fprintf(stderr, "%s on %s (%s), driver %s, runtime %s, copy %.1f GB/s, commit %s\n", suite,
           m->device.name, m->arch, m->driver, m->runtime, m->copy_gbps, m->commit);
 
-  static char out_flag[4096];
+  static char out_flag[4200], written[4096], result[4096];
+  const bool partial = tb_sweep.no_boxes || tb_sweep.quick ||
+                       has_flag(argc, argv, "--benchmark_filter");
   if (results) {
     char dir[4000];
     snprintf(dir, sizeof dir, "%s/%s/%s", results, m->arch, m->gpu_slug);
@@ -62,18 +156,29 @@ int tb_sweep_main(int argc, char **argv, const char *suite, void (*register_all)
       free(args);
       return 1;
     }
-    snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s/%s.json", dir, suite);
+    snprintf(result, sizeof result, "%s/%s.json", dir, suite);
+    snprintf(written, sizeof written, "%s/.%s.json.%ld.running", dir, suite, (long)getpid());
+    snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", written);
+    snprintf(g_running, sizeof g_running, "%s", written);
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
     args[nargs++] = out_flag;
     args[nargs++] = "--benchmark_out_format=json";
-    fprintf(stderr, "%s: writing %s\n", suite, out_flag + 16);
+    fprintf(stderr, "%s: measuring into %s%s\n", suite, result,
+            partial ? " (a partial run: only the rows it measures are replaced)" : "");
   }
   args[nargs] = NULL;
   register_all();
-  const int rc = tb_bench_main(nargs, args);
+  int rc = tb_bench_main(nargs, args);
   tb_l2_flush_release();
   free(args);
   if (tb_bench_failures() > 0)
     fprintf(stderr, "%s: %d benchmark(s) failed\n", suite, tb_bench_failures());
+  if (results) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    rc = commit_results(suite, written, result, rc, partial);
+  }
   return rc;
 }
 
@@ -86,8 +191,9 @@ int tb_sweep_reps(int64_t bytes) {
 
 int64_t tb_sweep_iterations(int64_t bytes) {
   const int64_t per_iteration = bytes * tb_sweep_reps(bytes);
-  const int64_t iters = per_iteration > 0 ? (1ll << 30) / per_iteration : 200;
-  return iters < 5 ? 5 : iters > 200 ? 200 : iters;
+  const int reps = tb_sweep.repetitions > 1 ? tb_sweep.repetitions : 1;
+  const int64_t iters = per_iteration > 0 ? (1ll << 30) / per_iteration / reps : 200;
+  return iters < 3 ? 3 : iters > 200 ? 200 : iters;
 }
 
 void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
@@ -99,6 +205,7 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
   }
   const int reps = tb_sweep_reps(bytes);
   tb_status status = launch(ctx); /* warm-up */
+  double total_seconds = 0;
   while (status == TB_OK && tb_bench_keep_running(st)) {
     if (tb_sweep.flush_l2 && (status = tb_l2_flush(0)) != TB_OK) break;
     double seconds = 0;
@@ -106,6 +213,7 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
     for (int r = 0; r < reps && status == TB_OK; ++r) status = launch(ctx);
     if (status == TB_OK) status = tb_timer_stop(&timer, &seconds);
     if (status == TB_OK) tb_bench_set_iteration_time(st, seconds / reps);
+    total_seconds += seconds / reps;
   }
   tb_timer_destroy(&timer);
   if (status != TB_OK) {
@@ -115,9 +223,16 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
   const int64_t iters = tb_bench_iterations(st);
   tb_bench_set_items_processed(st, iters * items);
   tb_bench_set_bytes_processed(st, iters * bytes);
-  if (tb_sweep.meta.copy_gbps > 0)
-    tb_bench_set_counter(st, "copy_bw_pct", (double)bytes * 100.0 / (tb_sweep.meta.copy_gbps * 1e9),
-                         TB_COUNTER_RATE_PER_ITER);
+  if (tb_sweep.meta.copy_gbps > 0 && total_seconds > 0) {
+    const double gbps = (double)bytes * (double)iters / total_seconds / 1e9;
+    tb_bench_set_counter(st, "copy_bw_pct", 100.0 * gbps / tb_sweep.meta.copy_gbps,
+                         TB_COUNTER_VALUE);
+  }
+  /* Repeated launches over data that fits L2 measure a warm cache. */
+  const bool l2_resident =
+      !tb_sweep.flush_l2 && bytes <= (int64_t)tb_sweep.meta.device.l2_bytes;
+  tb_bench_set_counter(st, "l2_resident", l2_resident ? 1.0 : 0.0, TB_COUNTER_VALUE);
+  if (l2_resident) tb_bench_set_label(st, "L2-resident");
 }
 
 void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,

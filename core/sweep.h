@@ -1,14 +1,21 @@
 /* What every benchmark sweep shares, on top of core/bench.h:
  *
- * - tb_sweep_main: collects the run metadata into the JSON context, turns
- *   --tb_results=DIR into --benchmark_out=DIR/<sm_XY>/<gpu>/<suite>.json,
+ * - tb_sweep_main: collects the run metadata into the JSON context, writes
+ *   --tb_results=DIR/<sm_XY>/<gpu>/<suite>.json through a temporary file
+ *   that replaces the result only when the run completes (core/results.h),
  *   then runs Google Benchmark (whose own flags all work);
  * - tb_sweep_measure: the timing loop (CUDA events, warm-up, optional L2
  *   flush, several launches per timed iteration for small sizes) and the
  *   counters every benchmark reports.
  *
- * Sweep flags: --tb_results=DIR, --tb_flush_l2 (flush before every timed
- * launch), --tb_quick (the sweep's small grid, for a smoke run). */
+ * Sweep flags (--help lists them; --help and --tb_list need no GPU):
+ *   --tb_results=DIR    write DIR/<arch>/<gpu>/<suite>.json
+ *   --tb_repetitions=N  run every row N times (default 5): median and spread
+ *   --tb_boxes=none     the tuned-default and baseline rows only (no box sweep)
+ *   --tb_flush_l2       flush L2 before every timed launch
+ *   --tb_quick          the sweep's small grid, for a smoke run
+ * A run given --benchmark_filter or --tb_boxes=none is partial: it replaces
+ * only the rows it measured in an existing result. */
 #ifndef TB_CORE_SWEEP_H
 #define TB_CORE_SWEEP_H
 
@@ -26,6 +33,8 @@ typedef struct tb_sweep_config {
   tb_run_meta meta;
   bool flush_l2;
   bool quick;
+  bool no_boxes;
+  int repetitions;
 } tb_sweep_config;
 
 extern tb_sweep_config tb_sweep;
@@ -35,15 +44,22 @@ extern tb_sweep_config tb_sweep;
  * any benchmark failed (its validation included). */
 int tb_sweep_main(int argc, char **argv, const char *suite, void (*register_all)(void));
 
+/* tb_sweep_main with the metadata given instead of measured (NULL: measure
+ * it), for sweeps that need no GPU: the tests of the sweep runtime. */
+int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register_all)(void),
+                       const tb_run_meta *meta);
+
 /* One launch of the code under test; returns its status. */
 typedef tb_status (*tb_sweep_launch)(void *ctx);
 
 /* Times launch() in st's loop: one warm-up, then per iteration `reps`
  * launches between two CUDA events (reps = 1 with --tb_flush_l2) and the
  * mean as the iteration's manual time. items and bytes are per launch;
- * bytes are the bytes that must move, from which copy_bw_pct is the share
- * of the copy bandwidth measured at start-up. A failing launch ends the
- * benchmark with its message. */
+ * bytes are the bytes that must move, from which copy_bw_pct (a plain
+ * value) is the share of the copy bandwidth measured at start-up. Rows
+ * whose bytes fit in L2 without --tb_flush_l2 measure a warm cache: they
+ * get l2_resident = 1 and the label "L2-resident". A failing launch ends
+ * the benchmark with its message. */
 void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
                       int64_t bytes);
 
@@ -51,9 +67,9 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
  * event overhead does not dominate small sizes. */
 int tb_sweep_reps(int64_t bytes);
 
-/* Timed iterations for a benchmark over `bytes`: about 1 GiB of traffic in
- * all, at least 5 and at most 200 iterations, so that a whole sweep fits
- * one 10-minute run (pass it to tb_bench_set_iterations). */
+/* Timed iterations per repetition for a benchmark over `bytes`: about
+ * 1 GiB of traffic over all repetitions, at least 3 and at most 200
+ * iterations per repetition (pass it to tb_bench_set_iterations). */
 int64_t tb_sweep_iterations(int64_t bytes);
 
 /* "<algorithm>/<impl>/<type>/n:<n>[/nt:<nt>/vt:<vt>]" into out (nt = 0: no box). */

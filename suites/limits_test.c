@@ -294,6 +294,24 @@ static void reduce_scan_past_2_31(tb_type t) {
     check_total(t, load_total(t, &h), pattern_sum(from, n), what);
   }
 
+  /* The OpenMP-style reduction over the same items, both paths, folded
+   * into a variable that starts at 5. */
+  for (int m = 0; m < 2 && !(tb_test.sanitizer && m); ++m) {
+    snprintf(what, sizeof what, "tb_omp_reduce %s %s n = %lld", m ? "atomics" : "tree",
+             tb_type_name(t), (long long)n);
+    const int64_t five = 5;
+    if (!TB_ASSERT_OK(tb_buffer_reserve(&out, 8), what) ||
+        !cuda_ok(cudaMemcpy(out.ptr, &five, size, cudaMemcpyHostToDevice), what))
+      goto done;
+    const tb_omp_var var = {t, TB_OP_PLUS, in.ptr, out.ptr};
+    if (!TB_ASSERT_OK(tb_omp_reduce(&var, 1, n, m ? TB_OMP_ATOMICS : TB_OMP_TREE, NULL, NULL, 0,
+                                    &scratch, 0),
+                      what) ||
+        !cuda_ok(cudaMemcpy(&h, out.ptr, size, cudaMemcpyDeviceToHost), what))
+      goto done;
+    check_total(t, load_total(t, &h), 5 + pattern_sum(0, n), what);
+  }
+
   if (!TB_ASSERT_OK(tb_buffer_alloc(&out, size * (size_t)n), "scan output")) goto done;
   static const tb_scan_algo algos[] = {TB_SCAN_LOOKBACK, TB_SCAN_REDUCE_THEN_SCAN};
   for (int a = 0; a < 2; ++a)
@@ -588,8 +606,20 @@ static void test_segments_int32_max(void) {
       TB_ASSERT_OK(tb_buffer_alloc(&out, 4 * (size_t)kMaxCount), "out") &&
       TB_ASSERT_OK(tb_segreduce_csr(TB_INT32, TB_OP_PLUS, values.ptr, kMaxCount, csr.ptr,
                                     kMaxCount, NULL, false, out.ptr, NULL, NULL, 0),
-                   what))
-    check_array(out.ptr, 4, kMaxCount, gen_pattern, NULL, what);
+                   what) &&
+      check_array(out.ptr, 4, kMaxCount, gen_pattern, NULL, what)) {
+    /* SpMV with x_len = nz = num_rows = INT32_MAX: the identity matrix
+     * (cols = the iota that is also the CSR), so y = x. */
+    what = "tb_spmv_csr_unary x_len = nz = num_rows = INT32_MAX";
+    if (TB_ASSERT_OK(cudaMemset(out.ptr, 0, 4 * (size_t)kMaxCount) == cudaSuccess ? TB_OK
+                                                                              : TB_ERR_CUDA,
+                     "clear") &&
+        TB_ASSERT_OK(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, csr.ptr, kMaxCount, csr.ptr,
+                                       kMaxCount, NULL, values.ptr, kMaxCount, false, out.ptr,
+                                       NULL, NULL, 0),
+                     what))
+      check_array(out.ptr, 4, kMaxCount, gen_pattern, NULL, what);
+  }
   tb_buffer_free(&values);
   tb_buffer_free(&csr);
   tb_buffer_free(&out);
@@ -728,6 +758,38 @@ static void test_past_the_limits(void) {
   tb_buffer_free(&d);
 }
 
+/* tb_omp_reduce takes num_blocks up to INT32_MAX: the atomics path at that
+ * grid (blocks past the items fold nothing), and just inside it. */
+static void test_omp_grid_int32_max(void) {
+  const int64_t n = 1000;
+  int32_t h[1000], total = 0;
+  for (int i = 0; i < n; ++i) h[i] = (int32_t)(i % 7) - 3, total += h[i];
+  tb_buffer in = {0}, result = {0};
+  if (!TB_ASSERT_OK(tb_buffer_alloc(&in, sizeof h), "in") ||
+      !TB_ASSERT_OK(tb_buffer_upload(&in, h, sizeof h), "in") ||
+      !TB_ASSERT_OK(tb_buffer_alloc(&result, 4), "result"))
+    goto done;
+  for (int64_t blocks = INT32_MAX; blocks >= INT32_MAX - 1; --blocks) {
+    if (tb_test.sanitizer) break;
+    char what[120];
+    snprintf(what, sizeof what, "tb_omp_reduce atomics, 1 thread x %lld blocks",
+             (long long)blocks);
+    const int32_t zero = 0;
+    int32_t got = 0;
+    const tb_omp_var var = {TB_INT32, TB_OP_PLUS, in.ptr, result.ptr};
+    const tb_launch_box box = {1, 1};
+    if (!cuda_ok(cudaMemcpy(result.ptr, &zero, 4, cudaMemcpyHostToDevice), what) ||
+        !TB_ASSERT_OK(tb_omp_reduce(&var, 1, n, TB_OMP_ATOMICS, NULL, &box, blocks, NULL, 0),
+                      what) ||
+        !cuda_ok(cudaMemcpy(&got, result.ptr, 4, cudaMemcpyDeviceToHost), what))
+      break;
+    check_total(TB_INT32, got, total, what);
+  }
+done:
+  tb_buffer_free(&in);
+  tb_buffer_free(&result);
+}
+
 int main(int argc, char **argv) {
   static const CU_TestInfo tests[] = {
       {"one past each limit is rejected", test_past_the_limits},
@@ -740,6 +802,7 @@ int main(int argc, char **argv) {
       {"lbs at n_items = INT32_MAX, few objects and INT32_MAX objects", test_lbs_int32_max},
       {"interval expand, move, gather, scatter at n_items = INT32_MAX",
        test_intervals_int32_max},
+      {"omp_reduce at num_blocks = INT32_MAX", test_omp_grid_int32_max},
       CU_TEST_INFO_NULL,
   };
   pattern_init();

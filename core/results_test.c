@@ -1,0 +1,147 @@
+/* Result files (core/results.h): row names read back as parameters, and
+ * the commit of a run's output: annotate, replace, merge a partial run,
+ * refuse to merge into an unreadable file. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/results.h"
+
+#include <CUnit/Basic.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_params(void) {
+  tb_row_params p;
+  CU_ASSERT_EQUAL(tb_row_params_parse("reduce/tb/int32/n:1024", &p), TB_OK);
+  CU_ASSERT_STRING_EQUAL(p.algorithm, "reduce");
+  CU_ASSERT_STRING_EQUAL(p.impl, "tb");
+  CU_ASSERT_STRING_EQUAL(p.type, "int32");
+  CU_ASSERT_EQUAL(p.n, 1024);
+  CU_ASSERT_EQUAL(p.seg, -1);
+  CU_ASSERT_EQUAL(p.nt, 0);
+  CU_ASSERT_STRING_EQUAL(p.aggregate, "");
+
+  /* Names written before they were stable: Google Benchmark's segments go. */
+  CU_ASSERT_EQUAL(
+      tb_row_params_parse("segreduce/tb/double/n:67108864/seg:16/nt:256/vt:11/iterations:40/"
+                          "manual_time",
+                          &p),
+      TB_OK);
+  CU_ASSERT_STRING_EQUAL(p.canonical, "segreduce/tb/double/n:67108864/seg:16/nt:256/vt:11");
+  CU_ASSERT_EQUAL(p.seg, 16);
+  CU_ASSERT_EQUAL(p.nt, 256);
+  CU_ASSERT_EQUAL(p.vt, 11);
+
+  CU_ASSERT_EQUAL(tb_row_params_parse("scan/cub/float/n:4096/variant:inclusive_median", &p), TB_OK);
+  CU_ASSERT_STRING_EQUAL(p.aggregate, "median");
+  CU_ASSERT_STRING_EQUAL(p.variant, "variant:inclusive");
+  CU_ASSERT_STRING_EQUAL(p.canonical, "scan/cub/float/n:4096/variant:inclusive");
+
+  CU_ASSERT_EQUAL(tb_row_params_parse("reduce/tb/int32/n:4096_cv", &p), TB_OK);
+  CU_ASSERT_STRING_EQUAL(p.aggregate, "cv");
+  CU_ASSERT_STRING_EQUAL(p.canonical, "reduce/tb/int32/n:4096");
+
+  const char *bad[] = {"", "reduce", "reduce/tb/int32", "reduce/tb/int32/n:0",
+                       "reduce/tb/int32/n:-4", "reduce/tb/int32/n:12/nt:128",
+                       "reduce/tb/int32/n:12/stray"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    CU_ASSERT_EQUAL(tb_row_params_parse(bad[i], &p), TB_ERR_INVALID_ARGUMENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), "row '"));
+  }
+  CU_ASSERT_EQUAL(tb_row_params_parse(NULL, &p), TB_ERR_INVALID_ARGUMENT);
+}
+
+static char g_dir[4096];
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static cJSON *read_json(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  static char buf[1 << 16];
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return cJSON_Parse(buf);
+}
+
+static int count_named(const cJSON *root, const char *name) {
+  int c = 0;
+  const cJSON *b;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
+    c += cJSON_IsString(n) && strcmp(n->valuestring, name) == 0;
+  }
+  return c;
+}
+
+static void test_commit(void) {
+  char written[4200], result[4200];
+  snprintf(written, sizeof written, "%s/run.json", g_dir);
+  snprintf(result, sizeof result, "%s/result.json", g_dir);
+  remove(result);
+  write_file(written,
+             "{\"context\": {\"commit\": \"a\", \"date\": \"d1\"}, \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 2},"
+             "{\"name\": \"r/tb/int32/n:8/nt:64/vt:1\", \"real_time\": 3}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
+  CU_ASSERT_EQUAL(access(written, F_OK), -1); /* moved */
+  cJSON *r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"), 2);
+  const cJSON *params = cJSON_GetObjectItemCaseSensitive(first, "params");
+  CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(params, "nt")->valueint, 64);
+  cJSON_Delete(r);
+
+  /* A partial run in an older name format replaces its row, keeps the rest. */
+  write_file(written,
+             "{\"context\": {\"commit\": \"b\"}, \"benchmarks\": ["
+             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 5},"
+             "{\"name\": \"r/cub/int32/n:8_median\", \"run_type\": \"aggregate\", \"real_time\": 5}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, true), TB_OK);
+  r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(count_named(r, "r/cub/int32/n:8"), 1);
+  CU_ASSERT_EQUAL(count_named(r, "r/cub/int32/n:8_median"), 1);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:8"), 1);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:8/nt:64/vt:1"), 1);
+  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(r, "context");
+  const cJSON *note = cJSON_GetObjectItemCaseSensitive(ctx, "partial_update");
+  CU_ASSERT(cJSON_IsString(note) && strstr(note->valuestring, "2 rows kept from the run of commit a"));
+  cJSON_Delete(r);
+
+  /* Merging into an unreadable result changes nothing and keeps the new rows. */
+  write_file(result, "{\"benchmarks\": [ trunc");
+  write_file(written, "{\"context\": {}, \"benchmarks\": [{\"name\": \"r/tb/int32/n:8\"}]}");
+  CU_ASSERT_EQUAL(tb_results_commit(written, result, true), TB_ERR_IO);
+  CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), "the new rows stay in"));
+  CU_ASSERT_EQUAL(access(written, F_OK), 0);
+
+  /* A run's own output that is not a result is refused, the result kept. */
+  write_file(written, "[1, 2");
+  CU_ASSERT_EQUAL(tb_results_commit(written, result, false), TB_ERR_IO);
+  r = read_json(result);
+  CU_ASSERT_PTR_NULL(r); /* still the (truncated) old text */
+  cJSON_Delete(r);
+}
+
+int main(void) {
+  const char *tmp = getenv("TEST_TMPDIR");
+  snprintf(g_dir, sizeof g_dir, "%s", tmp ? tmp : "/tmp");
+  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+  CU_pSuite s = CU_add_suite("results", NULL, NULL);
+  CU_add_test(s, "row params", test_params);
+  CU_add_test(s, "commit, merge, refuse", test_commit);
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  return failed ? 1 : 0;
+}
