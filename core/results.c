@@ -2,10 +2,12 @@
 #include "core/results.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* ---- row names ---------------------------------------------------------------------- */
@@ -100,9 +102,39 @@ static char *read_text(const char *path) {
   return buf;
 }
 
+/* Google Benchmark writes a NaN or infinite value (the cv of a counter whose
+ * mean is 0, say) as a bare NaN / -nan / inf, which is not JSON: such
+ * tokens outside strings become null. */
+static char *null_non_finite(const char *text) {
+  /* Longest first; any case (Google Benchmark 1.7 writes NaN). */
+  static const char *const tokens[] = {"-infinity", "infinity", "-nan", "nan", "-inf", "inf"};
+  char *out = malloc(2 * strlen(text) + 1), *o = out; /* "nan" -> "null" grows by one */
+  if (!out) return NULL;
+  bool in_string = false;
+  for (const char *p = text; *p;) {
+    if (*p == '"' && (p == text || p[-1] != '\\')) in_string = !in_string;
+    const bool starts_word = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    size_t hit = 0;
+    for (size_t i = 0; !in_string && starts_word && !hit && i < sizeof tokens / sizeof *tokens; ++i) {
+      const size_t len = strlen(tokens[i]);
+      if (strncasecmp(p, tokens[i], len) == 0 && !isalnum((unsigned char)p[len])) hit = len;
+    }
+    if (hit) {
+      memcpy(o, "null", 4), o += 4, p += hit;
+    } else {
+      *o++ = *p++;
+    }
+  }
+  *o = '\0';
+  return out;
+}
+
 static tb_status load_json(const char *path, cJSON **out) {
-  char *text = read_text(path);
-  if (!text) return tb_fail(TB_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+  char *raw = read_text(path);
+  if (!raw) return tb_fail(TB_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+  char *text = null_non_finite(raw);
+  free(raw);
+  if (!text) return tb_fail(TB_ERR_OUT_OF_MEMORY, "cannot read %s: out of memory", path);
   *out = cJSON_Parse(text);
   free(text);
   if (!*out || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*out, "benchmarks"))) {
@@ -165,15 +197,29 @@ static int keep_unmeasured(cJSON *new_rows, cJSON *old_rows) {
   return kept;
 }
 
+/* The context formatted, then one line per row: compact, and a diff of two
+ * runs shows the rows that changed. */
+static bool write_rows(FILE *f, const cJSON *root) {
+  char *ctx = cJSON_Print(cJSON_GetObjectItemCaseSensitive(root, "context"));
+  bool ok = fprintf(f, "{\n\"context\": %s,\n\"benchmarks\": [\n", ctx ? ctx : "{}") > 0;
+  free(ctx);
+  const cJSON *row;
+  bool first = true;
+  cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
+    char *text = cJSON_PrintUnformatted(row);
+    ok = ok && text && fprintf(f, "%s%s", first ? "" : ",\n", text) > 0;
+    free(text);
+    first = false;
+  }
+  return ok && fputs("\n]\n}\n", f) >= 0;
+}
+
 static tb_status write_atomically(const cJSON *root, const char *path) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  char *text = cJSON_Print(root);
-  if (!text) return tb_fail(TB_ERR_OUT_OF_MEMORY, "cannot format %s", path);
   FILE *f = fopen(tmp, "wb");
-  bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  bool ok = f && write_rows(f, root);
   ok = f && fclose(f) == 0 && ok;
-  free(text);
   if (!ok || rename(tmp, path) != 0) {
     const int err = errno;
     remove(tmp);

@@ -117,6 +117,21 @@ static void test_commit(void) {
   CU_ASSERT(cJSON_IsString(note) && strstr(note->valuestring, "2 rows kept from the run of commit a"));
   cJSON_Delete(r);
 
+  /* Google Benchmark's bare nan / -nan / inf become null; strings keep theirs. */
+  write_file(written,
+             "{\"context\": {\"note\": \"nan inf\"}, \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8_cv\", \"x\": -nan, \"y\": NaN, \"z\": Infinity,"
+             " \"label\": \"nan\"}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
+  r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  const cJSON *cv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"), 0);
+  CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cv, "x")));
+  CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cv, "y")));
+  CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cv, "z")));
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(cv, "label")->valuestring, "nan");
+  cJSON_Delete(r);
+
   /* Merging into an unreadable result changes nothing and keeps the new rows. */
   write_file(result, "{\"benchmarks\": [ trunc");
   write_file(written, "{\"context\": {}, \"benchmarks\": [{\"name\": \"r/tb/int32/n:8\"}]}");

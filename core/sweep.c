@@ -190,10 +190,13 @@ int tb_sweep_reps(int64_t bytes) {
 }
 
 int64_t tb_sweep_iterations(int64_t bytes) {
+  /* The budget of one row, 5 to 200 timed iterations, is shared by its
+   * repetitions: more repetitions give a better spread, not a longer run. */
   const int64_t per_iteration = bytes * tb_sweep_reps(bytes);
+  int64_t total = per_iteration > 0 ? (1ll << 30) / per_iteration : 200;
+  total = total < 5 ? 5 : total > 200 ? 200 : total;
   const int reps = tb_sweep.repetitions > 1 ? tb_sweep.repetitions : 1;
-  const int64_t iters = per_iteration > 0 ? (1ll << 30) / per_iteration / reps : 200;
-  return iters < 3 ? 3 : iters > 200 ? 200 : iters;
+  return total / reps < 3 ? 3 : total / reps;
 }
 
 void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
@@ -231,8 +234,12 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
   /* Repeated launches over data that fits L2 measure a warm cache. */
   const bool l2_resident =
       !tb_sweep.flush_l2 && bytes <= (int64_t)tb_sweep.meta.device.l2_bytes;
-  tb_bench_set_counter(st, "l2_resident", l2_resident ? 1.0 : 0.0, TB_COUNTER_VALUE);
-  if (l2_resident) tb_bench_set_label(st, "L2-resident");
+  /* Only where it is 1: a counter that is 0 in every repetition would give
+   * its cv aggregate 0/0. */
+  if (l2_resident) {
+    tb_bench_set_counter(st, "l2_resident", 1.0, TB_COUNTER_VALUE);
+    tb_bench_set_label(st, "L2-resident");
+  }
 }
 
 void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,

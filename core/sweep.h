@@ -68,8 +68,8 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
 int tb_sweep_reps(int64_t bytes);
 
 /* Timed iterations per repetition for a benchmark over `bytes`: about
- * 1 GiB of traffic over all repetitions, at least 3 and at most 200
- * iterations per repetition (pass it to tb_bench_set_iterations). */
+ * 1 GiB of traffic, 5 to 200 iterations in all, shared by the repetitions
+ * (at least 3 each; pass it to tb_bench_set_iterations). */
 int64_t tb_sweep_iterations(int64_t bytes);
 
 /* "<algorithm>/<impl>/<type>/n:<n>[/nt:<nt>/vt:<vt>]" into out (nt = 0: no box). */

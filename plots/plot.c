@@ -41,12 +41,15 @@ typedef struct {
   int nt, vt;         /* swept box; 0 for the tuned default and for baselines */
   int def_nt, def_vt; /* the tuned default's box when the sweep reports it (counters "nt", "vt") */
   double gips, pct;   /* G items/s; percent of the copy bandwidth (NAN if not reported) */
+  double cv;          /* relative spread of the repetitions (NAN: one measurement) */
   int count;
+  int from_median;    /* gips/pct are the median of repetitions */
+  int l2;             /* the input fits L2 and was not flushed: a warm-cache figure */
 } rec;
 
 typedef struct {
   char name[256], dir[PATH_LEN];
-  char gpu[128], arch[32], driver[64], runtime[64], commit[64], copy_gbps[32];
+  char gpu[128], arch[32], driver[64], runtime[64], commit[64], copy_gbps[32], date[64];
   rec *r;
   size_t nr, cap;
   int failed;
@@ -210,10 +213,18 @@ static double seconds_per_unit(const char *unit) {
   return NAN;
 }
 
-/* Adds one iteration entry; repetitions of the same configuration are averaged. */
-static int add_entry(suite *s, const cJSON *b, const char *name) {
+/* Adds one row. Repetitions of a configuration are averaged until its
+ * median aggregate arrives, which then stands for it; the cv aggregate gives
+ * its spread (agg: "" for a measured row, else the aggregate's name). */
+static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg) {
   rec r;
   if (parse_name(name, &r) != 0) return 0;
+  r.cv = NAN;
+  if (strcmp(agg, "cv") == 0) {
+    for (size_t i = 0; i < s->nr; i++)
+      if (same_config(&s->r[i], &r)) s->r[i].cv = num_field(b, "real_time");
+    return 0;
+  }
   r.gips = num_field(b, "items_per_second") / 1e9;
   if (isnan(r.gips)) { /* no items counter: n items per iteration of real_time */
     const cJSON *unit = cJSON_GetObjectItemCaseSensitive(b, "time_unit");
@@ -226,12 +237,21 @@ static int add_entry(suite *s, const cJSON *b, const char *name) {
     return 0;
   }
   r.pct = num_field(b, "copy_bw_pct");
+  r.l2 = num_field(b, "l2_resident") > 0;
   double nt = num_field(b, "nt"), vt = num_field(b, "vt");
   if (r.nt == 0 && nt > 0 && vt > 0) r.def_nt = (int)nt, r.def_vt = (int)vt;
   r.count = 1;
+  r.from_median = agg[0] != '\0';
   for (size_t i = 0; i < s->nr; i++) {
     rec *e = &s->r[i];
     if (!same_config(e, &r)) continue;
+    if (r.from_median) {
+      const double cv = e->cv;
+      *e = r;
+      e->cv = cv;
+      return 0;
+    }
+    if (e->from_median) return 0;
     if (!(num_field(b, "repetitions") > 1))
       warn("%s: '%s' appears twice; averaging", s->name, name);
     e->count++;
@@ -300,6 +320,8 @@ static int load(const char *path, suite *s) {
   ctx_field(ctx, "runtime", s->runtime, sizeof s->runtime);
   ctx_field(ctx, "commit", s->commit, sizeof s->commit);
   ctx_field(ctx, "copy_gbps", s->copy_gbps, sizeof s->copy_gbps);
+  ctx_field(ctx, "date", s->date, sizeof s->date);
+  if (strlen(s->date) > 10 && s->date[4] == '-') s->date[10] = '\0'; /* the day */
   const cJSON *b;
   cJSON_ArrayForEach(b, benches) {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
@@ -308,12 +330,22 @@ static int load(const char *path, suite *s) {
     if (!cJSON_IsString(name)) {
       warn("%s: skipping a benchmark without a name", path);
     } else if (cJSON_IsString(type) && strcmp(type->valuestring, "aggregate") == 0) {
-      continue; /* mean/median/stddev of repetitions: the repetitions themselves are averaged */
+      /* The median stands for its row, the cv gives its spread; mean and
+       * stddev add nothing to those. */
+      const cJSON *agg = cJSON_GetObjectItemCaseSensitive(b, "aggregate_name");
+      const cJSON *run = cJSON_GetObjectItemCaseSensitive(b, "run_name");
+      if (!cJSON_IsString(agg) || !cJSON_IsString(run)) continue;
+      if (strcmp(agg->valuestring, "median") != 0 && strcmp(agg->valuestring, "cv") != 0) continue;
+      if (add_entry(s, b, run->valuestring, agg->valuestring) != 0) {
+        warn("out of memory");
+        rc = -1;
+        break;
+      }
     } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "error_occurred"))) {
       s->failed++;
       warn("%s: benchmark failed, left out: %s: %s", s->name, name->valuestring,
            cJSON_IsString(msg) ? msg->valuestring : "(no message)");
-    } else if (add_entry(s, b, name->valuestring) != 0) {
+    } else if (add_entry(s, b, name->valuestring, "") != 0) {
       warn("out of memory");
       rc = -1;
       break;
@@ -447,10 +479,13 @@ static int write_lines(const group *g, metric m, const char *path, int *ncols, i
             : s == 1 ? "tb (best box)"
                      : g->baselines[s - 2]);
   }
+  /* Then each series' spread: value x cv of its repetitions (0: one measurement). */
+  for (int s = 0; s < nseries; s++)
+    if (has[s]) fputs("\t+-", f);
   fputc('\n', f);
   for (const rec *r = g->lo; r < g->hi; r++) {
     if (r != g->lo && r->n == r[-1].n) continue;
-    const rec *box = best_box(g, r->n);
+    const rec *box = best_box(g, r->n), *v[2 + MAX_BASELINES] = {NULL};
     fprintf(f, "%lld\t", r->n);
     if (box)
       fprintf(f, "%dx%d", box->nt, box->vt);
@@ -458,11 +493,13 @@ static int write_lines(const group *g, metric m, const char *path, int *ncols, i
       fputc('-', f);
     for (int s = 0; s < nseries; s++) {
       if (!has[s]) continue;
-      const rec *v = s == 0   ? find_impl(g, "tb", r->n)
-                     : s == 1 ? box
-                              : find_impl(g, g->baselines[s - 2], r->n);
-      write_value(f, value(v, m));
+      v[s] = s == 0   ? find_impl(g, "tb", r->n)
+             : s == 1 ? box
+                      : find_impl(g, g->baselines[s - 2], r->n);
+      write_value(f, value(v[s], m));
     }
+    for (int s = 0; s < nseries; s++)
+      if (has[s]) write_value(f, v[s] && isnan(v[s]->cv) ? 0 : value(v[s], m) * (v[s] ? v[s]->cv : NAN));
     fputc('\n', f);
   }
   return fclose(f) == 0 ? shown : -1;
@@ -499,6 +536,24 @@ static int write_heatmap(const group *g, const char *path) {
       fprintf(f, "%d\t%d\t%d\t%d\t%.6g\n", x, y, r->vt, r->nt, r->gips);
   }
   return fclose(f);
+}
+
+/* Where the best box and the tuned default sit on the heat map's grid, as
+ * gnuplot assignments best_x, best_y, def_x, def_y (-1: not on the grid). */
+static int heat_marks(const group *g, const rec *best, const rec *def, char *out, size_t size) {
+  int nts[64], vts[64], nnt = 0, nvt = 0;
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    if (r->n != g->box_n || r->nt == 0) continue;
+    if (index_of(nts, nnt, r->nt) < 0 && nnt < 64) nts[nnt++] = r->nt;
+    if (index_of(vts, nvt, r->vt) < 0 && nvt < 64) vts[nvt++] = r->vt;
+  }
+  qsort(nts, (size_t)nnt, sizeof nts[0], cmp_int);
+  qsort(vts, (size_t)nvt, sizeof vts[0], cmp_int);
+  const int dx = def && def->def_nt > 0 ? index_of(vts, nvt, def->def_vt) : -1;
+  const int dy = def && def->def_nt > 0 ? index_of(nts, nnt, def->def_nt) : -1;
+  return fmt(out, size, "best_x=%d; best_y=%d; def_x=%d; def_y=%d; ",
+             best ? index_of(vts, nvt, best->vt) : -1, best ? index_of(nts, nnt, best->nt) : -1,
+             dx, dy);
 }
 
 /* Appends name='value'; to a gnuplot -e string (single quotes doubled, as gnuplot escapes them). */
@@ -568,11 +623,59 @@ static int render(const char *tmpl, const char *vars, const char *png) {
   return 0;
 }
 
+/* One colour per implementation in every chart: the tuned default, the best
+ * box, then the baselines by name. */
+static const char *colour_of(const char *series) {
+  static const struct { const char *name, *rgb; } known[] = {
+      {"tb (tuned default)", "#1f77b4"}, {"tb (best box)", "#9ecae1"}, {"cub", "#d62728"},
+      {"thrust", "#2ca02c"},            {"cub_batched", "#ff7f0e"},  {"cusparse_alg1", "#9467bd"},
+      {"cusparse_alg2", "#8c564b"},     {"cub_segmented", "#e377c2"}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(series, known[i].name) == 0) return known[i].rgb;
+  return "#7f7f7f";
+}
+
+/* The colours of a line chart's series, in column order, space-separated. */
+static void series_colours(const group *g, metric m, char *out, size_t size) {
+  const char *names[2 + MAX_BASELINES] = {"tb (tuned default)", "tb (best box)"};
+  int has[2 + MAX_BASELINES] = {0};
+  for (int i = 0; i < g->nbaselines; i++) names[2 + i] = g->baselines[i];
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    int k = !is_tb(r) ? -1 : r->nt > 0 ? 1 : 0;
+    for (int i = 0; k < 0 && i < g->nbaselines; i++)
+      if (strcmp(g->baselines[i], r->impl) == 0) k = 2 + i;
+    if (k >= 0 && !isnan(value(r, m))) has[k] = 1;
+  }
+  out[0] = '\0';
+  for (int k = 0; k < 2 + g->nbaselines; k++)
+    if (has[k] && strlen(out) + 10 < size) strcat(strcat(out, colour_of(names[k])), " ");
+}
+
+/* Whether the chart's values span more than two decades (then a log axis). */
+static int spans_decades(const group *g, metric m) {
+  double lo = INFINITY, hi = 0;
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    const double v = value(r, m);
+    if (v > 0) lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+  }
+  return hi > 100 * lo;
+}
+
+/* The largest n whose input stayed in L2 (0: none). */
+static long long l2_edge(const group *g) {
+  long long n = 0;
+  for (const rec *r = g->lo; r < g->hi; r++)
+    if (r->l2 && r->n > n) n = r->n;
+  return n;
+}
+
 /* Writes (and renders) the three charts of one group; prefix = DIR/S_<alg>_<type>[_seg<L>]. */
 static int write_charts(const suite *s, const group *g, const char *prefix) {
   char dat[PATH_LEN], png[PATH_LEN], title[512], note[512], vars[3 * PATH_LEN], sz[32], lb[160];
+  char colours[512];
   int rc = 0, ncols, boxcol;
-  snprintf(title, sizeof title, "%s on %s (%s)", label(g->lo, lb, sizeof lb), s->gpu, s->arch);
+  snprintf(title, sizeof title, "%s on %s (%s), commit %s, %s", label(g->lo, lb, sizeof lb),
+           s->gpu, s->arch, s->commit, s->date);
   static const struct {
     const char *kind, *ylabel;
     metric m;
@@ -598,10 +701,14 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
              charts[i].m == PCT ? "100% = measured device-to-device copy bandwidth" : "");
     if (charts[i].m == PCT && strcmp(s->copy_gbps, "unknown") != 0)
       snprintf(note, sizeof note, "100%% = measured copy bandwidth, %s GB/s", s->copy_gbps);
+    series_colours(g, charts[i].m, colours, sizeof colours);
     if (gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note) ||
         gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
+        gp_var(vars, sizeof vars, "colours", colours) ||
         fmt(vars + strlen(vars), sizeof vars - strlen(vars),
-            "ncols=%d; boxcol=%d; nmin=%lld; nmax=%lld", ncols, boxcol, g->lo->n, g->hi[-1].n))
+            "ncols=%d; boxcol=%d; nmin=%lld; nmax=%lld; logy=%d; hundred=%d; l2n=%lld", ncols,
+            boxcol, g->lo->n, g->hi[-1].n, spans_decades(g, charts[i].m), charts[i].m == PCT,
+            l2_edge(g)))
       return -1;
     if (opt.render) rc |= render("lines.gp", vars, png);
   }
@@ -621,7 +728,10 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
              def->def_nt, def->def_vt, def->gips);
   else if (def)
     snprintf(note + len, sizeof note - (size_t)len, ", tuned default %.1f G items/s", def->gips);
-  if (gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note))
+  char marks[256];
+  if (heat_marks(g, best, def, marks, sizeof marks) != 0 ||
+      gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note) ||
+      fmt(vars + strlen(vars), sizeof vars - strlen(vars), "%s", marks))
     return -1;
   if (opt.render) rc |= render("heatmap.gp", vars, png);
   return rc;

@@ -25,13 +25,13 @@ grep -q "1 failed benchmark(s) left out" "$TMP/stderr" || fail "the failure coun
 p=$out/fixture_reduce
 tab=$'\t'
 # Best box at the largest size is the fastest one in the fixture; 655.3 is the mean of two repetitions.
-has_line "${p}_int32_throughput.dat" "16777216${tab}256x15${tab}655.3${tab}681.9${tab}640.1"
-has_line "${p}_int32_throughput.dat" "1048576${tab}128x7${tab}310.2${tab}352.7${tab}265.4"
-has_line "${p}_int32_throughput.dat" "4096${tab}-${tab}2.1${tab}-${tab}1.6"
-has_line "${p}_int32_throughput.dat" "n${tab}best_box${tab}tb (tuned default)${tab}tb (best box)${tab}cub"
-has_line "${p}_float_throughput.dat" "16777216${tab}512x7${tab}650.8${tab}671.4${tab}638.2"
-has_line "${p}_float_throughput.dat" "4096${tab}-${tab}2${tab}-${tab}-"  # cub failed there
-has_line "${p}_int32_bandwidth.dat" "16777216${tab}256x15${tab}87.8683${tab}91.4351${tab}85.8302"
+has_line "${p}_int32_throughput.dat" "16777216${tab}256x15${tab}655.3${tab}681.9${tab}640.1${tab}0${tab}0${tab}0"
+has_line "${p}_int32_throughput.dat" "1048576${tab}128x7${tab}310.2${tab}352.7${tab}265.4${tab}0${tab}0${tab}0"
+has_line "${p}_int32_throughput.dat" "4096${tab}-${tab}2.1${tab}-${tab}1.6${tab}0${tab}-${tab}0"
+has_line "${p}_int32_throughput.dat" "n${tab}best_box${tab}tb (tuned default)${tab}tb (best box)${tab}cub${tab}+-${tab}+-${tab}+-"
+has_line "${p}_float_throughput.dat" "16777216${tab}512x7${tab}650.8${tab}671.4${tab}638.2${tab}0${tab}0${tab}0"
+has_line "${p}_float_throughput.dat" "4096${tab}-${tab}2${tab}-${tab}-${tab}0${tab}-${tab}-"  # cub failed there
+has_line "${p}_int32_bandwidth.dat" "16777216${tab}256x15${tab}87.8683${tab}91.4351${tab}85.8302${tab}0${tab}0${tab}0"
 has_line "${p}_int32_heatmap.dat" "2${tab}1${tab}15${tab}256${tab}681.9"
 has_line "${p}_float_heatmap.dat" "1${tab}2${tab}7${tab}512${tab}671.4"
 rows=$(grep -vc '^#' "${p}_int32_heatmap.dat")
@@ -75,7 +75,24 @@ grep -q "unknown name segment 'l2flush:1'" "$TMP/stderr" || fail "no warning abo
 grep -q "skipping 'not_a_sweep_name'" "$TMP/stderr" || fail "no warning about a malformed name"
 grep -q "skipping 'reduce/cub/int32/n:1024/nt:128/vt:7'" "$TMP/stderr" || fail "a baseline box was accepted"
 # items/s derived from the time when the counter is missing: 1024 items in 1 us.
-has_line "$TMP/odd/odd_scan_exclusive_int64_throughput.dat" "1024${tab}-${tab}2${tab}1.024"
+has_line "$TMP/odd/odd_scan_exclusive_int64_throughput.dat" "1024${tab}-${tab}2${tab}1.024${tab}0${tab}0"
+
+# Repetitions: the median aggregate stands for its row and the cv gives the
+# spread column (value x cv); box rows written as aggregates only still count.
+cat >"$TMP/reps.json" <<'EOF'
+{"context": {"gpu": "Test GPU", "commit": "abc1234", "date": "2026-11-23T01:00:00+00:00"}, "benchmarks": [
+ {"name": "reduce/tb/int32/n:1024", "run_name": "reduce/tb/int32/n:1024", "run_type": "iteration", "repetitions": 3, "items_per_second": 1e9},
+ {"name": "reduce/tb/int32/n:1024", "run_name": "reduce/tb/int32/n:1024", "run_type": "iteration", "repetitions": 3, "items_per_second": 4e9},
+ {"name": "reduce/tb/int32/n:1024", "run_name": "reduce/tb/int32/n:1024", "run_type": "iteration", "repetitions": 3, "items_per_second": 2e9},
+ {"name": "reduce/tb/int32/n:1024_mean", "run_name": "reduce/tb/int32/n:1024", "run_type": "aggregate", "aggregate_name": "mean", "items_per_second": 2.333e9},
+ {"name": "reduce/tb/int32/n:1024_median", "run_name": "reduce/tb/int32/n:1024", "run_type": "aggregate", "aggregate_name": "median", "items_per_second": 2e9},
+ {"name": "reduce/tb/int32/n:1024_cv", "run_name": "reduce/tb/int32/n:1024", "run_type": "aggregate", "aggregate_name": "cv", "real_time": 0.25, "items_per_second": 0.25},
+ {"name": "reduce/tb/int32/n:1024/nt:64/vt:1_median", "run_name": "reduce/tb/int32/n:1024/nt:64/vt:1", "run_type": "aggregate", "aggregate_name": "median", "items_per_second": 3e9},
+ {"name": "reduce/tb/int32/n:1024/nt:64/vt:1_cv", "run_name": "reduce/tb/int32/n:1024/nt:64/vt:1", "run_type": "aggregate", "aggregate_name": "cv", "real_time": 0.1}
+]}
+EOF
+"$PLOT" --no-render --out "$TMP/reps" "$TMP/reps.json" 2>"$TMP/stderr" || fail "plot failed on repetitions"
+has_line "$TMP/reps/reps_reduce_int32_throughput.dat" "1024${tab}64x1${tab}2${tab}3${tab}0.5${tab}0.3"
 
 echo '{"context": {}, "benchmarks": [' >"$TMP/bad.json"
 for input in "$TMP/bad.json" "$TMP/missing.json"; do
