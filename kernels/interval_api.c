@@ -4,31 +4,8 @@
 #include <string.h>
 
 #include "kernels/interval_dispatch.h"
+#include "kernels/tuned.h"
 #include "kernels/tilebench.h"
-
-/* Tuned defaults for sm_90 (H100), read off the box sweep at 2^26 items
- * (results/sm_90/h100-80gb-hbm3/interval.json). The best box depends on the
- * average count: short runs put half of every tile into scan entries and
- * want large tiles; long runs of move want fewer loads in flight per thread
- * (VT 5), so that more threads fit. Types of 8 bytes keep the mid box for
- * expand (the large one leaves 3 CTAs per SM). */
-static bool avg_at_most(int64_t num_objects, int64_t n_items, int64_t avg) {
-  return n_items <= avg * num_objects;
-}
-
-tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
-  return avg_at_most(num_objects, n_items, 4) ? (tb_launch_box){256, 15} : (tb_launch_box){128, 15};
-}
-
-tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
-                                      int64_t n_items) {
-  if (op < 0 || op >= TB_INTERVAL_OP_COUNT || !tb_type_valid(type)) return (tb_launch_box){0, 0};
-  if (op == TB_INTERVAL_EXPAND)
-    return tb_type_size(type) == 4 && avg_at_most(num_objects, n_items, 4)
-               ? (tb_launch_box){256, 11}
-               : (tb_launch_box){128, 11};
-  return avg_at_most(num_objects, n_items, 127) ? (tb_launch_box){128, 11} : (tb_launch_box){128, 5};
-}
 
 static const tb_launch_box kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
@@ -50,6 +27,42 @@ static int interval_box_fits(tb_type t, tb_launch_box box) {
 static int lbs_box_fits(tb_type t, tb_launch_box box) {
   (void)t;
   return tb_lbs_box_fits(box);
+}
+
+/* The average count of a geometry, which the tuned boxes depend on: short
+ * runs put half of every tile into scan entries and want large tiles, long
+ * runs want more threads. */
+static double avg_count(int64_t num_objects, int64_t n_items) {
+  return num_objects > 0 ? (double)n_items / (double)num_objects : 1.0;
+}
+
+/* box, or when a tile of it does not fit the type (the generated rows come
+ * from int32 sweeps), the box of the grid with the same NT and the largest
+ * VT below that fits; the largest fitting box of a smaller NT after that. */
+static tb_launch_box fitting(tb_launch_box box, int (*fits)(tb_type, tb_launch_box), tb_type t) {
+  if (fits(t, box)) return box;
+  tb_launch_box best = {0, 0};
+  for (int i = 0; i < kGridSize; ++i) {
+    const tb_launch_box b = kGrid[i];
+    if (!fits(t, b) || b.nt > box.nt || (b.nt == box.nt && b.vt > box.vt)) continue;
+    if (b.nt > best.nt || (b.nt == best.nt && b.vt > best.vt)) best = b;
+  }
+  return best;
+}
+
+/* From the generated table (kernels/tuned/): per average count, the fastest
+ * box of the int32 sweep at the nearest count. */
+tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
+  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)),
+                 lbs_box_fits, TB_INT32);
+}
+
+tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
+                                      int64_t n_items) {
+  if (op < 0 || op >= TB_INTERVAL_OP_COUNT || !tb_type_valid(type)) return (tb_launch_box){0, 0};
+  const tb_tuned_family family = op == TB_INTERVAL_EXPAND ? TB_TUNED_EXPAND : TB_TUNED_MOVE;
+  return fitting(tb_tuned_box(family, type, avg_count(num_objects, n_items)), interval_box_fits,
+                 type);
 }
 
 static int list_grid(int (*fits)(tb_type, tb_launch_box), tb_type t, tb_launch_box *out,

@@ -7,11 +7,9 @@
 #include <string.h>
 
 #include "kernels/omp_reduce_dispatch.h"
+#include "kernels/tuned.h"
 #include "kernels/tilebench.h"
 
-/* Tuned default for sm_90 (H100), read off results/sm_90/h100-80gb-hbm3/
- * omp_reduce_tuning.md. */
-static const tb_launch_box kDefault = {512, 4};
 
 static const int kGridNt[] = {64, 128, 256, 512, 1024};
 static const int kGridVt[] = {1, 2, 4, 8};
@@ -29,7 +27,9 @@ int tb_omp_grid(tb_launch_box *out, int cap) {
   return count;
 }
 
-tb_launch_box tb_omp_default_box(void) { return kDefault; }
+/* From the generated table (kernels/tuned/): the best geometric mean over
+ * the clauses swept. */
+tb_launch_box tb_omp_default_box(void) { return tb_tuned_box(TB_TUNED_OMP, TB_INT32, 0); }
 
 /* The generated callbacks' device addresses, per device (each device loads
  * the module on its own), read once: reading a symbol costs more than a
@@ -115,7 +115,7 @@ static tb_status make_clause(const char *fn, const tb_omp_var *vars, int num_var
 
 static tb_status resolve_box(const tb_launch_box *box, tb_launch_box *out) {
   if (!box || (box->nt == 0 && box->vt == 0)) {
-    *out = kDefault;
+    *out = tb_omp_default_box();
     return TB_OK;
   }
   if (box->nt < 1 || box->nt > 1024)

@@ -4,14 +4,8 @@
 #include <string.h>
 
 #include "kernels/reduce_scan_dispatch.h"
+#include "kernels/tuned.h"
 #include "kernels/tilebench.h"
-
-/* Tuned defaults for sm_90 (H100), read off results/sm_90/h100-80gb-hbm3/
- * reduce_tuning.md and scan_tuning.md: the best box at the largest sizes. */
-static const tb_launch_box kReduceDefault[TB_TYPE_COUNT] = {
-    [TB_INT32] = {256, 16}, [TB_INT64] = {256, 8}, [TB_FLOAT] = {256, 16}, [TB_DOUBLE] = {256, 8}};
-static const tb_launch_box kScanDefault[TB_TYPE_COUNT] = {
-    [TB_INT32] = {512, 15}, [TB_INT64] = {256, 15}, [TB_FLOAT] = {512, 15}, [TB_DOUBLE] = {256, 15}};
 
 static const tb_launch_box kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
@@ -46,11 +40,13 @@ int tb_scan_grid(tb_type type, tb_launch_box *out, int cap) {
   return count;
 }
 
+/* From the generated table (kernels/tuned/): the fastest box at the largest
+ * swept size, per type. */
 tb_launch_box tb_reduce_default_box(tb_type type) {
-  return tb_type_valid(type) ? kReduceDefault[type] : (tb_launch_box){0, 0};
+  return tb_type_valid(type) ? tb_tuned_box(TB_TUNED_REDUCE, type, 0) : (tb_launch_box){0, 0};
 }
 tb_launch_box tb_scan_default_box(tb_type type) {
-  return tb_type_valid(type) ? kScanDefault[type] : (tb_launch_box){0, 0};
+  return tb_type_valid(type) ? tb_tuned_box(TB_TUNED_SCAN, type, 0) : (tb_launch_box){0, 0};
 }
 tb_scan_algo tb_scan_default_algo(tb_type type) {
   (void)type;
@@ -140,7 +136,7 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
   TB_TRY(check_common("tb_reduce", type, op, d_in, n));
   if (!d_total && !h_total)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_reduce: neither d_total nor h_total is given");
-  TB_TRY(resolve_box("tb_reduce", "reduce", NULL, type, box, kReduceDefault[type], &b));
+  TB_TRY(resolve_box("tb_reduce", "reduce", NULL, type, box, tb_reduce_default_box(type), &b));
 
   size_t need = 0;
   TB_TRY(kReduce[type](op, b, d_in, n, d_total, NULL, &need, stream));
@@ -171,7 +167,7 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
   if (algo == TB_SCAN_DEFAULT) algo = tb_scan_default_algo(type);
   if (algo != TB_SCAN_LOOKBACK && algo != TB_SCAN_REDUCE_THEN_SCAN)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown algorithm %d", (int)algo);
-  TB_TRY(resolve_box("tb_scan", "scan", scan_box_fits, type, box, kScanDefault[type], &b));
+  TB_TRY(resolve_box("tb_scan", "scan", scan_box_fits, type, box, tb_scan_default_box(type), &b));
 
   size_t need = 0;
   TB_TRY(kScan[type](op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));

@@ -7,6 +7,7 @@
 
 #include "kernels/interval_dispatch.h" /* tb_offsets_validate_run */
 #include "kernels/segreduce_dispatch.h"
+#include "kernels/tuned.h"
 #include "kernels/tilebench.h"
 
 /* ---- per-type kernels ------------------------------------------------------ */
@@ -58,12 +59,11 @@ int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap) {
   return kGridSize;
 }
 
-/* Tuned default for sm_90 (H100), read off the box sweep at 2^26 items
- * (results/sm_90/h100-80gb-hbm3/segreduce.json): the best or within 2% of it
- * at every average length from 4 up, for segreduce and reduce-by-key. */
+/* From the generated table (kernels/tuned/): per type, the best geometric
+ * mean over every average length of segreduce and reduce-by-key. */
 tb_launch_box tb_segreduce_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  return tb_type_size(type) == 4 ? (tb_launch_box){512, 11} : (tb_launch_box){256, 11};
+  return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0);
 }
 
 static tb_status resolve_box(const char *fn, tb_type t, const tb_launch_box *box,

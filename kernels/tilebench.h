@@ -311,6 +311,12 @@ int tb_interval_grid(tb_type type, tb_launch_box *out, int cap);
  * (kernels/segreduce_grid.def). */
 int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap);
 
+/* Tuned defaults come from a table generated from a committed box sweep
+ * per architecture (kernels/tuned/<arch>.inc, tools/gen_defaults). The name
+ * of the current device's table ("sm_90"), or NULL when its architecture has
+ * none: the defaults below are then sm_90's boxes, not tuned for it. */
+const char *tb_tuned_arch(void);
+
 /* The tuned default box for type on the current device. */
 tb_launch_box tb_reduce_default_box(tb_type type);
 tb_launch_box tb_scan_default_box(tb_type type);

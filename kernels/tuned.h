@@ -1,0 +1,37 @@
+/* Internal: the generated tables of tuned default boxes (kernels/tuned/
+ * <arch>.inc, written by tools/gen_defaults from a committed box sweep) and
+ * their lookup for the current device. */
+#ifndef TB_KERNELS_TUNED_H
+#define TB_KERNELS_TUNED_H
+
+#include <stdint.h>
+
+#include "kernels/tilebench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tb_tuned_family {
+  TB_TUNED_REDUCE,
+  TB_TUNED_SCAN,
+  TB_TUNED_SEGREDUCE,
+  TB_TUNED_OMP,
+  TB_TUNED_LBS,
+  TB_TUNED_EXPAND,
+  TB_TUNED_MOVE, /* gather and scatter too */
+} tb_tuned_family;
+
+/* A row for every type. */
+#define TB_TYPE_ANY (-1)
+
+/* The family's row for type (or TB_TYPE_ANY rows) whose average count is
+ * nearest avg (log scale; families without counts have one row per type),
+ * from the current device's table, sm_90's when it has none. {0, 0} when
+ * the table has no row, which the tests rule out for the tables shipped. */
+tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

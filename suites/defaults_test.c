@@ -1,0 +1,81 @@
+/* The tuned defaults (kernels/tuned/, generated): every default box of every
+ * family is in that family's grid for every type, operator and average
+ * count, so a generated table can never name a box the library cannot run.
+ * Needs no GPU: without one the library uses its documented fallback, the
+ * sm_90 table, which is the table checked here. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/tilebench.h"
+
+enum { kMax = 256 };
+
+static bool in(const tb_launch_box *grid, int count, tb_launch_box b) {
+  for (int i = 0; i < count && i < kMax; ++i)
+    if (grid[i].nt == b.nt && grid[i].vt == b.vt) return true;
+  return false;
+}
+
+static void expect_in(const tb_launch_box *grid, int count, tb_launch_box b, const char *what) {
+  if (!in(grid, count, b)) printf("\n  %s: default %dx%d is not in the grid\n", what, b.nt, b.vt);
+  CU_ASSERT(in(grid, count, b));
+}
+
+static void test_fixed_families(void) {
+  tb_launch_box grid[kMax];
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    char what[64];
+    snprintf(what, sizeof what, "reduce %s", tb_type_name((tb_type)t));
+    expect_in(grid, tb_reduce_grid((tb_type)t, grid, kMax), tb_reduce_default_box((tb_type)t), what);
+    snprintf(what, sizeof what, "scan %s", tb_type_name((tb_type)t));
+    expect_in(grid, tb_scan_grid((tb_type)t, grid, kMax), tb_scan_default_box((tb_type)t), what);
+    snprintf(what, sizeof what, "segreduce %s", tb_type_name((tb_type)t));
+    expect_in(grid, tb_segreduce_grid((tb_type)t, grid, kMax), tb_segreduce_default_box((tb_type)t),
+              what);
+  }
+  const tb_launch_box omp = tb_omp_default_box();
+  CU_ASSERT(omp.nt >= 1 && omp.nt <= 1024 && (omp.vt == 1 || omp.vt == 2 || omp.vt == 4 || omp.vt == 8));
+  CU_ASSERT_EQUAL(tb_reduce_default_box((tb_type)99).nt, 0);
+}
+
+/* Every average count from 1 to 2^20 in quarter octaves, and past the ends. */
+static void test_counted_families(void) {
+  tb_launch_box grid[kMax];
+  const int lbs = tb_lbs_grid(grid, kMax);
+  for (double avg = 1; avg <= 1 << 20; avg *= 1.19) {
+    const int64_t objects = 1 << 10, items = (int64_t)(avg * objects);
+    expect_in(grid, lbs, tb_lbs_default_box(objects, items), "lbs");
+  }
+  expect_in(grid, lbs, tb_lbs_default_box(0, 0), "lbs, no objects");
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    const int count = tb_interval_grid((tb_type)t, grid, kMax);
+    for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op)
+      for (double avg = 1; avg <= 1 << 20; avg *= 1.19) {
+        char what[80];
+        snprintf(what, sizeof what, "interval op %d %s avg %.1f", op, tb_type_name((tb_type)t), avg);
+        const int64_t objects = 1 << 10, items = (int64_t)(avg * objects);
+        expect_in(grid, count,
+                  tb_interval_default_box((tb_interval_op)op, (tb_type)t, objects, items), what);
+      }
+  }
+}
+
+static void test_arch(void) {
+  const char *arch = tb_tuned_arch();
+  /* No GPU here, or an sm_90 one: never a table the device does not have. */
+  CU_ASSERT(arch == NULL || strcmp(arch, "sm_90") == 0);
+}
+
+int main(void) {
+  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+  CU_pSuite s = CU_add_suite("defaults", NULL, NULL);
+  CU_add_test(s, "reduce, scan, segreduce, omp_reduce", test_fixed_families);
+  CU_add_test(s, "lbs and intervals at every average count", test_counted_families);
+  CU_add_test(s, "the table's architecture", test_arch);
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  return failed ? 1 : 0;
+}

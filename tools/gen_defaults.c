@@ -1,0 +1,239 @@
+/* gen_defaults: derives the tuned default launch boxes of every family from
+ * a committed box sweep and prints the generated table the library compiles
+ * in (kernels/tuned/<arch>.inc).
+ *
+ *   gen_defaults RESULTS_DIR > kernels/tuned/sm_90.inc
+ *
+ * RESULTS_DIR is one GPU's folder (results/sm_90/h100-80gb-hbm3). The rules,
+ * each over the swept boxes at the largest size that has them, by median
+ * throughput (G items/s):
+ *   reduce, scan    per type: the fastest box (reduce; scan_exclusive, the
+ *                   look-back scan);
+ *   segreduce       per type: the best geometric mean over every average
+ *                   segment length of segreduce and reduce_by_key;
+ *   omp_reduce      one box: the best geometric mean over the clauses swept;
+ *   lbs, expand,    per average count (seg): the fastest box; the library
+ *   move            takes the row of the nearest swept count (gather and
+ *                   scatter use move's).
+ * Exit status 1, with a message naming the file, when a family's result is
+ * missing, unreadable or has no box sweep. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/results.h"
+
+/* One swept box row: its parameters and median throughput. */
+typedef struct {
+  tb_row_params p;
+  double gips;
+} row;
+
+typedef struct {
+  row *rows;
+  int count, cap;
+  char gpu[128];
+} sweep;
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t len = 0, cap = 1 << 20;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+    len += got;
+    if (cap - len > 1) continue;
+    char *p = realloc(buf, cap *= 2);
+    if (!p) free(buf);
+    buf = p;
+  }
+  fclose(f);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+static double number(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void context_string(const cJSON *ctx, const char *key, char *out, size_t cap) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, key);
+  snprintf(out, cap, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
+}
+
+/* Adds the box rows of one result file: a median aggregate stands for its
+ * row; files without repetitions give one measured row each. */
+static bool load(const char *dir, const char *family, sweep *s) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s.json", dir, family);
+  char *text = read_text(path);
+  cJSON *root = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+  if (!cJSON_IsArray(rows)) {
+    fprintf(stderr, "gen_defaults: %s: %s\n", path,
+            root ? "not a sweep result" : errno ? strerror(errno) : "not valid JSON");
+    cJSON_Delete(root);
+    return false;
+  }
+  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
+  context_string(ctx, "gpu", s->gpu, sizeof s->gpu);
+  const cJSON *b;
+  cJSON_ArrayForEach(b, rows) {
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
+    row r;
+    if (!cJSON_IsString(name) || tb_row_params_parse(name->valuestring, &r.p) != TB_OK) continue;
+    if (r.p.nt == 0 || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "error_occurred"))) continue;
+    const bool median = strcmp(r.p.aggregate, "median") == 0;
+    if (r.p.aggregate[0] && !median) continue;
+    r.gips = number(b, "items_per_second") / 1e9;
+    if (!(r.gips > 0)) continue;
+    int at = -1;
+    for (int i = 0; i < s->count && at < 0; ++i)
+      if (strcmp(s->rows[i].p.canonical, r.p.canonical) == 0) at = i;
+    if (at >= 0) {
+      if (median) s->rows[at] = r; /* else: a repetition; its median follows */
+      continue;
+    }
+    if (s->count == s->cap) {
+      s->cap = s->cap ? 2 * s->cap : 1024;
+      s->rows = realloc(s->rows, sizeof *s->rows * (size_t)s->cap);
+      if (!s->rows) return false;
+    }
+    s->rows[s->count++] = r;
+  }
+  cJSON_Delete(root);
+  return true;
+}
+
+/* Which rows a rule looks at. */
+typedef struct {
+  const char *algorithms[2];
+  const char *type; /* NULL: any */
+  int64_t seg;      /* -2: any */
+} selection;
+
+static bool selected(const row *r, const selection *q) {
+  bool alg = false;
+  for (int i = 0; i < 2; ++i) alg |= q->algorithms[i] && strcmp(r->p.algorithm, q->algorithms[i]) == 0;
+  return alg && (!q->type || strcmp(r->p.type, q->type) == 0) && (q->seg == -2 || r->p.seg == q->seg);
+}
+
+/* The box with the best geometric mean over the selected configurations
+ * (algorithm, type, seg) at the largest swept n, among the boxes measured in
+ * every one of them; false when nothing is selected. */
+static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, double *gm) {
+  int64_t n = 0;
+  for (int i = 0; i < s->count; ++i)
+    if (selected(&s->rows[i], q) && s->rows[i].p.n > n) n = s->rows[i].p.n;
+  if (n == 0) return false;
+  *gm = 0;
+  for (int i = 0; i < s->count; ++i) {
+    const row *c = &s->rows[i];
+    if (!selected(c, q) || c->p.n != n) continue;
+    int configs = 0, found = 0;
+    double logs = 0;
+    for (int j = 0; j < s->count; ++j) {
+      const row *o = &s->rows[j];
+      if (!selected(o, q) || o->p.n != n) continue;
+      /* One configuration per (algorithm, type, seg): count it at its first box. */
+      bool first = true;
+      for (int k = 0; k < j && first; ++k) {
+        const row *e = &s->rows[k];
+        first = !(selected(e, q) && e->p.n == n && strcmp(e->p.algorithm, o->p.algorithm) == 0 &&
+                  strcmp(e->p.type, o->p.type) == 0 && e->p.seg == o->p.seg);
+      }
+      configs += first;
+      if (o->p.nt == c->p.nt && o->p.vt == c->p.vt) ++found, logs += log(o->gips);
+    }
+    const double g = exp(logs / found);
+    if (found == configs && (g > *gm || (g == *gm && (c->p.nt < *nt || (c->p.nt == *nt && c->p.vt < *vt)))))
+      *gm = g, *nt = c->p.nt, *vt = c->p.vt;
+  }
+  return *gm > 0;
+}
+
+static const char *const kTypes[] = {"int32", "int64", "float", "double"};
+static const char *const kTypeEnums[] = {"TB_INT32", "TB_INT64", "TB_FLOAT", "TB_DOUBLE"};
+
+static bool emit(const sweep *s, const char *family, const selection *q, const char *type_enum,
+                 int64_t seg) {
+  int nt = 0, vt = 0;
+  double gm = 0;
+  if (!best_box(s, q, &nt, &vt, &gm)) {
+    fprintf(stderr, "gen_defaults: no box sweep for %s %s\n", family, q->type ? q->type : "");
+    return false;
+  }
+  printf("TB_TUNED(%s, %s, %lld, %d, %d)  // %.1f G items/s\n", family, type_enum,
+         (long long)seg, nt, vt, gm);
+  return true;
+}
+
+/* The average counts a family's interval sweep has box rows for. */
+static int sweep_segs(const sweep *s, const char *algorithm, int64_t *segs, int cap) {
+  int count = 0;
+  for (int i = 0; i < s->count; ++i) {
+    if (strcmp(s->rows[i].p.algorithm, algorithm) != 0) continue;
+    bool known = false;
+    for (int k = 0; k < count; ++k) known |= segs[k] == s->rows[i].p.seg;
+    if (!known && count < cap) segs[count++] = s->rows[i].p.seg;
+  }
+  for (int i = 1; i < count; ++i)
+    for (int j = i; j > 0 && segs[j - 1] > segs[j]; --j) {
+      const int64_t t = segs[j];
+      segs[j] = segs[j - 1], segs[j - 1] = t;
+    }
+  return count;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: gen_defaults RESULTS_DIR (one GPU's folder of sweep results)\n");
+    return 2;
+  }
+  static const char *const families[] = {"reduce", "scan", "segreduce", "omp_reduce", "interval"};
+  sweep s[5];
+  memset(s, 0, sizeof s);
+  for (int f = 0; f < 5; ++f)
+    if (!load(argv[1], families[f], &s[f])) return 1;
+  const char *dir = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+  printf("// Generated by tools/gen_defaults from the box sweeps on %s (results/.../%s).\n"
+         "// Do not edit: regenerate with ./tilebench defaults. TB_TUNED(family, type, "
+         "average count, NT, VT);\n// the figure is the box's (geometric mean) median "
+         "throughput at the largest swept size.\n",
+         s[0].gpu, dir);
+  bool ok = true;
+  for (int t = 0; t < 4; ++t) {
+    const selection q = {{"reduce", NULL}, kTypes[t], -2};
+    ok &= emit(&s[0], "REDUCE", &q, kTypeEnums[t], 0);
+  }
+  for (int t = 0; t < 4; ++t) {
+    const selection q = {{"scan_exclusive", NULL}, kTypes[t], -2};
+    ok &= emit(&s[1], "SCAN", &q, kTypeEnums[t], 0);
+  }
+  for (int t = 0; t < 4; ++t) {
+    const selection q = {{"segreduce", "reduce_by_key"}, kTypes[t], -2};
+    ok &= emit(&s[2], "SEGREDUCE", &q, kTypeEnums[t], 0);
+  }
+  const selection omp = {{"omp_reduce", NULL}, NULL, -2};
+  ok &= emit(&s[3], "OMP", &omp, "TB_TYPE_ANY", 0);
+  static const struct { const char *name, *algorithm; } interval[] = {
+      {"LBS", "lbs"}, {"EXPAND", "interval_expand"}, {"MOVE", "interval_move"}};
+  for (int f = 0; f < 3; ++f) {
+    int64_t segs[64];
+    const int count = sweep_segs(&s[4], interval[f].algorithm, segs, 64);
+    if (count == 0) ok = false, fprintf(stderr, "gen_defaults: no box sweep for %s\n", interval[f].algorithm);
+    for (int i = 0; i < count; ++i) {
+      const selection q = {{interval[f].algorithm, NULL}, "int32", segs[i]};
+      ok &= emit(&s[4], interval[f].name, &q, "TB_TYPE_ANY", segs[i]);
+    }
+  }
+  for (int f = 0; f < 5; ++f) free(s[f].rows);
+  return ok ? 0 : 1;
+}
