@@ -27,7 +27,7 @@ typedef enum tb_geometry {
   /* Counts differ by at most one: floor(m) or ceil(m), spread evenly; all
    * equal avg when total = num * avg. No randomness. */
   TB_GEOM_FIXED,
-  /* Uniform in [1, 2m - 1] (m >= 1), the anchors' distribution. For a
+  /* Uniform in [1, 2m - 1] (m >= 1), the distribution the published CUB and cuSPARSE figures use. For a
    * non-integer 2m - 1 the upper end is floor or ceil of it, chosen per draw
    * so that the expected value is m. Never zero. */
   TB_GEOM_UNIFORM,

@@ -1,4 +1,4 @@
-/* plot: turns sweep results (Google Benchmark JSON, see DESIGN.md "Benchmarks and results")
+/* plot: turns sweep results (Google Benchmark JSON, see README.md "Benchmarks and results")
  * into gnuplot charts and a markdown tuning table.
  *
  *   plot [--no-render] [--out DIR] [--templates DIR] RESULT.json...

@@ -1,6 +1,5 @@
 /* CPU references for reduce and scan, and the OpenMP-style clause built on
- * them: golden vectors from the reduce/scan reference document
- * (shared/reference/001_fb70d6b31cb98da5.txt), plus the edge cases the GPU
+ * them: golden vectors from moderngpu, "Reduce and Scan", plus the edge cases the GPU
  * suites lean on (identities, wrap-around, in place, argument errors, the
  * higher-precision float reference). */
 #include <float.h>

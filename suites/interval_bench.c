@@ -2,7 +2,7 @@
  * default and every box of the grid) beside Thrust (lbs, expand) and
  * cub::DeviceMemcpy::Batched (move, gather, scatter), over 2^16..2^28 work
  * items and average counts 1..16384, counts uniform in [1, 2L - 1] as the
- * anchors draw them.
+ * published Thrust and CUB figures draw them.
  *
  * Move, gather and scatter place the intervals back to back in a
  * pseudo-random order (a different one for the source and the
@@ -379,7 +379,7 @@ static void register_all(void) {
     for (size_t g = 0; g < sizeof segs / sizeof segs[0]; ++g) {
       const int seg = segs[g];
       const bool boxes = sweeps_boxes(n);
-      /* The other types where the anchors measure: 2^26 (the largest quick size). */
+      /* The other types where the published baseline figures are measured: 2^26 (the largest quick size). */
       const int types = n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
       add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, tuned);
       add(ALG_LBS, TB_INT32, n, seg, IMPL_BASELINE, tuned);

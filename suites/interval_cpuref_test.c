@@ -2,9 +2,9 @@
  * gather / scatter (cpuref/interval.h), and the count geometries
  * (core/geometry.h).
  *
- * Golden vectors are typed in from the reference documents:
- *   shared/reference/003_b540ca374e5b60cb.txt  load-balancing search
- *   shared/reference/002_0f3e4e4fc7f6b86e.txt  IntervalExpand / IntervalMove
+ * Golden vectors are typed in from the published documentation:
+ *   moderngpu, "Load-Balancing Search"           load-balancing search
+ *   moderngpu, "IntervalExpand and IntervalMove"  IntervalExpand / IntervalMove
  * Everything else checks properties against independent formulations (a
  * binary-search upper bound, per-item copies through the search's object and
  * rank), never against outputs of the code under test. */

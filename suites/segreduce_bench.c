@@ -3,7 +3,7 @@
  * apply path) beside cub::DeviceSegmentedReduce::Reduce and
  * cub::DeviceReduce::ReduceByKey, for plus over int32, int64, float and
  * double, 2^20..2^26 items and average segment lengths L = 1..16384, lengths
- * uniform in [1, 2L - 1] as the anchors draw them (TB_GEOM_UNIFORM: no empty
+ * uniform in [1, 2L - 1] as CUB's and cuSPARSE's published figures draw them (TB_GEOM_UNIFORM: no empty
  * segments, so the kernels run without support_empty).
  *
  * Reduce-by-key sees the same geometry: run i of the keys is segment i and

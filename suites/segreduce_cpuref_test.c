@@ -2,8 +2,7 @@
  * segmented reduction over CSR descriptors, reduce-by-key, CSR SpMV, and the
  * carry-in step of the tiled algorithm.
  *
- * Golden vectors are typed in from shared/reference/000_b1b207977589d20e.txt
- * ("Segmented Reduction"). Everything else checks properties against
+ * Golden vectors are typed in from moderngpu, "Segmented Reduction". Everything else checks properties against
  * independent formulations (reduce-by-key on keys made from the CSR,
  * tb_cpu_reduce on one segment, a permuted layout read through sources, a
  * dense matrix loop), never against outputs of the code under test. */

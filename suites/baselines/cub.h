@@ -1,5 +1,5 @@
 /* CUB baselines behind the project's C signatures, for the sweeps to measure
- * beside tilebench's kernels. Operators: plus and max (what the anchors
+ * beside tilebench's kernels. Operators: plus and max (what the published CUB figures
  * measure; reduce also min). Scratch is grown as in kernels/tilebench.h. */
 #ifndef TB_SUITES_BASELINES_CUB_H
 #define TB_SUITES_BASELINES_CUB_H

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* d_obj[i] = upper_bound(d_scan, i) - 1: thrust::upper_bound of the items
- * 0..n_items-1 over the scan (the anchors' "thrust_upper_bound_lbs"), the
+ * 0..n_items-1 over the scan (the published Thrust figures' "thrust_upper_bound_lbs"), the
  * minus one applied as it writes. */
 tb_status tb_thrust_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
                         cudaStream_t stream);
