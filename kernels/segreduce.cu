@@ -122,12 +122,12 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
-  const int64_t end = r.flush ? min(int64_t(first) + kTile, int64_t(count)) : INT64_MAX;
-  const int64_t thread_first = int64_t(first) + int(threadIdx.x) * VT;
+  const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
+  const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
 
   T x[VT];
   int rows[VT + 1];
-  int64_t starts[VT];
+  unsigned starts[VT];
   if (!sources) {
     T v[VT];
     load_striped<F, OP, NT, VT>(in, first, count, v);
@@ -156,11 +156,11 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
     // Item g of row s is item g - csr[s] of the row's source range.
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-      const int64_t g = thread_first + i;
+      const unsigned g = thread_first + i;
       const int s = r.begin + rows[i];
       x[i] = identity<OP>();
-      if (g < count && rows[i] < r.slice && s < num_segments) {
-        const int64_t m = sources[s] + (g - starts[i]);
+      if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
+        const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
         if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
       }
     }

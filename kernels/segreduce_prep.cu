@@ -85,9 +85,9 @@ csr_codes_kernel(const int* __restrict__ csr, int num_segments, int count,
     for (int k = threadIdx.x; k < r.slice; k += NT) slice[k] = csr[r.begin + k];
     __syncthreads();
     int rows[VT + 1];
-    int64_t starts[VT];
-    const int64_t end = r.flush ? min(int64_t(first) + kTile, int64_t(count)) : INT64_MAX;
-    expand_csr_rows<VT>(int64_t(first) + int(threadIdx.x) * VT, slice, r.slice, end, rows, starts);
+    unsigned starts[VT];
+    const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
+    expand_csr_rows<VT>(unsigned(first) + threadIdx.x * VT, slice, r.slice, end, rows, starts);
     code = pack_code(end_flags<VT>(rows), rows[0]);
   }
   codes[tile * NT + threadIdx.x] = code;
