@@ -12,13 +12,14 @@
 
 /* ---- row names ---------------------------------------------------------------------- */
 
-/* Segments Google Benchmark appends to a name after the registered one. */
-static bool gbench_segment(const char *seg) {
+bool tb_gbench_segment(const char *seg, size_t len) {
   static const char *const known[] = {"manual_time", "real_time",  "process_time",
                                       "iterations:", "repeats:",   "threads:",
                                       "min_time:",   "min_warmup_time:"};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
-    if (strncmp(seg, known[i], strlen(known[i])) == 0) return true;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
+    const size_t k = strlen(known[i]);
+    if (len >= k && strncmp(seg, known[i], k) == 0) return true;
+  }
   return false;
 }
 
@@ -57,7 +58,7 @@ tb_status tb_row_params_parse(const char *name, tb_row_params *out) {
   size_t clen = 0;
   char *save = NULL;
   for (char *seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save), ++field) {
-    if (gbench_segment(seg)) continue;
+    if (tb_gbench_segment(seg, strlen(seg))) continue;
     clen += (size_t)snprintf(out->canonical + clen, sizeof out->canonical - clen, "%s%s",
                              clen ? "/" : "", seg);
     if (clen >= sizeof out->canonical) break;

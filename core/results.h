@@ -34,6 +34,10 @@ typedef struct tb_row_params {
   char variant[64];      /* any other key:value segments, "/"-joined, or "" */
 } tb_row_params;
 
+/* Whether the len bytes at seg are a segment Google Benchmark appends to a
+ * name (manual_time, iterations:N, repeats:N, ...), not one of the row's. */
+bool tb_gbench_segment(const char *seg, size_t len);
+
 /* TB_ERR_INVALID_ARGUMENT (with a message naming `name`) when the name does
  * not follow the pattern above. */
 tb_status tb_row_params_parse(const char *name, tb_row_params *out);

@@ -65,6 +65,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/results.h"
+
 extern char **environ;
 
 enum {
@@ -179,18 +181,6 @@ static const char *base_name(const char *path) {
 
 /* ---- names ---------------------------------------------------------------------------------- */
 
-/* Segments Google Benchmark itself appends to a name (manual time, fixed iterations, ...). */
-static int gbench_segment(const char *tok, size_t len) {
-  static const char *const known[] = {"manual_time", "real_time",       "process_time",
-                                      "iterations:", "repeats:",        "threads:",
-                                      "min_time:",   "min_warmup_time:"};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-    size_t k = strlen(known[i]);
-    if (len >= k && strncmp(tok, known[i], k) == 0) return 1;
-  }
-  return 0;
-}
-
 /* The canonical name: the first len bytes of name without Google Benchmark's segments. */
 static char *canonical(const char *name, size_t len) {
   char *out = malloc(len + 1);
@@ -199,7 +189,7 @@ static char *canonical(const char *name, size_t len) {
   for (size_t i = 0; i < len;) {
     size_t j = i;
     while (j < len && name[j] != '/') j++;
-    if (i == 0 || !gbench_segment(name + i, j - i)) {
+    if (i == 0 || !tb_gbench_segment(name + i, j - i)) {
       if (i > 0) out[n++] = '/';
       memcpy(out + n, name + i, j - i);
       n += j - i;

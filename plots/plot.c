@@ -30,6 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/results.h"
+
 extern char **environ;
 
 enum { PATH_LEN = 4096, MAX_BASELINES = 16 };
@@ -135,16 +137,6 @@ static int keyed(const char *tok, const char *key, long long *v) {
   return 1;
 }
 
-/* Segments Google Benchmark itself appends to a name (manual time, fixed iterations, ...). */
-static int gbench_segment(const char *tok) {
-  static const char *const known[] = {"manual_time", "real_time",       "process_time",
-                                      "iterations:", "repeats:",        "threads:",
-                                      "min_time:",   "min_warmup_time:"};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (strncmp(tok, known[i], strlen(known[i])) == 0) return 1;
-  return 0;
-}
-
 static int copy_str(char *dst, size_t size, const char *src) { return fmt(dst, size, "%s", src); }
 
 /* Fills r from <algorithm>/<impl>/<type>/n:<items>[/seg:<L>][/nt:<NT>/vt:<VT>]; returns 0, or -1
@@ -168,7 +160,7 @@ static int parse_name(const char *name, rec *r) {
     while (j < 4 && (k = keyed(tok, keys[j], &v[j])) == 0) j++;
     if (k < 0)
       bad = 1;
-    else if (j == 4 && !gbench_segment(tok))
+    else if (j == 4 && !tb_gbench_segment(tok, strlen(tok)))
       warn("%s: ignoring unknown name segment '%s'", name, tok);
   }
   r->n = v[0], r->seg = v[1];
