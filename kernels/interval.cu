@@ -90,15 +90,17 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
-    const int64_t item = int64_t(t.a0) + k;  // k may lie past the tile's items
     const int o = k < t.a_count ? s.lb.obj[k] : -1;
-    int64_t src = item;
-    dst[i] = item;
+    int64_t src = -1;
+    dst[i] = -1;
     if (o >= 0) {
+      // Formed only for the tile's items (k < a_count), so it fits int32
+      // (32-bit: a 64-bit item costs registers, and CTAs, at VT 11).
+      const int item = t.a0 + k;
       const int j = LB::slot(t, o);
-      const int64_t rank = item - s.lb.scan[j];
-      if (kGather) src = s.gather[j] + rank;
-      if (kScatter) dst[i] = s.scatter[j] + rank;
+      const int64_t rank = int64_t(item) - s.lb.scan[j];
+      src = kGather ? s.gather[j] + rank : item;
+      dst[i] = kScatter ? s.scatter[j] + rank : item;
     }
     ok[i] = o >= 0 && src >= 0 && src < n_in && dst[i] >= 0 && dst[i] < n_out;
     if (ok[i]) v[i] = in[src];
