@@ -1,6 +1,7 @@
 # One metric against n, a line per implementation (throughput and bandwidth charts).
 # plot.c sets: datafile, outfile, title, note (second title line, may be ""), ylabel,
-#   ncols (columns in datafile: n, best_box, one per series, then one spread per series),
+#   ncols (columns in datafile up to the last series: n, best_box, one per series; a spread
+#   column per series follows, in the same order),
 #   boxcol (column of "tb (best box)", 0 if none: its points are labelled with their NTxVT),
 #   nmin, nmax (smallest and largest n), colours (one per series, in column order),
 #   logy (1: log y axis, the values span decades), hundred (1: a bandwidth chart, draw 100%),
@@ -26,7 +27,7 @@ if (l2n > 0) set arrow from first l2n * 1.41, graph 0 to first l2n * 1.41, graph
 if (l2n > 0) set label "fits L2 (warm cache) <" at first l2n * 1.41, graph 0.97 right font ",9" tc rgb "#666666"
 # Room for the box labels above the highest points and at both ends of the axis.
 set offsets graph 0.03, graph 0.03, graph 0.08, 0
-nseries = (ncols - 2) / 2
+nseries = ncols - 2
 labels = boxcol > 0 ? sprintf(", datafile using 1:%d:2 with labels offset 0,1 font ',9' noenhanced notitle", boxcol) : ""
 # column(c) inside an expression: an unmeasured size breaks the line instead of being bridged.
 plot for [c=3:2+nseries] datafile using 1:(column(c)):(column(c + nseries)) \

@@ -619,7 +619,7 @@ static int render(const char *tmpl, const char *vars, const char *png) {
  * box, then the baselines by name. */
 static const char *colour_of(const char *series) {
   static const struct { const char *name, *rgb; } known[] = {
-      {"tb (tuned default)", "#1f77b4"}, {"tb (best box)", "#9ecae1"}, {"cub", "#d62728"},
+      {"tb (tuned default)", "#1f77b4"}, {"tb", "#1f77b4"}, {"tb (best box)", "#9ecae1"}, {"cub", "#d62728"},
       {"thrust", "#2ca02c"},            {"cub_batched", "#ff7f0e"},  {"cusparse_alg1", "#9467bd"},
       {"cusparse_alg2", "#8c564b"},     {"cub_segmented", "#e377c2"}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
@@ -939,7 +939,8 @@ static int write_by_vars(const suite *s) {
     }
     if (!opt.render) continue;
     char nc[16], ylabel[64];
-    snprintf(title, sizeof title, "%s %s on %s (%s)", first->alg, base, s->gpu, s->arch);
+    snprintf(title, sizeof title, "%s %s on %s (%s), commit %s, %s", first->alg, base, s->gpu,
+             s->arch, s->commit, s->date);
     snprintf(nc, sizeof nc, "%d", ncols);
     snprintf(ylabel, sizeof ylabel, "throughput / %s", ref);
     if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
@@ -1024,10 +1025,14 @@ static int write_by_seg(const suite *s) {
       continue;
     }
     if (!opt.render || nrows == 0) continue;
-    snprintf(title, sizeof title, "%s %s, n = %s, on %s (%s)", first->alg, first->type,
-             size_str(n, sz, sizeof sz), s->gpu, s->arch);
+    snprintf(title, sizeof title, "%s %s, n = %s, on %s (%s), commit %s, %s", first->alg,
+             first->type, size_str(n, sz, sizeof sz), s->gpu, s->arch, s->commit, s->date);
     snprintf(nc, sizeof nc, "%d", nimpl + 1);
+    char colours[512] = "";
+    for (int m = 0; m < nimpl && strlen(colours) + 10 < sizeof colours; m++)
+      strcat(strcat(colours, colour_of(impls[m])), " ");
     if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
+        gp_var(vars, sizeof vars, "colours", colours) != 0 ||
         fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
         render("by_seg.gp", vars, png) != 0)
       rc = -1;
