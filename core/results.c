@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,15 +199,38 @@ static int keep_unmeasured(cJSON *new_rows, cJSON *old_rows) {
   return kept;
 }
 
+/* Seven significant digits: finer than any measurement's noise, and half
+ * the file of the 17 a double round-trips with. */
+static void round_numbers(cJSON *item) {
+  for (cJSON *c = item; c; c = c->next) {
+    if (cJSON_IsNumber(c) && isfinite(c->valuedouble) && c->valuedouble != (double)(int64_t)c->valuedouble) {
+      char text[32];
+      snprintf(text, sizeof text, "%.7g", c->valuedouble);
+      cJSON_SetNumberValue(c, strtod(text, NULL));
+    }
+    if (c->child) round_numbers(c->child);
+  }
+}
+
+/* What a row carries that the results do not use: Google Benchmark's
+ * internal indices and the thread count (always 1 here). */
+static void slim_row(cJSON *row) {
+  static const char *const unused[] = {"family_index", "per_family_instance_index", "threads"};
+  for (size_t i = 0; i < sizeof unused / sizeof *unused; ++i)
+    cJSON_DeleteItemFromObjectCaseSensitive(row, unused[i]);
+  round_numbers(row->child);
+}
+
 /* The context formatted, then one line per row: compact, and a diff of two
  * runs shows the rows that changed. */
-static bool write_rows(FILE *f, const cJSON *root) {
+static bool write_rows(FILE *f, cJSON *root) {
   char *ctx = cJSON_Print(cJSON_GetObjectItemCaseSensitive(root, "context"));
   bool ok = fprintf(f, "{\n\"context\": %s,\n\"benchmarks\": [\n", ctx ? ctx : "{}") > 0;
   free(ctx);
-  const cJSON *row;
+  cJSON *row;
   bool first = true;
   cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
+    slim_row(row);
     char *text = cJSON_PrintUnformatted(row);
     ok = ok && text && fprintf(f, "%s%s", first ? "" : ",\n", text) > 0;
     free(text);
@@ -215,7 +239,7 @@ static bool write_rows(FILE *f, const cJSON *root) {
   return ok && fputs("\n]\n}\n", f) >= 0;
 }
 
-static tb_status write_atomically(const cJSON *root, const char *path) {
+static tb_status write_atomically(cJSON *root, const char *path) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
   FILE *f = fopen(tmp, "wb");

@@ -8,6 +8,10 @@
 #   DIR/run.sh sanitize           the suites under compute-sanitizer (quick sizes)
 #   DIR/run.sh sweep OUT [FLAGS]  every sweep, JSON into OUT/<arch>/<gpu>/
 #   DIR/run.sh NAME [ARGS]        one binary
+#
+# TB_STAGE_ONLY="limits_test segreduce_bench ..." stages those binaries only:
+# a smaller tarball, for when the working tree (results included) and the
+# whole stage would not fit the device tool's 64 MiB together.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/.stage}
@@ -16,6 +20,11 @@ cd "$top"
 tests=$(bazel query 'attr(tags, "gpu", tests(//...))' 2>/dev/null)
 sweeps=$(bazel query 'attr(tags, "sweep", //...)' 2>/dev/null)
 sanitize=$(bazel query 'attr(tags, "sanitize", tests(//...))' 2>/dev/null)
+if [ -n "${TB_STAGE_ONLY:-}" ]; then
+  keep() { local t; for t in "$@"; do [[ " $TB_STAGE_ONLY " == *" ${t##*:} "* ]] && echo "$t"; done; true; }
+  tests=$(keep $tests) sweeps=$(keep $sweeps) sanitize=$(keep $sanitize)
+  [ -n "$tests$sweeps" ] || { echo "stage: TB_STAGE_ONLY names no suite or sweep" >&2; exit 2; }
+fi
 bazel build $tests $sweeps >&2
 bin=$(bazel info bazel-bin 2>/dev/null)
 
