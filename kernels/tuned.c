@@ -3,6 +3,8 @@
 #include "kernels/tuned.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>
@@ -30,19 +32,33 @@ static const struct tuned_table {
 };
 enum { kTableCount = sizeof kTables / sizeof kTables[0] };
 
+/* Per device ordinal: 0 not asked yet, 1 no table, 2 + i table i. Every
+ * default-box lookup of a small launch goes through here, so the
+ * attribute queries run once per device; a race only asks twice. */
+enum { kCachedDevices = 64 };
+static _Atomic int table_of_device[kCachedDevices];
+
 /* The current device's table, or NULL when it has none (or there is no
  * device to ask). */
 static const struct tuned_table *device_table(void) {
   int dev = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+  if (cudaGetDevice(&dev) != cudaSuccess) {
     (void)cudaGetLastError(); /* not sticky: the caller's next check must not see it */
     return NULL;
   }
+  const bool cached = dev >= 0 && dev < kCachedDevices;
+  const int known = cached ? atomic_load_explicit(&table_of_device[dev], memory_order_relaxed) : 0;
+  if (known) return known >= 2 ? &kTables[known - 2] : NULL;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return NULL;
+  }
+  int found = 1;
   for (int i = 0; i < kTableCount; ++i)
-    if (kTables[i].major == major && kTables[i].minor == minor) return &kTables[i];
-  return NULL;
+    if (kTables[i].major == major && kTables[i].minor == minor) found = 2 + i;
+  if (cached) atomic_store_explicit(&table_of_device[dev], found, memory_order_relaxed);
+  return found >= 2 ? &kTables[found - 2] : NULL;
 }
 
 const char *tb_tuned_arch(void) {
