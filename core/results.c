@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- row names ---------------------------------------------------------------------- */
@@ -87,10 +88,10 @@ tb_status tb_row_params_parse(const char *name, tb_row_params *out) {
 
 /* ---- result files ------------------------------------------------------------------- */
 
-static char *read_text(const char *path) {
+char *tb_read_text(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  size_t len = 0, cap = 1 << 20;
+  size_t len = 0, cap = 1 << 16;
   char *buf = malloc(cap);
   for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
     len += got;
@@ -99,9 +100,31 @@ static char *read_text(const char *path) {
     if (!p) free(buf);
     buf = p;
   }
+  const int err = ferror(f) ? errno : 0; /* e.g. EISDIR */
   fclose(f);
+  if (buf && err) {
+    free(buf);
+    errno = err;
+    return NULL;
+  }
   if (buf) buf[len] = '\0';
   return buf;
+}
+
+int tb_mkdirs(const char *path) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *p = buf + 1;; ++p) {
+    if (*p != '/' && *p != '\0') continue;
+    const char c = *p;
+    *p = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    if (c == '\0') return 0;
+    *p = c;
+  }
 }
 
 /* Google Benchmark writes a NaN or infinite value (the cv of a counter whose
@@ -132,7 +155,7 @@ static char *null_non_finite(const char *text) {
 }
 
 static tb_status load_json(const char *path, cJSON **out) {
-  char *raw = read_text(path);
+  char *raw = tb_read_text(path);
   if (!raw) return tb_fail(TB_ERR_IO, "cannot read %s: %s", path, strerror(errno));
   char *text = null_non_finite(raw);
   free(raw);

@@ -34,6 +34,13 @@ typedef struct tb_row_params {
   char variant[64];      /* any other key:value segments, "/"-joined, or "" */
 } tb_row_params;
 
+/* The whole file at path, NUL-terminated (free it), or NULL with errno set
+ * (EISDIR for a folder). */
+char *tb_read_text(const char *path);
+
+/* mkdir -p: 0, or -1 with errno set. */
+int tb_mkdirs(const char *path);
+
 /* Whether the len bytes at seg are a segment Google Benchmark appends to a
  * name (manual_time, iterations:N, repeats:N, ...), not one of the row's. */
 bool tb_gbench_segment(const char *seg, size_t len);

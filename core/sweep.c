@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cuda.h"
@@ -14,17 +13,6 @@
 #include "core/timing.h"
 
 tb_sweep_config tb_sweep;
-
-static int mkdir_p(char *path) {
-  for (char *p = path + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = '\0';
-    const int rc = mkdir(path, 0755);
-    *p = '/';
-    if (rc != 0 && errno != EEXIST) return -1;
-  }
-  return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
 
 static const char kHelp[] =
     "tilebench sweep flags:\n"
@@ -151,7 +139,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   if (results) {
     char dir[4000];
     snprintf(dir, sizeof dir, "%s/%s/%s", results, m->arch, m->gpu_slug);
-    if (mkdir_p(dir) != 0) {
+    if (tb_mkdirs(dir) != 0) {
       fprintf(stderr, "%s: cannot create %s: %s\n", suite, dir, strerror(errno));
       free(args);
       return 1;

@@ -56,7 +56,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +65,7 @@
 #include <unistd.h>
 
 #include "core/results.h"
-
-extern char **environ;
+#include "plots/tool.h"
 
 enum {
   PATH_LEN = 4096,
@@ -135,44 +133,6 @@ typedef struct {
 static struct {
   const char *out, *title, *templates;
 } opt;
-
-static void warn(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  fputs("compare: ", stderr);
-  vfprintf(stderr, format, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-/* snprintf that reports truncation as failure. */
-static int fmt(char *buf, size_t size, const char *f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  int len = vsnprintf(buf, size, f, ap);
-  va_end(ap);
-  return len >= 0 && (size_t)len < size ? 0 : -1;
-}
-
-/* Relative paths given under `bazel run` are meant relative to the user's directory. */
-static int user_path(const char *path, char *buf, size_t size) {
-  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
-  if (path[0] == '/' || wd == NULL || wd[0] == '\0') return fmt(buf, size, "%s", path);
-  return fmt(buf, size, "%s/%s", wd, path);
-}
-
-static int mkdirs(const char *dir) {
-  char buf[PATH_LEN];
-  if (fmt(buf, sizeof buf, "%s", dir) != 0) return -1;
-  for (char *p = buf + 1;; p++) {
-    if (*p != '/' && *p != '\0') continue;
-    char c = *p;
-    *p = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    if (c == '\0') return 0;
-    *p = c;
-  }
-}
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -258,12 +218,12 @@ static int read_all(const char *path, char **text, size_t *len) {
   int fd = open(path, O_RDONLY | O_NONBLOCK);
   struct stat sb;
   if (fd < 0 || fstat(fd, &sb) != 0) {
-    warn("%s: cannot open: %s", path, strerror(errno));
+    tool_warn("%s: cannot open: %s", path, strerror(errno));
     if (fd >= 0) close(fd);
     return -1;
   }
   if (!S_ISREG(sb.st_mode) || sb.st_size > MAX_FILE) {
-    warn("%s: %s", path, S_ISREG(sb.st_mode) ? "too large" : "not a regular file");
+    tool_warn("%s: %s", path, S_ISREG(sb.st_mode) ? "too large" : "not a regular file");
     close(fd);
     return -1;
   }
@@ -274,7 +234,7 @@ static int read_all(const char *path, char **text, size_t *len) {
   int err = errno;
   close(fd);
   if (buf == NULL || k < 0) {
-    warn("%s: cannot read: %s", path, buf ? strerror(err) : "out of memory");
+    tool_warn("%s: cannot read: %s", path, buf ? strerror(err) : "out of memory");
     free(buf);
     return -1;
   }
@@ -295,11 +255,11 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
   memset(r, 0, sizeof *r);
   r->index = i;
   if (!cJSON_IsObject(b)) {
-    warn("%s: benchmarks[%zu] is not an object", path, i);
+    tool_warn("%s: benchmarks[%zu] is not an object", path, i);
     return -1;
   }
   if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
-    warn("%s: benchmarks[%zu]: \"name\" is missing or not a non-empty string", path, i);
+    tool_warn("%s: benchmarks[%zu]: \"name\" is missing or not a non-empty string", path, i);
     return -1;
   }
   const char *s = name->valuestring;
@@ -307,13 +267,13 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
   r->kind = ROW_ITER;
   if (type != NULL && (!cJSON_IsString(type) || (strcmp(type->valuestring, "iteration") != 0 &&
                                                  strcmp(type->valuestring, "aggregate") != 0))) {
-    warn("%s: benchmarks[%zu] '%s': \"run_type\" is neither \"iteration\" nor \"aggregate\"", path,
+    tool_warn("%s: benchmarks[%zu] '%s': \"run_type\" is neither \"iteration\" nor \"aggregate\"", path,
          i, s);
     return -1;
   }
   if (type != NULL && strcmp(type->valuestring, "aggregate") == 0) {
     if (!cJSON_IsString(agg)) {
-      warn("%s: benchmarks[%zu] '%s': aggregate without an \"aggregate_name\"", path, i, s);
+      tool_warn("%s: benchmarks[%zu] '%s': aggregate without an \"aggregate_name\"", path, i, s);
       return -1;
     }
     const char *a = agg->valuestring;
@@ -329,7 +289,7 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
   }
   r->name = canonical(s, len);
   if (r->name == NULL) {
-    warn("out of memory");
+    tool_warn("out of memory");
     return -1;
   }
   if (cJSON_IsTrue(field(b, "error_occurred"))) {
@@ -342,30 +302,30 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
   const cJSON *t = field(b, "real_time");
   double v = cJSON_IsNumber(t) ? t->valuedouble : NAN, unit = ns_per_unit(field(b, "time_unit"));
   if (!cJSON_IsNumber(t) || !isfinite(v)) {
-    warn("%s: benchmarks[%zu] '%s': \"real_time\" is missing or not a finite number", path, i,
+    tool_warn("%s: benchmarks[%zu] '%s': \"real_time\" is missing or not a finite number", path, i,
          name->valuestring);
     return -1;
   }
   if (r->kind == ROW_CV) {
     if (v < 0) {
-      warn("%s: benchmarks[%zu] '%s': negative cv %g", path, i, name->valuestring, v);
+      tool_warn("%s: benchmarks[%zu] '%s': negative cv %g", path, i, name->valuestring, v);
       return -1;
     }
     r->v = v;
     return 0;
   }
   if (isnan(unit)) {
-    warn("%s: benchmarks[%zu] '%s': \"time_unit\" is missing or not ns, us, ms or s", path, i,
+    tool_warn("%s: benchmarks[%zu] '%s': \"time_unit\" is missing or not ns, us, ms or s", path, i,
          name->valuestring);
     return -1;
   }
   if (!(v > 0)) {
-    warn("%s: benchmarks[%zu] '%s': real_time %g is not positive", path, i, name->valuestring, v);
+    tool_warn("%s: benchmarks[%zu] '%s': real_time %g is not positive", path, i, name->valuestring, v);
     return -1;
   }
   r->v = v * unit;
   if (!isfinite(r->v)) {
-    warn("%s: benchmarks[%zu] '%s': real_time %g is too large", path, i, name->valuestring, v);
+    tool_warn("%s: benchmarks[%zu] '%s': real_time %g is too large", path, i, name->valuestring, v);
     return -1;
   }
   return 0;
@@ -399,7 +359,7 @@ static int make_entry(const char *path, row *rows, size_t lo, size_t hi, entry *
   e->time = !isnan(median) ? median : n > 0 ? avg : mean;
   e->noise = !isnan(cv) ? cv : n >= 2 ? sqrt(sum2 / (double)(n - 1)) / avg : NAN;
   if (isnan(e->time)) {
-    warn("%s: '%s' has no iteration, median or mean row with a time", path, e->name);
+    tool_warn("%s: '%s' has no iteration, median or mean row with a time", path, e->name);
     return -1;
   }
   return 0;
@@ -410,7 +370,7 @@ static int parse_result(result *res, const char *text) {
   const char *path = res->path, *end = NULL;
   cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
   if (root == NULL) {
-    warn("%s: not valid JSON (near byte %ld)", path, end ? (long)(end - text) : 0L);
+    tool_warn("%s: not valid JSON (near byte %ld)", path, end ? (long)(end - text) : 0L);
     return -1;
   }
   const cJSON *ctx = field(root, "context"), *benches = field(root, "benchmarks");
@@ -418,14 +378,14 @@ static int parse_result(result *res, const char *text) {
   size_t n = (size_t)cJSON_GetArraySize(benches), i = 0;
   row *rows = NULL;
   if (!cJSON_IsObject(root))
-    warn("%s: not a JSON object: a Google Benchmark result is {\"context\": ..., "
+    tool_warn("%s: not a JSON object: a Google Benchmark result is {\"context\": ..., "
          "\"benchmarks\": [...]}", path);
   else if (!cJSON_IsArray(benches))
-    warn("%s: no \"benchmarks\" array: not a Google Benchmark result", path);
+    tool_warn("%s: no \"benchmarks\" array: not a Google Benchmark result", path);
   else if (n == 0)
-    warn("%s: \"benchmarks\" is empty", path);
+    tool_warn("%s: \"benchmarks\" is empty", path);
   else if ((rows = calloc(n, sizeof *rows)) == NULL || (res->e = calloc(n, sizeof *res->e)) == NULL)
-    warn("out of memory");
+    tool_warn("out of memory");
   else
     rc = 0;
   for (size_t k = 0; k < NCTX; k++) {
@@ -463,17 +423,17 @@ static int load(const char *path, result *res) {
   const char *base = base_name(path);
   size_t blen = strlen(base);
   if (blen > 5 && strcmp(base + blen - 5, ".json") == 0) blen -= 5;
-  if (fmt(res->path, sizeof res->path, "%s", path) != 0 ||
-      fmt(res->family, sizeof res->family, "%.*s", (int)blen, base) != 0) {
-    warn("%s: path too long", path);
+  if (tool_fmt(res->path, sizeof res->path, "%s", path) != 0 ||
+      tool_fmt(res->family, sizeof res->family, "%.*s", (int)blen, base) != 0) {
+    tool_warn("%s: path too long", path);
     return -1;
   }
   if (read_all(path, &text, &len) != 0) return -1;
   int rc = -1;
   if (len == 0)
-    warn("%s: empty file", path);
+    tool_warn("%s: empty file", path);
   else if (memchr(text, '\0', len) != NULL)
-    warn("%s: contains NUL bytes: not a JSON text", path);
+    tool_warn("%s: contains NUL bytes: not a JSON text", path);
   else
     rc = parse_result(res, text);
   free(text);
@@ -498,7 +458,7 @@ static int cmp_str(const void *a, const void *b) {
 static int list_json(const char *dir, char ***names, size_t *count) {
   DIR *d = opendir(dir);
   if (d == NULL) {
-    warn("%s: cannot open folder: %s", dir, strerror(errno));
+    tool_warn("%s: cannot open folder: %s", dir, strerror(errno));
     return -1;
   }
   char **v = NULL, path[PATH_LEN];
@@ -508,7 +468,7 @@ static int list_json(const char *dir, char ***names, size_t *count) {
   for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
     size_t len = strlen(de->d_name);
     if (len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0) continue;
-    if (fmt(path, sizeof path, "%s/%s", dir, de->d_name) != 0 || stat(path, &sb) != 0 ||
+    if (tool_fmt(path, sizeof path, "%s/%s", dir, de->d_name) != 0 || stat(path, &sb) != 0 ||
         !S_ISREG(sb.st_mode))
       continue;
     if (n == cap) {
@@ -525,9 +485,9 @@ static int list_json(const char *dir, char ***names, size_t *count) {
       n++;
   }
   closedir(d);
-  if (rc != 0) warn("out of memory");
+  if (rc != 0) tool_warn("out of memory");
   if (rc == 0 && n == 0) {
-    warn("%s: no *.json files in the folder", dir);
+    tool_warn("%s: no *.json files in the folder", dir);
     rc = -1;
   }
   if (rc != 0) {
@@ -543,9 +503,9 @@ static int list_json(const char *dir, char ***names, size_t *count) {
 /* Loads a file, or a folder's *.json; only = the one file name to take from a folder, or NULL. */
 static int load_side(const char *path_, const char *only, side *s) {
   struct stat sb;
-  if (fmt(s->path, sizeof s->path, "%s", path_) != 0) return -1;
+  if (tool_fmt(s->path, sizeof s->path, "%s", path_) != 0) return -1;
   if (stat(s->path, &sb) != 0) {
-    warn("%s: cannot open: %s", s->path, strerror(errno));
+    tool_warn("%s: cannot open: %s", s->path, strerror(errno));
     return -1;
   }
   char **names = NULL, path[PATH_LEN];
@@ -557,8 +517,8 @@ static int load_side(const char *path_, const char *only, side *s) {
     return load(s->path, &s->r[0]);
   }
   if (only != NULL) {
-    if (fmt(path, sizeof path, "%s/%s", s->path, only) != 0 || stat(path, &sb) != 0) {
-      warn("%s: no %s in the folder to compare with", s->path, only);
+    if (tool_fmt(path, sizeof path, "%s/%s", s->path, only) != 0 || stat(path, &sb) != 0) {
+      tool_warn("%s: no %s in the folder to compare with", s->path, only);
       return -1;
     }
   } else if (list_json(s->path, &names, &n) != 0) {
@@ -566,7 +526,7 @@ static int load_side(const char *path_, const char *only, side *s) {
   }
   int rc = (s->r = calloc(n, sizeof *s->r)) == NULL ? -1 : 0;
   for (size_t i = 0; i < n && rc == 0; i++, s->n++)
-    rc = (names && fmt(path, sizeof path, "%s/%s", s->path, names[i]) != 0) ||
+    rc = (names && tool_fmt(path, sizeof path, "%s/%s", s->path, names[i]) != 0) ||
          load(path, &s->r[i]);
   for (size_t i = 0; names && i < n; i++) free(names[i]);
   free(names);
@@ -663,7 +623,7 @@ static int compare_family(FILE *f, const result *a, const result *b, stats *st) 
   for (int k = 0; k < 4; k++)
     if ((list[k] = malloc((a->n + b->n + 1) * sizeof *list[k])) == NULL) {
       while (k-- > 0) free(list[k]);
-      warn("out of memory");
+      tool_warn("out of memory");
       return -1;
     }
   char label[600];
@@ -790,39 +750,6 @@ static void print_summary(FILE *f, const family *fam, size_t n) {
 
 /* ---- chart ---------------------------------------------------------------------------------- */
 
-/* Appends name='value'; to a gnuplot -e string (single quotes doubled, control chars dropped). */
-static int gp_var(char *buf, size_t size, const char *name, const char *val) {
-  size_t len = strlen(buf);
-  if (fmt(buf + len, size - len, "%s='", name) != 0) return -1;
-  len = strlen(buf);
-  for (; *val; val++) {
-    if (len + 4 >= size) return -1;
-    if (*val == '\'') buf[len++] = '\'';
-    buf[len++] = iscntrl((unsigned char)*val) ? ' ' : *val;
-  }
-  return fmt(buf + len, size - len, "'; ");
-}
-
-/* --templates DIR, else ./plots (the workspace root, or the runfiles root under bazel run and
- * bazel test), else the runfiles next to the binary. */
-static int find_templates(char *dir, size_t size) {
-  char given[PATH_LEN] = "", rf[PATH_LEN] = "", exe[PATH_LEN] = "", probe[PATH_LEN];
-  const char *env = getenv("RUNFILES_DIR");
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (opt.templates != NULL && user_path(opt.templates, given, sizeof given) != 0) given[0] = '\0';
-  if (env != NULL && fmt(rf, sizeof rf, "%s/tilebench/plots", env) != 0) rf[0] = '\0';
-  if (len <= 0 || fmt(exe + len, sizeof exe - (size_t)len, ".runfiles/tilebench/plots") != 0)
-    exe[0] = '\0';
-  const char *cand[] = {given, "plots", rf, exe};
-  for (int i = 0; i < (opt.templates != NULL ? 1 : 4); i++)
-    if (cand[i][0] && fmt(probe, sizeof probe, "%s/compare.gp", cand[i]) == 0 &&
-        access(probe, R_OK) == 0)
-      return fmt(dir, size, "%s", cand[i]);
-  warn("cannot find the gnuplot template compare.gp %s",
-       opt.templates ? "in --templates DIR" : "in ./plots or the runfiles; pass --templates DIR");
-  return -1;
-}
-
 static void write_value(FILE *f, const stats *st, int g) {
   if (st->count[g])
     fprintf(f, "\t%.6g", geomean(st, g));
@@ -847,33 +774,16 @@ static int write_dat(const char *path, const family *fam, size_t n) {
   return fclose(f);
 }
 
-/* Runs gnuplot (or $GNUPLOT) on the template; the chart must come out non-empty. */
+/* Runs gnuplot on the template; the chart must come out non-empty. */
 static int render(const char *tdir, const char *dat, const char *png, const char *title) {
-  char tmpl[PATH_LEN], vars[3 * PATH_LEN] = "";
-  if (fmt(tmpl, sizeof tmpl, "%s/compare.gp", tdir) != 0 ||
-      gp_var(vars, sizeof vars, "datafile", dat) || gp_var(vars, sizeof vars, "outfile", png) ||
-      gp_var(vars, sizeof vars, "title", title)) {
-    warn("paths or title too long for gnuplot");
+  char vars[3 * PATH_LEN] = "";
+  if (tool_gp_var(vars, sizeof vars, "datafile", dat) ||
+      tool_gp_var(vars, sizeof vars, "outfile", png) ||
+      tool_gp_var(vars, sizeof vars, "title", title)) {
+    tool_warn("paths or title too long for gnuplot");
     return -1;
   }
-  const char *gp = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
-  char *argv[] = {(char *)gp, "-e", vars, tmpl, NULL};
-  pid_t pid;
-  int st, err = posix_spawnp(&pid, gp, NULL, NULL, argv, environ);
-  if (err != 0) {
-    warn("cannot run %s: %s (install gnuplot-nox, or set $GNUPLOT)", gp, strerror(err));
-    return -1;
-  }
-  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    warn("%s failed on %s", gp, tmpl);
-    return -1;
-  }
-  struct stat sb;
-  if (stat(png, &sb) != 0 || sb.st_size == 0) {
-    warn("%s wrote no image", gp);
-    return -1;
-  }
-  return 0;
+  return tool_render(tdir, "compare.gp", vars, png) == 0 ? 0 : -1;
 }
 
 /* Writes DIR/compare.{md,dat,png} under temporary names, then renames them into place. */
@@ -881,34 +791,34 @@ static int write_outputs(const char *md, size_t mdlen, const family *fam, size_t
                          const char *title) {
   static const char *const names[] = {"compare.md", "compare.dat", "compare.png"};
   char dir[PATH_LEN], tdir[PATH_LEN], tmp[3][PATH_LEN], dst[3][PATH_LEN];
-  if (user_path(opt.out, dir, sizeof dir) != 0) {
-    warn("%s: path too long", opt.out);
+  if (tool_user_path(opt.out, dir, sizeof dir) != 0) {
+    tool_warn("%s: path too long", opt.out);
     return -1;
   }
-  if (find_templates(tdir, sizeof tdir) != 0) return -1;
+  if (tool_find_templates(opt.templates, "compare.gp", tdir, sizeof tdir) != 0) return -1;
   for (int k = 0; k < 3; k++)
-    if (fmt(tmp[k], PATH_LEN, "%s/.%s.%ld.tmp", dir, names[k], (long)getpid()) != 0 ||
-        fmt(dst[k], PATH_LEN, "%s/%s", dir, names[k]) != 0) {
-      warn("%s: path too long", dir);
+    if (tool_fmt(tmp[k], PATH_LEN, "%s/.%s.%ld.tmp", dir, names[k], (long)getpid()) != 0 ||
+        tool_fmt(dst[k], PATH_LEN, "%s/%s", dir, names[k]) != 0) {
+      tool_warn("%s: path too long", dir);
       return -1;
     }
   struct stat sb;
   int existed = stat(dir, &sb) == 0;
-  if (mkdirs(dir) != 0) {
-    warn("cannot create %s: %s", dir, strerror(errno));
+  if (tb_mkdirs(dir) != 0) {
+    tool_warn("cannot create %s: %s", dir, strerror(errno));
     return -1;
   }
   FILE *f = fopen(tmp[0], "w");
   int rc = f == NULL || fwrite(md, 1, mdlen, f) != mdlen;
   if (f != NULL && fclose(f) != 0) rc = 1;
   if (rc != 0 || write_dat(tmp[1], fam, n) != 0) {
-    warn("cannot write in %s: %s", dir, strerror(errno));
+    tool_warn("cannot write in %s: %s", dir, strerror(errno));
     rc = 1;
   }
   if (rc == 0) rc = render(tdir, tmp[1], tmp[2], title);
   for (int k = 0; k < 3 && rc == 0; k++)
     if (rename(tmp[k], dst[k]) != 0) {
-      warn("cannot rename %s to %s: %s", tmp[k], dst[k], strerror(errno));
+      tool_warn("cannot rename %s to %s: %s", tmp[k], dst[k], strerror(errno));
       rc = -1;
     }
   for (int k = 0; k < 3; k++) remove(tmp[k]); /* leftovers of a failure */
@@ -931,7 +841,7 @@ static int report(const side *a, const side *b, char **md, size_t *mdlen, family
                   size_t *nfam) {
   FILE *f = open_memstream(md, mdlen);
   if (f == NULL || (*fam = pair_families(a, b, nfam)) == NULL) {
-    warn("out of memory");
+    tool_warn("out of memory");
     if (f) fclose(f);
     return -1;
   }
@@ -946,13 +856,14 @@ static int report(const side *a, const side *b, char **md, size_t *mdlen, family
   if (rc == 0) print_summary(f, *fam, *nfam);
   if (fclose(f) != 0 || rc != 0) return -1;
   if (matched == 0) {
-    warn("nothing to compare: %s and %s have no benchmark in common", a->path, b->path);
+    tool_warn("nothing to compare: %s and %s have no benchmark in common", a->path, b->path);
     return -1;
   }
   return 0;
 }
 
 int main(int argc, char **argv) {
+  tool_set_program("compare");
   int i = 1;
   for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
     if (strcmp(argv[i], "--") == 0) {
@@ -967,7 +878,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--templates") == 0 && i + 1 < argc) {
       opt.templates = argv[++i];
     } else {
-      warn("unknown option or missing value: %s", argv[i]);
+      tool_warn("unknown option or missing value: %s", argv[i]);
       return usage(stderr, 2);
     }
   }
@@ -976,8 +887,8 @@ int main(int argc, char **argv) {
   char pa[PATH_LEN], pb[PATH_LEN];
   struct stat sa, sb;
   memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
-  if (user_path(argv[i], pa, sizeof pa) != 0 || user_path(argv[i + 1], pb, sizeof pb) != 0) {
-    warn("path too long: %s", strlen(argv[i]) > strlen(argv[i + 1]) ? argv[i] : argv[i + 1]);
+  if (tool_user_path(argv[i], pa, sizeof pa) != 0 || tool_user_path(argv[i + 1], pb, sizeof pb) != 0) {
+    tool_warn("path too long: %s", strlen(argv[i]) > strlen(argv[i + 1]) ? argv[i] : argv[i + 1]);
     return 1;
   }
   /* A file against a folder: the folder's file of the same name. */
@@ -995,7 +906,7 @@ int main(int argc, char **argv) {
     snprintf(title, sizeof title, "%s vs %s", base_name(a.path), base_name(b.path));
   if (rc == 0 && opt.out) rc = write_outputs(md, mdlen, fam, nfam, title) != 0;
   if (rc == 0 && (fwrite(md, 1, mdlen, stdout) != mdlen || fflush(stdout) != 0)) {
-    warn("cannot write to stdout");
+    tool_warn("cannot write to stdout");
     rc = 1;
   }
   free(md);

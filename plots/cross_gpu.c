@@ -14,16 +14,12 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "core/results.h"
-
-extern char **environ;
+#include "plots/tool.h"
 
 enum { kMaxRows = 1 << 16 };
 
@@ -38,34 +34,17 @@ typedef struct {
   char gpu[128];
 } side;
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t len = 0, cap = 1 << 20;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-    len += got;
-    if (cap - len > 1) continue;
-    char *p = realloc(buf, cap *= 2);
-    if (!p) free(buf);
-    buf = p;
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
-}
-
 /* The medians (or single measurements) of a family file's rows without a box. */
 static int load(const char *dir, const char *family, side *s) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = read_text(path);
+  char *text = tb_read_text(path);
   if (!text) return 0; /* this GPU has no such family: nothing to compare */
   cJSON *root = cJSON_Parse(text);
   free(text);
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
   if (!cJSON_IsArray(rows)) {
-    fprintf(stderr, "cross_gpu: %s is not a sweep result\n", path);
+    tool_warn("%s is not a sweep result", path);
     cJSON_Delete(root);
     return -1;
   }
@@ -114,30 +93,28 @@ static void put(FILE *f, double v) {
   else fprintf(f, "\t%.2f", v);
 }
 
-static int render(const char *templates, const char *dat, const char *png, const char *title) {
-  char tmpl[4200], vars[9000];
-  snprintf(tmpl, sizeof tmpl, "%s/cross_gpu.gp", templates);
-  snprintf(vars, sizeof vars, "datafile='%s'; outfile='%s'; title='%s'", dat, png, title);
-  const char *gp = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
-  char *argv[] = {(char *)gp, "-e", vars, tmpl, NULL};
-  pid_t pid;
-  int st;
-  if (posix_spawnp(&pid, gp, NULL, NULL, argv, environ) != 0 || waitpid(pid, &st, 0) < 0 ||
-      !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    fprintf(stderr, "cross_gpu: %s failed to draw %s\n", gp, png);
+static int render(const char *tdir, const char *dat, const char *png, const char *title) {
+  char vars[3 * TOOL_PATH_LEN] = "";
+  if (tool_gp_var(vars, sizeof vars, "datafile", dat) ||
+      tool_gp_var(vars, sizeof vars, "outfile", png) ||
+      tool_gp_var(vars, sizeof vars, "title", title)) {
+    tool_warn("paths or title too long for gnuplot");
     return -1;
   }
-  return 0;
+  return tool_render(tdir, "cross_gpu.gp", vars, png) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
-  const char *templates = "plots";
+  tool_set_program("cross_gpu");
+  const char *given = NULL;
   int i = 1;
-  if (argc > 2 && strcmp(argv[1], "--templates") == 0) templates = argv[2], i = 3;
+  if (argc > 2 && strcmp(argv[1], "--templates") == 0) given = argv[2], i = 3;
   if (argc - i != 3) {
     fprintf(stderr, "usage: cross_gpu [--templates DIR] A_DIR B_DIR OUT_DIR\n");
     return 2;
   }
+  char templates[TOOL_PATH_LEN];
+  if (tool_find_templates(given, "cross_gpu.gp", templates, sizeof templates) != 0) return 1;
   const char *a_dir = argv[i], *b_dir = argv[i + 1], *out = argv[i + 2];
   static const char *const families[] = {"reduce", "scan", "omp_reduce", "interval", "segreduce",
                                          "spmv"};
@@ -155,7 +132,7 @@ int main(int argc, char **argv) {
     snprintf(png, sizeof png, "%s/%s_cross_gpu.png", out, families[f]);
     FILE *d = fopen(dat, "w");
     if (!d) {
-      fprintf(stderr, "cross_gpu: cannot write %s: %s\n", dat, strerror(errno));
+      tool_warn("cannot write %s: %s", dat, strerror(errno));
       rc = 1;
     } else {
       fprintf(d, "# share of the copy bandwidth (%%) at each configuration's largest size\n"

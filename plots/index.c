@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/results.h"
+
 enum { kMaxFiles = 8192 };
 
 static const char *const kFamilies[] = {"reduce", "scan", "omp_reduce", "interval", "segreduce",
@@ -32,23 +34,6 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t len = 0, cap = 1 << 20;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-    len += got;
-    if (cap - len > 1) continue;
-    char *p = realloc(buf, cap *= 2);
-    if (!p) free(buf);
-    buf = p;
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
-}
-
 static const char *ctx_str(const cJSON *ctx, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, key);
   return cJSON_IsString(v) ? v->valuestring : "?";
@@ -58,7 +43,7 @@ static const char *ctx_str(const cJSON *ctx, const char *key) {
 static void run_row(FILE *out, const char *dir, const char *family, char *gpu, size_t cap) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = read_text(path);
+  char *text = tb_read_text(path);
   if (!text) return;
   cJSON *root = cJSON_Parse(text);
   free(text);
@@ -139,7 +124,7 @@ int main(int argc, char **argv) {
   }
   char notes_path[4200];
   snprintf(notes_path, sizeof notes_path, "%s/notes.md", dir);
-  char *notes = read_text(notes_path);
+  char *notes = tb_read_text(notes_path);
   if (notes) fprintf(out, "\n---\n\n%s", notes);
   free(notes);
   for (int i = 0; i < count; ++i) free(names[i]);

@@ -21,7 +21,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +30,7 @@
 #include <unistd.h>
 
 #include "core/results.h"
-
-extern char **environ;
+#include "plots/tool.h"
 
 enum { PATH_LEN = 4096, MAX_BASELINES = 16 };
 
@@ -71,45 +69,6 @@ static struct {
   char tdir[PATH_LEN]; /* where the templates were found */
 } opt = {1, NULL, NULL, ""};
 
-static void warn(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  fputs("plot: ", stderr);
-  vfprintf(stderr, format, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-/* snprintf that reports truncation as failure. */
-static int fmt(char *buf, size_t size, const char *f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  int len = vsnprintf(buf, size, f, ap);
-  va_end(ap);
-  return len >= 0 && (size_t)len < size ? 0 : -1;
-}
-
-/* Relative paths given under `bazel run` are meant relative to the user's directory, not the
- * runfiles tree the binary runs in. */
-static int user_path(const char *path, char *buf, size_t size) {
-  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
-  if (path[0] == '/' || wd == NULL || wd[0] == '\0') return fmt(buf, size, "%s", path);
-  return fmt(buf, size, "%s/%s", wd, path);
-}
-
-static int mkdirs(const char *dir) {
-  char buf[PATH_LEN];
-  if (fmt(buf, sizeof buf, "%s", dir) != 0) return -1;
-  for (char *p = buf + 1;; p++) {
-    if (*p != '/' && *p != '\0') continue;
-    char c = *p;
-    *p = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    if (c == '\0') return 0;
-    *p = c;
-  }
-}
-
 /* "2^k" for powers of two, else the number: sizes in sweeps are mostly powers of two. */
 static const char *size_str(long long n, char *buf, size_t size) {
   if (n > 0 && (n & (n - 1)) == 0) {
@@ -137,7 +96,7 @@ static int keyed(const char *tok, const char *key, long long *v) {
   return 1;
 }
 
-static int copy_str(char *dst, size_t size, const char *src) { return fmt(dst, size, "%s", src); }
+static int copy_str(char *dst, size_t size, const char *src) { return tool_fmt(dst, size, "%s", src); }
 
 /* Fills r from <algorithm>/<impl>/<type>/n:<items>[/seg:<L>][/nt:<NT>/vt:<VT>]; returns 0, or -1
  * (after a warning) if the name does not follow that pattern. */
@@ -161,13 +120,13 @@ static int parse_name(const char *name, rec *r) {
     if (k < 0)
       bad = 1;
     else if (j == 4 && !tb_gbench_segment(tok, strlen(tok)))
-      warn("%s: ignoring unknown name segment '%s'", name, tok);
+      tool_warn("%s: ignoring unknown name segment '%s'", name, tok);
   }
   r->n = v[0], r->seg = v[1];
   r->nt = v[2] <= 1 << 20 ? (int)v[2] : -1, r->vt = v[3] <= 1 << 20 ? (int)v[3] : -1;
   if (bad || i < 4 || r->n <= 0 || r->nt < 0 || r->vt < 0 || (r->nt > 0) != (r->vt > 0) ||
       (r->nt > 0 && strcmp(r->impl, "tb") != 0)) {
-    warn(
+    tool_warn(
         "skipping '%s': expected <algorithm>/<impl>/<type>/n:<items>[/seg:<L>][/nt:<NT>/vt:<VT>] "
         "(nt/vt only with impl tb)",
         name);
@@ -225,7 +184,7 @@ static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg
     r.gips = t > 0 ? (double)r.n / t / 1e9 : NAN;
   }
   if (!(r.gips >= 0)) {
-    warn("%s: skipping '%s': no items_per_second", s->name, name);
+    tool_warn("%s: skipping '%s': no items_per_second", s->name, name);
     return 0;
   }
   r.pct = num_field(b, "copy_bw_pct");
@@ -245,7 +204,7 @@ static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg
     }
     if (e->from_median) return 0;
     if (!(num_field(b, "repetitions") > 1))
-      warn("%s: '%s' appears twice; averaging", s->name, name);
+      tool_warn("%s: '%s' appears twice; averaging", s->name, name);
     e->count++;
     e->gips += (r.gips - e->gips) / e->count;
     e->pct += (r.pct - e->pct) / e->count;
@@ -261,39 +220,16 @@ static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg
   return 0;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  size_t len = 0, cap = 1 << 16;
-  char *buf = malloc(cap);
-  for (size_t got; buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-    len += got;
-    if (cap - len > 1) continue;
-    char *p = realloc(buf, cap *= 2);
-    if (p == NULL) free(buf);
-    buf = p;
-  }
-  int err = ferror(f) ? errno : 0; /* e.g. EISDIR */
-  fclose(f);
-  if (buf != NULL && err) {
-    free(buf);
-    buf = NULL;
-    errno = err;
-  }
-  if (buf != NULL) buf[len] = '\0';
-  return buf;
-}
-
 static int load(const char *path, suite *s) {
-  char *text = read_file(path);
+  char *text = tb_read_text(path);
   if (text == NULL) {
-    warn("cannot read %s: %s", path, strerror(errno));
+    tool_warn("cannot read %s: %s", path, strerror(errno));
     return -1;
   }
   cJSON *root = cJSON_Parse(text);
   if (root == NULL) {
     const char *at = cJSON_GetErrorPtr();
-    warn("%s: not valid JSON (near byte %ld)", path, at ? (long)(at - text) : 0L);
+    tool_warn("%s: not valid JSON (near byte %ld)", path, at ? (long)(at - text) : 0L);
     free(text);
     return -1;
   }
@@ -301,7 +237,7 @@ static int load(const char *path, suite *s) {
   const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
   const cJSON *benches = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
   if (!cJSON_IsArray(benches)) {
-    warn("%s: no \"benchmarks\" array: not a Google Benchmark JSON file", path);
+    tool_warn("%s: no \"benchmarks\" array: not a Google Benchmark JSON file", path);
     cJSON_Delete(root);
     return -1;
   }
@@ -320,7 +256,7 @@ static int load(const char *path, suite *s) {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(b, "run_type");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(b, "error_message");
     if (!cJSON_IsString(name)) {
-      warn("%s: skipping a benchmark without a name", path);
+      tool_warn("%s: skipping a benchmark without a name", path);
     } else if (cJSON_IsString(type) && strcmp(type->valuestring, "aggregate") == 0) {
       /* The median stands for its row, the cv gives its spread; mean and
        * stddev add nothing to those. */
@@ -329,24 +265,24 @@ static int load(const char *path, suite *s) {
       if (!cJSON_IsString(agg) || !cJSON_IsString(run)) continue;
       if (strcmp(agg->valuestring, "median") != 0 && strcmp(agg->valuestring, "cv") != 0) continue;
       if (add_entry(s, b, run->valuestring, agg->valuestring) != 0) {
-        warn("out of memory");
+        tool_warn("out of memory");
         rc = -1;
         break;
       }
     } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "error_occurred"))) {
       s->failed++;
-      warn("%s: benchmark failed, left out: %s: %s", s->name, name->valuestring,
+      tool_warn("%s: benchmark failed, left out: %s: %s", s->name, name->valuestring,
            cJSON_IsString(msg) ? msg->valuestring : "(no message)");
     } else if (add_entry(s, b, name->valuestring, "") != 0) {
-      warn("out of memory");
+      tool_warn("out of memory");
       rc = -1;
       break;
     }
   }
   cJSON_Delete(root);
-  if (s->failed > 0) warn("%s: %d failed benchmark(s) left out", s->name, s->failed);
+  if (s->failed > 0) tool_warn("%s: %d failed benchmark(s) left out", s->name, s->failed);
   if (rc == 0 && s->nr == 0) {
-    warn("%s: no benchmark results to plot", path);
+    tool_warn("%s: no benchmark results to plot", path);
     rc = -1;
   }
   return rc;
@@ -410,7 +346,7 @@ static group make_group(const rec *lo, const rec *end) {
     if (!known && g.nbaselines < MAX_BASELINES)
       g.baselines[g.nbaselines++] = r->impl;
     else if (!known)
-      warn("more than %d baselines for %s %s; leaving out %s", MAX_BASELINES, lo->alg, lo->type,
+      tool_warn("more than %d baselines for %s %s; leaving out %s", MAX_BASELINES, lo->alg, lo->type,
            r->impl);
   }
   qsort(g.baselines, (size_t)g.nbaselines, sizeof g.baselines[0], cmp_str);
@@ -444,15 +380,22 @@ static void write_value(FILE *f, double v) {
 /* Line-chart data: n, the best box's NTxVT, then one column per implementation that has a value
  * for this metric. Sets *ncols and *boxcol (column of "tb (best box)", 0 if absent); returns the
  * number of series. */
-static int write_lines(const group *g, metric m, const char *path, int *ncols, int *boxcol) {
-  /* Series: 0 = tuned default, 1 = best box, 2.. = baselines. */
-  int nseries = 2 + g->nbaselines, has[2 + MAX_BASELINES] = {0};
+/* A line chart's series: 0 = tuned default, 1 = best box, 2.. = baselines;
+ * has[s] when series s has a value for the metric. Returns their number. */
+static int series_present(const group *g, metric m, int *has) {
+  memset(has, 0, sizeof(int) * (size_t)(2 + g->nbaselines));
   for (const rec *r = g->lo; r < g->hi; r++) {
     int s = !is_tb(r) ? -1 : r->nt > 0 ? 1 : 0;
     for (int i = 0; s < 0 && i < g->nbaselines; i++)
       if (strcmp(g->baselines[i], r->impl) == 0) s = 2 + i;
     if (s >= 0 && !isnan(value(r, m))) has[s] = 1;
   }
+  return 2 + g->nbaselines;
+}
+
+static int write_lines(const group *g, metric m, const char *path, int *ncols, int *boxcol) {
+  int has[2 + MAX_BASELINES];
+  const int nseries = series_present(g, m, has);
   FILE *f = fopen(path, "w");
   if (f == NULL) return -1;
   char lb[160];
@@ -507,15 +450,24 @@ static int index_of(const int *v, int n, int x) {
 
 /* Heat-map data at the largest swept n: one row per box, placed on a grid of the distinct NT and
  * VT values so that unevenly spaced VTs get equal cells. */
-static int write_heatmap(const group *g, const char *path) {
-  int nts[64], vts[64], nnt = 0, nvt = 0;
+/* The heat map's axes: the distinct NT and VT swept at the group's box n, sorted. */
+typedef struct { int nts[64], vts[64], nnt, nvt; } heat_axes;
+
+static heat_axes axes_of(const group *g) {
+  heat_axes a = {{0}, {0}, 0, 0};
   for (const rec *r = g->lo; r < g->hi; r++) {
     if (r->n != g->box_n || r->nt == 0) continue;
-    if (index_of(nts, nnt, r->nt) < 0 && nnt < 64) nts[nnt++] = r->nt;
-    if (index_of(vts, nvt, r->vt) < 0 && nvt < 64) vts[nvt++] = r->vt;
+    if (index_of(a.nts, a.nnt, r->nt) < 0 && a.nnt < 64) a.nts[a.nnt++] = r->nt;
+    if (index_of(a.vts, a.nvt, r->vt) < 0 && a.nvt < 64) a.vts[a.nvt++] = r->vt;
   }
-  qsort(nts, (size_t)nnt, sizeof nts[0], cmp_int);
-  qsort(vts, (size_t)nvt, sizeof vts[0], cmp_int);
+  qsort(a.nts, (size_t)a.nnt, sizeof a.nts[0], cmp_int);
+  qsort(a.vts, (size_t)a.nvt, sizeof a.vts[0], cmp_int);
+  return a;
+}
+
+static int write_heatmap(const group *g, const char *path) {
+  const heat_axes ax = axes_of(g);
+  const int *nts = ax.nts, *vts = ax.vts, nnt = ax.nnt, nvt = ax.nvt;
   FILE *f = fopen(path, "w");
   if (f == NULL) return -1;
   char lb[160];
@@ -533,105 +485,28 @@ static int write_heatmap(const group *g, const char *path) {
 /* Where the best box and the tuned default sit on the heat map's grid, as
  * gnuplot assignments best_x, best_y, def_x, def_y (-1: not on the grid). */
 static int heat_marks(const group *g, const rec *best, const rec *def, char *out, size_t size) {
-  int nts[64], vts[64], nnt = 0, nvt = 0;
-  for (const rec *r = g->lo; r < g->hi; r++) {
-    if (r->n != g->box_n || r->nt == 0) continue;
-    if (index_of(nts, nnt, r->nt) < 0 && nnt < 64) nts[nnt++] = r->nt;
-    if (index_of(vts, nvt, r->vt) < 0 && nvt < 64) vts[nvt++] = r->vt;
-  }
-  qsort(nts, (size_t)nnt, sizeof nts[0], cmp_int);
-  qsort(vts, (size_t)nvt, sizeof vts[0], cmp_int);
+  const heat_axes ax = axes_of(g);
+  const int *nts = ax.nts, *vts = ax.vts, nnt = ax.nnt, nvt = ax.nvt;
   const int dx = def && def->def_nt > 0 ? index_of(vts, nvt, def->def_vt) : -1;
   const int dy = def && def->def_nt > 0 ? index_of(nts, nnt, def->def_nt) : -1;
-  return fmt(out, size, "best_x=%d; best_y=%d; def_x=%d; def_y=%d; ",
+  return tool_fmt(out, size, "best_x=%d; best_y=%d; def_x=%d; def_y=%d; ",
              best ? index_of(vts, nvt, best->vt) : -1, best ? index_of(nts, nnt, best->nt) : -1,
              dx, dy);
-}
-
-/* Appends name='value'; to a gnuplot -e string (single quotes doubled, as gnuplot escapes them). */
-static int gp_var(char *buf, size_t size, const char *name, const char *val) {
-  size_t len = strlen(buf);
-  if (fmt(buf + len, size - len, "%s='", name) != 0) return -1;
-  len = strlen(buf);
-  for (; *val; val++) {
-    if (len + 4 >= size) return -1;
-    if (*val == '\'') buf[len++] = '\'';
-    buf[len++] = *val;
-  }
-  return fmt(buf + len, size - len, "'; ");
 }
 
 /* Starts vars with what every template takes: datafile, outfile and title. */
 static int gp_common(char *vars, size_t size, const char *dat, const char *png,
                      const char *title) {
   vars[0] = '\0';
-  return gp_var(vars, size, "datafile", dat) || gp_var(vars, size, "outfile", png) ||
-         gp_var(vars, size, "title", title);
+  return tool_gp_var(vars, size, "datafile", dat) || tool_gp_var(vars, size, "outfile", png) ||
+         tool_gp_var(vars, size, "title", title);
 }
 
-/* --templates DIR, else ./plots (the workspace root, or the runfiles root under bazel run and
- * bazel test), else the runfiles next to the binary. */
-static int find_templates(char *dir, size_t size) {
-  char given[PATH_LEN] = "", rf[PATH_LEN] = "", exe[PATH_LEN] = "", probe[PATH_LEN];
-  const char *env = getenv("RUNFILES_DIR");
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (opt.templates != NULL && user_path(opt.templates, given, sizeof given) != 0) given[0] = '\0';
-  if (env != NULL && fmt(rf, sizeof rf, "%s/tilebench/plots", env) != 0) rf[0] = '\0';
-  if (len <= 0 || fmt(exe + len, sizeof exe - (size_t)len, ".runfiles/tilebench/plots") != 0)
-    exe[0] = '\0';
-  const char *cand[] = {given, "plots", rf, exe};
-  for (int i = 0; i < (opt.templates != NULL ? 1 : 4); i++)
-    if (cand[i][0] && fmt(probe, sizeof probe, "%s/lines.gp", cand[i]) == 0 &&
-        access(probe, R_OK) == 0)
-      return fmt(dir, size, "%s", cand[i]);
-  warn("cannot find the gnuplot templates (lines.gp) %s",
-       opt.templates ? "in --templates DIR" : "in ./plots or the runfiles; pass --templates DIR");
-  return -1;
-}
-
-/* Charts are committed by the hundred: pngquant (Debian's, when installed)
- * turns gnuplot's truecolour PNG into a palette one, a third of the bytes
- * and no visible change. Without it, or if it fails, the chart stays as
- * gnuplot wrote it. */
-static void shrink(const char *png) {
-  static int missing = 0;
-  if (missing) return;
-  char *argv[] = {"pngquant", "--quality=80-95", "--force", "--ext", ".png", "--skip-if-larger",
-                  (char *)png, NULL};
-  pid_t pid;
-  int st;
-  if (posix_spawnp(&pid, "pngquant", NULL, NULL, argv, environ) != 0) {
-    missing = 1;
-    return;
-  }
-  waitpid(pid, &st, 0);
-}
-
-/* Runs gnuplot (or $GNUPLOT) on a template with the given -e assignments. */
+/* Draws one chart; a gnuplot that cannot be started is reported once. */
 static int render(const char *tmpl, const char *vars, const char *png) {
-  char path[PATH_LEN];
-  if (fmt(path, sizeof path, "%s/%s", opt.tdir, tmpl) != 0) return -1;
-  const char *gp = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
-  char *argv[] = {(char *)gp, "-e", (char *)vars, path, NULL};
-  pid_t pid;
-  int st, err = posix_spawnp(&pid, gp, NULL, NULL, argv, environ);
-  if (err != 0) {
-    warn("cannot run %s: %s (install gnuplot-nox, or set $GNUPLOT)", gp, strerror(err));
-    opt.render = 0; /* say it once; the exit status already records the failure */
-    return -1;
-  }
-  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    warn("%s failed on %s for %s", gp, path, png);
-    remove(png); /* no half-written chart among the results */
-    return -1;
-  }
-  struct stat sb;
-  if (stat(png, &sb) != 0 || sb.st_size == 0) {
-    warn("%s wrote no image to %s", gp, png);
-    return -1;
-  }
-  shrink(png);
-  return 0;
+  const int rc = tool_render(opt.tdir, tmpl, vars, png);
+  if (rc == -2) opt.render = 0; /* the exit status already records the failure */
+  return rc == 0 ? 0 : -1;
 }
 
 /* One colour per implementation in every chart: the tuned default, the best
@@ -649,16 +524,11 @@ static const char *colour_of(const char *series) {
 /* The colours of a line chart's series, in column order, space-separated. */
 static void series_colours(const group *g, metric m, char *out, size_t size) {
   const char *names[2 + MAX_BASELINES] = {"tb (tuned default)", "tb (best box)"};
-  int has[2 + MAX_BASELINES] = {0};
+  int has[2 + MAX_BASELINES];
   for (int i = 0; i < g->nbaselines; i++) names[2 + i] = g->baselines[i];
-  for (const rec *r = g->lo; r < g->hi; r++) {
-    int k = !is_tb(r) ? -1 : r->nt > 0 ? 1 : 0;
-    for (int i = 0; k < 0 && i < g->nbaselines; i++)
-      if (strcmp(g->baselines[i], r->impl) == 0) k = 2 + i;
-    if (k >= 0 && !isnan(value(r, m))) has[k] = 1;
-  }
+  const int nseries = series_present(g, m, has);
   out[0] = '\0';
-  for (int k = 0; k < 2 + g->nbaselines; k++)
+  for (int k = 0; k < nseries; k++)
     if (has[k] && strlen(out) + 10 < size) strcat(strcat(out, colour_of(names[k])), " ");
 }
 
@@ -695,16 +565,16 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
       {"bandwidth", "percent of copy bandwidth (%)", PCT},
   };
   for (int i = 0; i < 2; i++) {
-    if (fmt(dat, sizeof dat, "%s_%s.dat", prefix, charts[i].kind) != 0 ||
-        fmt(png, sizeof png, "%s_%s.png", prefix, charts[i].kind) != 0)
+    if (tool_fmt(dat, sizeof dat, "%s_%s.dat", prefix, charts[i].kind) != 0 ||
+        tool_fmt(png, sizeof png, "%s_%s.png", prefix, charts[i].kind) != 0)
       return -1;
     int shown = write_lines(g, charts[i].m, dat, &ncols, &boxcol);
     if (shown < 0) {
-      warn("cannot write %s: %s", dat, strerror(errno));
+      tool_warn("cannot write %s: %s", dat, strerror(errno));
       return -1;
     }
     if (shown == 0) { /* e.g. no copy_bw_pct counters: an empty chart would only mislead */
-      warn("%s: nothing to plot, no chart", dat);
+      tool_warn("%s: nothing to plot, no chart", dat);
       remove(dat);
       continue;
     }
@@ -713,10 +583,10 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
     if (charts[i].m == PCT && strcmp(s->copy_gbps, "unknown") != 0)
       snprintf(note, sizeof note, "100%% = measured copy bandwidth, %s GB/s", s->copy_gbps);
     series_colours(g, charts[i].m, colours, sizeof colours);
-    if (gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note) ||
-        gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
-        gp_var(vars, sizeof vars, "colours", colours) ||
-        fmt(vars + strlen(vars), sizeof vars - strlen(vars),
+    if (gp_common(vars, sizeof vars, dat, png, title) || tool_gp_var(vars, sizeof vars, "note", note) ||
+        tool_gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
+        tool_gp_var(vars, sizeof vars, "colours", colours) ||
+        tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars),
             "ncols=%d; boxcol=%d; nmin=%lld; nmax=%lld; logy=%d; hundred=%d; l2n=%lld", ncols,
             boxcol, g->lo->n, g->hi[-1].n, spans_decades(g, charts[i].m), charts[i].m == PCT,
             l2_edge(g)))
@@ -724,11 +594,11 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
     if (opt.render) rc |= render("lines.gp", vars, png);
   }
   if (g->box_n == 0) return rc;
-  if (fmt(dat, sizeof dat, "%s_heatmap.dat", prefix) != 0 ||
-      fmt(png, sizeof png, "%s_heatmap.png", prefix) != 0)
+  if (tool_fmt(dat, sizeof dat, "%s_heatmap.dat", prefix) != 0 ||
+      tool_fmt(png, sizeof png, "%s_heatmap.png", prefix) != 0)
     return -1;
   if (write_heatmap(g, dat) != 0) {
-    warn("cannot write %s: %s", dat, strerror(errno));
+    tool_warn("cannot write %s: %s", dat, strerror(errno));
     return -1;
   }
   const rec *best = best_box(g, g->box_n), *def = find_impl(g, "tb", g->box_n);
@@ -741,8 +611,8 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
     snprintf(note + len, sizeof note - (size_t)len, ", tuned default %.1f G items/s", def->gips);
   char marks[256];
   if (heat_marks(g, best, def, marks, sizeof marks) != 0 ||
-      gp_common(vars, sizeof vars, dat, png, title) || gp_var(vars, sizeof vars, "note", note) ||
-      fmt(vars + strlen(vars), sizeof vars - strlen(vars), "%s", marks))
+      gp_common(vars, sizeof vars, dat, png, title) || tool_gp_var(vars, sizeof vars, "note", note) ||
+      tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "%s", marks))
     return -1;
   if (opt.render) rc |= render("heatmap.gp", vars, png);
   return rc;
@@ -803,8 +673,8 @@ static int process(const char *json_path) {
   char path[PATH_LEN], md[PATH_LEN], prefix[PATH_LEN];
   suite s;
   memset(&s, 0, sizeof s);
-  if (user_path(json_path, path, sizeof path) != 0) {
-    warn("path too long: %s", json_path);
+  if (tool_user_path(json_path, path, sizeof path) != 0) {
+    tool_warn("path too long: %s", json_path);
     return -1;
   }
   const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -812,7 +682,7 @@ static int process(const char *json_path) {
   if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
   snprintf(s.name, sizeof s.name, "%.*s", (int)len, base);
   if (opt.out != NULL) {
-    if (user_path(opt.out, s.dir, sizeof s.dir) != 0) return -1;
+    if (tool_user_path(opt.out, s.dir, sizeof s.dir) != 0) return -1;
   } else {
     snprintf(s.dir, sizeof s.dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
   }
@@ -821,8 +691,8 @@ static int process(const char *json_path) {
     free(s.r);
     return -1;
   }
-  if (mkdirs(s.dir) != 0 || fmt(md, sizeof md, "%s/%s_tuning.md", s.dir, s.name) != 0) {
-    warn("cannot create output directory %s: %s", s.dir, strerror(errno));
+  if (tb_mkdirs(s.dir) != 0 || tool_fmt(md, sizeof md, "%s/%s_tuning.md", s.dir, s.name) != 0) {
+    tool_warn("cannot create output directory %s: %s", s.dir, strerror(errno));
     free(s.r);
     return -1;
   }
@@ -830,16 +700,16 @@ static int process(const char *json_path) {
   int rc = 0, rows = 0;
   FILE *f = fopen(md, "w");
   if (f == NULL) {
-    warn("cannot write %s: %s", md, strerror(errno));
+    tool_warn("cannot write %s: %s", md, strerror(errno));
     free(s.r);
     return -1;
   }
   write_table_header(f, &s);
   for (const rec *lo = s.r; lo < s.r + s.nr;) {
     group g = make_group(lo, s.r + s.nr);
-    if (fmt(prefix, sizeof prefix, "%s/%s_%s_%s", s.dir, s.name, lo->alg, lo->type) != 0 ||
+    if (tool_fmt(prefix, sizeof prefix, "%s/%s_%s_%s", s.dir, s.name, lo->alg, lo->type) != 0 ||
         (lo->seg >= 0 &&
-         fmt(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "_seg%lld", lo->seg) != 0) ||
+         tool_fmt(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "_seg%lld", lo->seg) != 0) ||
         write_charts(&s, &g, prefix) != 0)
       rc = -1;
     write_table_rows(f, &g);
@@ -850,7 +720,7 @@ static int process(const char *json_path) {
   if (rows == 0) fputs("\nNo swept launch boxes in this run.\n", f);
   if (s.failed > 0) fprintf(f, "\n%d benchmark(s) failed and are left out.\n", s.failed);
   if (fclose(f) != 0) {
-    warn("cannot write %s", md);
+    tool_warn("cannot write %s", md);
     rc = -1;
   }
   free(s.r);
@@ -920,14 +790,14 @@ static int write_by_vars(const suite *s) {
     const long long pick[3] = {ns[0], ns[nn / 2], ns[nn - 1]};
     const int npick = nn >= 3 ? 3 : nn == 2 ? 2 : 1;
     const long long *chosen = nn >= 3 ? pick : ns;
-    if (fmt(dat, sizeof dat, "%s/%s_%s_%s_by_vars.dat", s->dir, s->name, first->alg, base) != 0 ||
-        fmt(png, sizeof png, "%s/%s_%s_%s_by_vars.png", s->dir, s->name, first->alg, base) != 0) {
+    if (tool_fmt(dat, sizeof dat, "%s/%s_%s_%s_by_vars.dat", s->dir, s->name, first->alg, base) != 0 ||
+        tool_fmt(png, sizeof png, "%s/%s_%s_%s_by_vars.png", s->dir, s->name, first->alg, base) != 0) {
       rc = -1;
       continue;
     }
     FILE *f = fopen(dat, "w");
     if (f == NULL) {
-      warn("cannot write %s", dat);
+      tool_warn("cannot write %s", dat);
       rc = -1;
       continue;
     }
@@ -952,7 +822,7 @@ static int write_by_vars(const suite *s) {
       fputc('\n', f);
     }
     if (fclose(f) != 0) {
-      warn("cannot write %s", dat);
+      tool_warn("cannot write %s", dat);
       rc = -1;
       continue;
     }
@@ -963,8 +833,8 @@ static int write_by_vars(const suite *s) {
     snprintf(nc, sizeof nc, "%d", ncols);
     snprintf(ylabel, sizeof ylabel, "throughput / %s", ref);
     if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
-        gp_var(vars, sizeof vars, "ylabel", ylabel) != 0 ||
-        fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; kmax=%d; ", nc, kmax) != 0 ||
+        tool_gp_var(vars, sizeof vars, "ylabel", ylabel) != 0 ||
+        tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; kmax=%d; ", nc, kmax) != 0 ||
         render("by_vars.gp", vars, png) != 0)
       rc = -1;
   }
@@ -1016,16 +886,16 @@ static int write_by_seg(const suite *s) {
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], cmp_rec_ptr_seg);
     char dat[PATH_LEN], png[PATH_LEN], vars[3 * PATH_LEN], title[512], sz[32], nc[16];
-    if (fmt(dat, sizeof dat, "%s/%s_%s_%s_by_seg.dat", s->dir, s->name, first->alg,
+    if (tool_fmt(dat, sizeof dat, "%s/%s_%s_%s_by_seg.dat", s->dir, s->name, first->alg,
             first->type) != 0 ||
-        fmt(png, sizeof png, "%s/%s_%s_%s_by_seg.png", s->dir, s->name, first->alg,
+        tool_fmt(png, sizeof png, "%s/%s_%s_%s_by_seg.png", s->dir, s->name, first->alg,
             first->type) != 0) {
       rc = -1;
       continue;
     }
     FILE *f = fopen(dat, "w");
     if (f == NULL) {
-      warn("cannot write %s", dat);
+      tool_warn("cannot write %s", dat);
       rc = -1;
       continue;
     }
@@ -1039,7 +909,7 @@ static int write_by_seg(const suite *s) {
       fputc('\n', f);
     }
     if (fclose(f) != 0) {
-      warn("cannot write %s", dat);
+      tool_warn("cannot write %s", dat);
       rc = -1;
       continue;
     }
@@ -1051,8 +921,8 @@ static int write_by_seg(const suite *s) {
     for (int m = 0; m < nimpl && strlen(colours) + 10 < sizeof colours; m++)
       strcat(strcat(colours, colour_of(impls[m])), " ");
     if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
-        gp_var(vars, sizeof vars, "colours", colours) != 0 ||
-        fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
+        tool_gp_var(vars, sizeof vars, "colours", colours) != 0 ||
+        tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
         render("by_seg.gp", vars, png) != 0)
       rc = -1;
   }
@@ -1081,12 +951,12 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--templates") == 0 && i + 1 < argc) {
       opt.templates = argv[++i];
     } else {
-      if (strcmp(argv[i], "--help") != 0) warn("unknown option %s", argv[i]);
+      if (strcmp(argv[i], "--help") != 0) tool_warn("unknown option %s", argv[i]);
       return usage();
     }
   }
   if (i == argc) return usage();
-  if (opt.render && find_templates(opt.tdir, sizeof opt.tdir) != 0) return 1;
+  if (opt.render && tool_find_templates(opt.templates, "lines.gp", opt.tdir, sizeof opt.tdir) != 0) return 1;
   for (; i < argc; i++) rc |= process(argv[i]) != 0;
   return rc;
 }

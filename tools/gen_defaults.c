@@ -40,23 +40,6 @@ typedef struct {
   char gpu[128];
 } sweep;
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t len = 0, cap = 1 << 20;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-    len += got;
-    if (cap - len > 1) continue;
-    char *p = realloc(buf, cap *= 2);
-    if (!p) free(buf);
-    buf = p;
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
-}
-
 static double number(const cJSON *o, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
@@ -72,7 +55,7 @@ static void context_string(const cJSON *ctx, const char *key, char *out, size_t 
 static bool load(const char *dir, const char *family, sweep *s) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = read_text(path);
+  char *text = tb_read_text(path);
   cJSON *root = text ? cJSON_Parse(text) : NULL;
   free(text);
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
