@@ -776,10 +776,8 @@ static int write_dat(const char *path, const family *fam, size_t n) {
 
 /* Runs gnuplot on the template; the chart must come out non-empty. */
 static int render(const char *tdir, const char *dat, const char *png, const char *title) {
-  char vars[3 * PATH_LEN] = "";
-  if (tool_gp_var(vars, sizeof vars, "datafile", dat) ||
-      tool_gp_var(vars, sizeof vars, "outfile", png) ||
-      tool_gp_var(vars, sizeof vars, "title", title)) {
+  char vars[3 * PATH_LEN];
+  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0) {
     tool_warn("paths or title too long for gnuplot");
     return -1;
   }

@@ -494,14 +494,6 @@ static int heat_marks(const group *g, const rec *best, const rec *def, char *out
              dx, dy);
 }
 
-/* Starts vars with what every template takes: datafile, outfile and title. */
-static int gp_common(char *vars, size_t size, const char *dat, const char *png,
-                     const char *title) {
-  vars[0] = '\0';
-  return tool_gp_var(vars, size, "datafile", dat) || tool_gp_var(vars, size, "outfile", png) ||
-         tool_gp_var(vars, size, "title", title);
-}
-
 /* Draws one chart; a gnuplot that cannot be started is reported once. */
 static int render(const char *tmpl, const char *vars, const char *png) {
   const int rc = tool_render(opt.tdir, tmpl, vars, png);
@@ -583,7 +575,7 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
     if (charts[i].m == PCT && strcmp(s->copy_gbps, "unknown") != 0)
       snprintf(note, sizeof note, "100%% = measured copy bandwidth, %s GB/s", s->copy_gbps);
     series_colours(g, charts[i].m, colours, sizeof colours);
-    if (gp_common(vars, sizeof vars, dat, png, title) || tool_gp_var(vars, sizeof vars, "note", note) ||
+    if (tool_gp_common(vars, sizeof vars, dat, png, title) || tool_gp_var(vars, sizeof vars, "note", note) ||
         tool_gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
         tool_gp_var(vars, sizeof vars, "colours", colours) ||
         tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars),
@@ -611,7 +603,7 @@ static int write_charts(const suite *s, const group *g, const char *prefix) {
     snprintf(note + len, sizeof note - (size_t)len, ", tuned default %.1f G items/s", def->gips);
   char marks[256];
   if (heat_marks(g, best, def, marks, sizeof marks) != 0 ||
-      gp_common(vars, sizeof vars, dat, png, title) || tool_gp_var(vars, sizeof vars, "note", note) ||
+      tool_gp_common(vars, sizeof vars, dat, png, title) || tool_gp_var(vars, sizeof vars, "note", note) ||
       tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "%s", marks))
     return -1;
   if (opt.render) rc |= render("heatmap.gp", vars, png);
@@ -832,7 +824,7 @@ static int write_by_vars(const suite *s) {
              s->arch, s->commit, s->date);
     snprintf(nc, sizeof nc, "%d", ncols);
     snprintf(ylabel, sizeof ylabel, "throughput / %s", ref);
-    if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
+    if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0 ||
         tool_gp_var(vars, sizeof vars, "ylabel", ylabel) != 0 ||
         tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; kmax=%d; ", nc, kmax) != 0 ||
         render("by_vars.gp", vars, png) != 0)
@@ -920,7 +912,7 @@ static int write_by_seg(const suite *s) {
     char colours[512] = "";
     for (int m = 0; m < nimpl && strlen(colours) + 10 < sizeof colours; m++)
       strcat(strcat(colours, colour_of(impls[m])), " ");
-    if (gp_common(vars, sizeof vars, dat, png, title) != 0 ||
+    if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0 ||
         tool_gp_var(vars, sizeof vars, "colours", colours) != 0 ||
         tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
         render("by_seg.gp", vars, png) != 0)

@@ -53,6 +53,12 @@ int tool_gp_var(char *buf, size_t size, const char *name, const char *val) {
   return tool_fmt(buf + len, size - len, "'; ");
 }
 
+int tool_gp_common(char *vars, size_t size, const char *dat, const char *png, const char *title) {
+  vars[0] = '\0';
+  return tool_gp_var(vars, size, "datafile", dat) || tool_gp_var(vars, size, "outfile", png) ||
+         tool_gp_var(vars, size, "title", title);
+}
+
 int tool_find_templates(const char *given, const char *probe, char *dir, size_t size) {
   char user[TOOL_PATH_LEN] = "", rf[TOOL_PATH_LEN] = "", exe[TOOL_PATH_LEN] = "",
        path[TOOL_PATH_LEN];

@@ -23,6 +23,9 @@ int tool_user_path(const char *path, char *buf, size_t size);
  * gnuplot escapes them; control characters as spaces). */
 int tool_gp_var(char *buf, size_t size, const char *name, const char *val);
 
+/* Starts vars with what every template takes: datafile, outfile, title. */
+int tool_gp_common(char *vars, size_t size, const char *dat, const char *png, const char *title);
+
 /* The folder holding the template `probe`: `given` (--templates DIR; NULL:
  * not given), else ./plots (the workspace root, or the runfiles root under
  * bazel run and bazel test), else the runfiles next to the binary. */
