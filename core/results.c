@@ -189,6 +189,13 @@ static cJSON *params_object(const tb_row_params *p) {
   return o;
 }
 
+/* Sets a row's one "params" object: rows read back from a committed file
+ * already carry one, and JSON objects must not repeat a key. */
+static void set_params(cJSON *row, const tb_row_params *p) {
+  while (cJSON_HasObjectItem(row, "params")) cJSON_DeleteItemFromObjectCaseSensitive(row, "params");
+  cJSON_AddItemToObject(row, "params", params_object(p));
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -210,7 +217,7 @@ static int keep_unmeasured(cJSON *new_rows, cJSON *old_rows) {
     cJSON *old = cJSON_DetachItemFromArray(old_rows, 0);
     const char *key = row_key(old, &p);
     if (key && !bsearch(&key, measured, (size_t)m, sizeof *measured, cmp_str)) {
-      if (!cJSON_HasObjectItem(old, "params")) cJSON_AddItemToObject(old, "params", params_object(&p));
+      set_params(old, &p);
       cJSON_AddItemToArray(new_rows, old);
       ++kept;
     } else {
@@ -284,7 +291,7 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
   cJSON *row;
   tb_row_params p;
   cJSON_ArrayForEach(row, rows) {
-    if (row_key(row, &p)) cJSON_AddItemToObject(row, "params", params_object(&p));
+    if (row_key(row, &p)) set_params(row, &p);
   }
   if (partial && access(result, F_OK) == 0) {
     /* A partial run must not cost the rows it did not measure: an unreadable

@@ -117,6 +117,21 @@ static void test_commit(void) {
   CU_ASSERT(cJSON_IsString(note) && strstr(note->valuestring, "2 rows kept from the run of commit a"));
   cJSON_Delete(r);
 
+  /* Rows that already carry params (a committed file merged again) keep one. */
+  write_file(written,
+             "{\"context\": {}, \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8\", \"params\": {\"n\": 1}, \"params\": {\"n\": 2}}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, true), TB_OK);
+  r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  const cJSON *row;
+  cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "benchmarks")) {
+    int params_keys = 0;
+    for (const cJSON *c = row->child; c; c = c->next) params_keys += strcmp(c->string, "params") == 0;
+    CU_ASSERT_EQUAL(params_keys, 1);
+  }
+  cJSON_Delete(r);
+
   /* Google Benchmark's bare nan / -nan / inf become null; strings keep theirs. */
   write_file(written,
              "{\"context\": {\"note\": \"nan inf\"}, \"benchmarks\": ["
