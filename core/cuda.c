@@ -40,6 +40,7 @@ tb_status tb_device_get(tb_device_info *out) {
   out->l2_bytes = p.l2CacheSize;
   out->shared_per_block_optin = p.sharedMemPerBlockOptin;
   out->global_bytes = p.totalGlobalMem;
+  TB_CUDA_TRY(cudaDeviceGetPCIBusId(out->pci_bus_id, (int)sizeof out->pci_bus_id, dev));
   TB_CUDA_TRY(cudaDriverGetVersion(&out->driver_version));
   TB_CUDA_TRY(cudaRuntimeGetVersion(&out->runtime_version));
   return TB_OK;

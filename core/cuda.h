@@ -43,6 +43,7 @@ typedef struct tb_device_info {
   size_t shared_per_block_optin;
   size_t global_bytes;
   int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
+  char pci_bus_id[32];     /* "0000:1B:00.0": which board, whatever CUDA_VISIBLE_DEVICES says */
 } tb_device_info;
 
 /* TB_ERR_NO_DEVICE with a clear message when no usable GPU is present. */

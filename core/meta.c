@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* gethostname */
 #include "core/meta.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/timing.h"
 
@@ -58,6 +60,13 @@ done:
   return st;
 }
 
+void tb_run_meta_set_device_id(tb_run_meta *m, const char *board) {
+  char host[256] = "unknown-host";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown-host");
+  host[sizeof host - 1] = '\0';
+  snprintf(m->device_id, sizeof m->device_id, "%s:%s", host, board);
+}
+
 tb_status tb_run_meta_collect(tb_run_meta *m) {
   if (m == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_run_meta_collect: m is NULL");
   memset(m, 0, sizeof *m);
@@ -73,6 +82,7 @@ tb_status tb_run_meta_collect(tb_run_meta *m) {
 #endif
   if (commit == NULL || commit[0] == '\0') commit = "unknown";
   snprintf(m->commit, sizeof m->commit, "%s", commit);
+  tb_run_meta_set_device_id(m, m->device.pci_bus_id);
 
   return measure_copy(&m->device, &m->copy_gbps);
 }

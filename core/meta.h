@@ -18,11 +18,15 @@ typedef struct tb_run_meta {
   char runtime[32];     /* "13.0" */
   char commit[64];      /* $TB_COMMIT, else the build-time stamp, else "unknown" */
   double copy_gbps;     /* device-to-device copy, GB/s counting read + write */
+  char device_id[320];  /* "<host>:<PCI bus id>": the board that measured, across hosts */
 } tb_run_meta;
 
 /* Fills everything; measures copy bandwidth with a 1 GiB (or 1/8 of memory,
  * whichever is less) device-to-device copy, median of 10 after 2 warm-ups. */
 tb_status tb_run_meta_collect(tb_run_meta *m);
+
+/* m->device_id = "<this host's name>:<board>". */
+void tb_run_meta_set_device_id(tb_run_meta *m, const char *board);
 
 #ifdef __cplusplus
 }

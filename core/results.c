@@ -290,8 +290,13 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
   cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
   cJSON *row;
   tb_row_params p;
+  /* Each row names the board that measured it (the run's context says it
+   * once): a merge of several GPUs' runs keeps that per row. */
+  const cJSON *device = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "context"), "device");
   cJSON_ArrayForEach(row, rows) {
     if (row_key(row, &p)) set_params(row, &p);
+    if (cJSON_IsString(device) && !cJSON_HasObjectItem(row, "device"))
+      cJSON_AddStringToObject(row, "device", device->valuestring);
   }
   if (partial && access(result, F_OK) == 0) {
     /* A partial run must not cost the rows it did not measure: an unreadable

@@ -50,7 +50,8 @@ bool tb_gbench_segment(const char *seg, size_t len);
 tb_status tb_row_params_parse(const char *name, tb_row_params *out);
 
 /* Finishes a sweep's result: annotates the rows of `written` (a Google
- * Benchmark JSON file) with their params and moves it to `result`. With
+ * Benchmark JSON file) with their params and, where a row has none yet, the
+ * "device" its context names (<host>:<PCI bus id>), and moves it to `result`. With
  * partial, the rows of an existing `result` that `written` does not have
  * are kept (matched by canonical name) and the context records that. The
  * result is replaced by a rename: a reader sees the old file or the new

@@ -117,6 +117,21 @@ static void test_commit(void) {
   CU_ASSERT(cJSON_IsString(note) && strstr(note->valuestring, "2 rows kept from the run of commit a"));
   cJSON_Delete(r);
 
+  /* Rows take the device of their run's context unless they name one. */
+  write_file(written,
+             "{\"context\": {\"device\": \"hostA:0000:1B:00.0\"}, \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+             "{\"name\": \"r/tb/int32/n:16\", \"device\": \"hostB:0000:2C:00.0\"}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
+  r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(r, "benchmarks");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "device")->valuestring,
+                         "hostA:0000:1B:00.0");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 1), "device")->valuestring,
+                         "hostB:0000:2C:00.0");
+  cJSON_Delete(r);
+
   /* Rows that already carry params (a committed file merged again) keep one. */
   write_file(written,
              "{\"context\": {}, \"benchmarks\": ["

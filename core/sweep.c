@@ -128,6 +128,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   tb_bench_add_context("runtime", m->runtime);
   tb_bench_add_context("commit", m->commit);
   tb_bench_add_context("copy_gbps", copy);
+  tb_bench_add_context("device", m->device_id);
   tb_bench_add_context("l2_flush", tb_sweep.flush_l2 ? "yes" : "no");
   tb_bench_add_context("repetitions", reps);
   fprintf(stderr, "%s on %s (%s), driver %s, runtime %s, copy %.1f GB/s, commit %s\n", suite,

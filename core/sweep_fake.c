@@ -5,7 +5,11 @@
  *   sweep_fake [--fake_fail] [--fake_sleep=S] [SWEEP FLAGS...]
  *
  * --fake_fail makes one row fail (as a failed validation does);
- * --fake_sleep=S makes the last row take S seconds, to interrupt a run. */
+ * --fake_sleep=S makes the last row take S seconds, to interrupt a run.
+ * Installed as <family>_bench (a link), it writes <family>.json, which is how
+ * the sharded sweep's tests stand it in for every family. The GPU it
+ * "measures" on is $TB_FAKE_GPU (default "Fake GPU"), its board
+ * fake-$CUDA_VISIBLE_DEVICES; $TB_FAKE_FAIL_TYPE=T fails the rows of type T. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,11 +22,11 @@
 static bool g_fail;
 static double g_sleep;
 
-typedef struct { double seconds; bool fails, sleeps; } fake_row;
+typedef struct { double seconds; bool fails, sleeps, fails_by_type; } fake_row;
 
 static void run(tb_bench_state *st, void *arg) {
   const fake_row *r = arg;
-  if (r->fails && g_fail) {
+  if ((r->fails && g_fail) || r->fails_by_type) {
     tb_bench_skip_with_error(st, "fake validation failed");
     return;
   }
@@ -38,7 +42,10 @@ static void run(tb_bench_state *st, void *arg) {
 static void add(const char *name, double seconds, bool fails, bool sleeps) {
   fake_row *r = malloc(sizeof *r);
   if (!r) return;
-  *r = (fake_row){seconds, fails, sleeps};
+  const char *fail_type = getenv("TB_FAKE_FAIL_TYPE");
+  char type_segment[64];
+  snprintf(type_segment, sizeof type_segment, "/%s/", fail_type ? fail_type : "");
+  *r = (fake_row){seconds, fails, sleeps, fail_type && strstr(name, type_segment)};
   if (tb_bench_register(name, run, r, free) == 0) tb_bench_set_iterations(3);
 }
 
@@ -47,6 +54,16 @@ static void register_all(void) {
   add("fake/cub/int32/n:1024", 2e-6, false, false);
   add("fake/tb/int32/n:1024/nt:128/vt:4", 3e-6, true, false);
   add("fake/tb/int32/n:4096", 4e-6, false, true);
+  add("fake/tb/float/n:1024", 1e-6, false, false);
+  add("fake/cub/float/n:1024", 2e-6, false, false);
+}
+
+/* "reduce" for .../reduce_bench, else "fake". */
+static void suite_name(const char *argv0, char *out, size_t cap) {
+  const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+  const size_t len = strlen(base);
+  if (len > 6 && strcmp(base + len - 6, "_bench") == 0) snprintf(out, cap, "%.*s", (int)(len - 6), base);
+  else snprintf(out, cap, "fake");
 }
 
 int main(int argc, char **argv) {
@@ -60,12 +77,18 @@ int main(int argc, char **argv) {
   }
   tb_run_meta meta;
   memset(&meta, 0, sizeof meta);
-  snprintf(meta.device.name, sizeof meta.device.name, "Fake GPU");
+  const char *gpu = getenv("TB_FAKE_GPU");
+  const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+  char board[64], suite[64];
+  snprintf(meta.device.name, sizeof meta.device.name, "%s", gpu && gpu[0] ? gpu : "Fake GPU");
   snprintf(meta.arch, sizeof meta.arch, "sm_00");
-  snprintf(meta.gpu_slug, sizeof meta.gpu_slug, "fake-gpu");
+  tb_gpu_slug(meta.device.name, meta.gpu_slug, sizeof meta.gpu_slug);
+  snprintf(board, sizeof board, "fake-%s", visible && visible[0] ? visible : "0");
+  tb_run_meta_set_device_id(&meta, board);
+  suite_name(argv[0], suite, sizeof suite);
   snprintf(meta.commit, sizeof meta.commit, "%s", getenv("TB_COMMIT") ? getenv("TB_COMMIT") : "fake");
   meta.copy_gbps = 100.0;
-  const int rc = tb_sweep_main_with(n, args, "fake", register_all, &meta);
+  const int rc = tb_sweep_main_with(n, args, suite, register_all, &meta);
   free(args);
   return rc;
 }
