@@ -4,9 +4,12 @@
 #
 #   tools/stage.sh [DIR]          (default .stage; builds first; also packs
 #                                 it as .carry/stage.tar.xz for the device tool)
-#   DIR/run.sh tests [--quick]    every GPU test suite
+#   DIR/run.sh tests [--parallel] [--quick]
+#                                 every GPU test suite (--parallel: one per GPU at once)
 #   DIR/run.sh sanitize           the suites under compute-sanitizer (quick sizes)
 #   DIR/run.sh sweep OUT [FLAGS]  every sweep, JSON into OUT/<arch>/<gpu>/
+#   DIR/run.sh sweep-devices OUT all|0,1 [FAMILY...] [-- FLAGS]
+#                                 the same sharded over the GPUs (shard_sweep.sh)
 #   DIR/run.sh NAME [ARGS]        one binary
 #
 # TB_STAGE_ONLY="limits_test segreduce_bench ..." stages those binaries only:
@@ -25,7 +28,7 @@ if [ -n "${TB_STAGE_ONLY:-}" ]; then
   tests=$(keep $tests) sweeps=$(keep $sweeps) sanitize=$(keep $sanitize)
   [ -n "$tests$sweeps" ] || { echo "stage: TB_STAGE_ONLY names no suite or sweep" >&2; exit 2; }
 fi
-bazel build $tests $sweeps >&2
+bazel build $tests $sweeps //core:results_merge >&2
 bin=$(bazel info bazel-bin 2>/dev/null)
 
 rm -rf "$dir"
@@ -34,15 +37,17 @@ for t in $tests $sweeps; do
   pkg=${t#//}; pkg=${pkg%%:*}; name=${t##*:}
   cp "$bin/$pkg/$name" "$dir/bin/$name"
 done
+cp "$bin/core/results_merge" "$dir/bin/results_merge" # the sharded sweep's merge
 # Libraries from Debian packages that the GPU machine's image does not have.
 # The CUDA runtime is linked statically; libcuda comes with the driver there,
 # and the toolkit's own (cuSPARSE, nvJitLink: 260 MB) with its CUDA install.
-for bin in "$dir"/bin/*; do
-  ldd "$bin" | awk '/=> \// {print $3}'
+for exe in "$dir"/bin/*; do
+  ldd "$exe" | awk '/=> \// {print $3}'
 done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' |
   grep -v '/cuda[^/]*/' |
   while read -r lib; do cp -L "$lib" "$dir/lib/"; done
 cp tools/stage_run.sh "$dir/run.sh"
+cp tools/shard_sweep.sh tools/gpu_slot.sh "$dir/"
 for t in $tests; do echo "${t##*:}"; done >"$dir/tests.txt"
 for t in $sweeps; do echo "${t##*:}"; done >"$dir/sweeps.txt"
 for t in $sanitize; do echo "${t##*:}"; done >"$dir/sanitize.txt"

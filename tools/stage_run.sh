@@ -14,13 +14,43 @@ cmd=${1:-tests}; shift || true
 
 case "$cmd" in
   tests)
-    failed=0
-    for t in $(cat "$here/tests.txt"); do
-      echo "=== $t $*"
-      "$here/bin/$t" "$@" || { echo "=== $t FAILED"; failed=$((failed + 1)); }
-    done
-    echo "=== GPU suites: $(wc -l <"$here/tests.txt") run, $failed failed"
+    # --parallel: every suite at once, each holding a GPU of its own
+    # (gpu_slot.sh), so N GPUs run N suites side by side.
+    parallel=0
+    [ "${1:-}" = --parallel ] && { parallel=1; shift; }
+    failed=0 start=$(date +%s)
+    if [ $parallel -eq 1 ]; then
+      mkdir -p /tmp/tb-tests
+      for t in $(cat "$here/tests.txt"); do
+        TB_GPU_TEST=1 "$here/gpu_slot.sh" "$here/bin/$t" "$@" >"/tmp/tb-tests/$t.log" 2>&1 &
+        eval "pid_$t=$!"
+      done
+      for t in $(cat "$here/tests.txt"); do
+        pid=pid_$t
+        if wait "${!pid}"; then echo "=== $t passed"; else echo "=== $t FAILED"; tail -20 "/tmp/tb-tests/$t.log"; failed=$((failed + 1)); fi
+      done
+    else
+      for t in $(cat "$here/tests.txt"); do
+        echo "=== $t $*"
+        "$here/bin/$t" "$@" || { echo "=== $t FAILED"; failed=$((failed + 1)); }
+      done
+    fi
+    echo "=== GPU suites: $(wc -l <"$here/tests.txt") run, $failed failed, $(( $(date +%s) - start )) s"
     [ "$failed" -eq 0 ] ;;
+  sweep-devices)
+    # sweep-devices OUT DEVICES [FAMILY...] [-- FLAGS]: the sharded sweep
+    # (shard_sweep.sh), one process per GPU, merged into OUT/<arch>/<gpu>/.
+    out=${1:?sweep-devices needs an output folder}
+    devices=${2:?sweep-devices needs all or a list of GPU indices}
+    shift 2
+    fams=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do fams+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift
+    [ ${#fams[@]} -gt 0 ] || fams=($(sed 's/_bench$//' "$here/sweeps.txt"))
+    work=${TB_WORK:-/tmp/tb-shards-$(date +%s)}
+    "$here/shard_sweep.sh" plan "$work" "$here/bin" "${fams[@]}" -- "$@" || exit 2
+    "$here/shard_sweep.sh" local "$work" "$devices"
+    "$here/shard_sweep.sh" merge "$work" "$out" ;;
   sanitize)
     failed=0
     for tool in ${TB_SANITIZERS:-memcheck racecheck synccheck initcheck}; do
