@@ -10,8 +10,16 @@ tb_status tb_cuda_error(cudaError_t e, const char *expr, const char *file, int l
    * later cudaGetLastError() check must not see it again. (Sticky errors
    * stay; nothing can clear those.) */
   (void)cudaGetLastError();
-  return tb_fail(TB_ERR_CUDA, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
+  /* No GPU or no driver is the caller's situation, not a failure of the call. */
+  const tb_status s = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? TB_ERR_NO_DEVICE
+                                                                                 : TB_ERR_CUDA;
+  return tb_fail(s, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
                  cudaGetErrorString(e), expr ? expr : "?", file ? file : "?", line);
+}
+
+tb_status tb_device_check(void) {
+  tb_device_info info;
+  return tb_device_get(&info);
 }
 
 tb_status tb_device_get(tb_device_info *out) {

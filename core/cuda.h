@@ -56,15 +56,11 @@ tb_status tb_device_get(tb_device_info *out);
  * and a process may switch between GPU models. Safe for concurrent callers. */
 tb_status tb_kernel_residency(const void *kernel, int nt, int *per_sm, int *sm_count);
 
-/* A device allocation that remembers its size. Zero-initialise before use;
- * tb_buffer_free on a zeroed or freed buffer is a no-op. */
-typedef struct tb_buffer { void *ptr; size_t bytes; } tb_buffer;
-
-/* Releases what b held, then allocates. 0 bytes succeeds with ptr NULL. On
+/* tb_buffer (a device allocation that remembers its size) and tb_buffer_free
+ * are in kernels/tilebench_base.h. Releases what b held, then allocates. 0 bytes succeeds with ptr NULL. On
  * failure b is left empty: TB_ERR_OUT_OF_MEMORY when the device is full.
  * Upload/download move `bytes` (<= b->bytes) from/to the start of b. */
 tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);
-void tb_buffer_free(tb_buffer *b);
 /* Grows b to at least `bytes` (reallocating: contents are not kept); a no-op
  * when it is already large enough. Scratch buffers kept across calls use it. */
 tb_status tb_buffer_reserve(tb_buffer *b, size_t bytes);

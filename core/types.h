@@ -12,21 +12,7 @@
 extern "C" {
 #endif
 
-typedef enum tb_type { TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE, TB_TYPE_COUNT } tb_type;
-
-typedef enum tb_op {
-  TB_OP_PLUS, TB_OP_MIN, TB_OP_MAX, TB_OP_MULTIPLIES,
-  TB_OP_BIT_AND, TB_OP_BIT_OR, TB_OP_BIT_XOR,  /* integers only */
-  TB_OP_COUNT
-} tb_op;
-
-/* One value of any tb_type, for identities, totals and reference results. */
-typedef union tb_value {
-  int32_t i32;
-  int64_t i64;
-  float f32;
-  double f64;
-} tb_value;
+/* tb_type, tb_op and tb_value are in kernels/tilebench_base.h. */
 
 size_t tb_type_size(tb_type t);
 const char *tb_type_name(tb_type t);  /* "int32", "int64", "float", "double" */

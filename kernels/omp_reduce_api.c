@@ -9,6 +9,8 @@
 #include "kernels/omp_reduce_dispatch.h"
 #include "kernels/tuned.h"
 #include "kernels/tilebench.h"
+#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 
 
 static const int kGridNt[] = {64, 128, 256, 512, 1024};

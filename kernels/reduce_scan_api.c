@@ -6,6 +6,8 @@
 #include "kernels/reduce_scan_dispatch.h"
 #include "kernels/tuned.h"
 #include "kernels/tilebench.h"
+#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 
 static const tb_launch_box kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},

@@ -6,6 +6,8 @@
 #define TB_KERNELS_REDUCE_SCAN_DISPATCH_H
 
 #include "kernels/tilebench.h"
+#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* tilebench: load-balanced GPU primitives, C interface.
  *
- * Conventions (README.md, "Conventions and decisions"): every entry point returns a tb_status and
+ * Conventions (docs/design.md): every entry point returns a tb_status and
  * leaves a message in tb_last_error() on failure; pointers named d_* are
  * device memory, h_* host memory. Work is queued on `stream`; an entry point
  * that returns a host value (h_total) synchronises the stream.
@@ -15,9 +15,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
-#include "core/cuda.h"
-#include "core/status.h"
-#include "core/types.h"
+#include "tilebench_base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -30,6 +30,8 @@
 #include "core/sweep.h"
 #include "cpuref/interval.h"
 #include "kernels/tilebench.h"
+#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 #include "suites/baselines/cub_memcpy.h"
 #include "suites/baselines/thrust.h"
 

@@ -17,6 +17,8 @@
 #include "core/validate.h"
 #include "cpuref/omp_reduce.h"
 #include "kernels/tilebench.h"
+#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 #include "suites/baselines/cub.h"
 
 enum { kMaxVars = TB_OMP_MAX_VARS };

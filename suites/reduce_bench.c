@@ -9,6 +9,8 @@
 #include "core/validate.h"
 #include "cpuref/reduce_scan.h"
 #include "kernels/tilebench.h"
+#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 #include "suites/baselines/cub.h"
 #include "suites/sweep_data.h"
 
