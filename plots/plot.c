@@ -1,4 +1,4 @@
-/* plot: turns sweep results (Google Benchmark JSON, see README.md "Benchmarks and results")
+/* plot: turns sweep results (Google Benchmark JSON, docs/design.md, "Benchmarks" under the conventions)
  * into gnuplot charts and a markdown tuning table.
  *
  *   plot [--no-render] [--out DIR] [--templates DIR] RESULT.json...

@@ -233,7 +233,7 @@ cmd_merge() {
   echo "shard_sweep: $merged shard results merged into $results ($total shards × ${#groups[@]} GPU model(s))" >&2
   if [ ${#lost[@]} -gt 0 ]; then
     printf 'shard_sweep: LOST %s\n' "${lost[@]}" >&2
-    echo "shard_sweep: ${#lost[@]} shard(s) lost; run the same command with --resume $work to re-run only those" >&2
+    echo "shard_sweep: ${#lost[@]} shard(s) lost; re-run only those with ./tilebench sweep --resume $work (staged: TB_WORK=$work ./run.sh sweep-devices ...)" >&2
     return 1
   fi
 }

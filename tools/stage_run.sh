@@ -47,8 +47,12 @@ case "$cmd" in
     while [ $# -gt 0 ] && [ "$1" != -- ]; do fams+=("$1"); shift; done
     [ "${1:-}" = -- ] && shift
     [ ${#fams[@]} -gt 0 ] || fams=($(sed 's/_bench$//' "$here/sweeps.txt"))
+    # TB_WORK=DIR: the work folder; one that already holds a plan is
+    # resumed (only its lost shards run again, then everything merges).
     work=${TB_WORK:-/tmp/tb-shards-$(date +%s)}
-    "$here/shard_sweep.sh" plan "$work" "$here/bin" "${fams[@]}" -- "$@" || exit 2
+    if [ ! -f "$work/plan" ]; then
+      "$here/shard_sweep.sh" plan "$work" "$here/bin" "${fams[@]}" -- "$@" || exit 2
+    fi
     "$here/shard_sweep.sh" local "$work" "$devices"
     "$here/shard_sweep.sh" merge "$work" "$out" ;;
   sanitize)
