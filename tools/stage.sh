@@ -9,7 +9,8 @@
 #   DIR/run.sh sanitize           the suites under compute-sanitizer (quick sizes)
 #   DIR/run.sh sweep OUT [FLAGS]  every sweep, JSON into OUT/<arch>/<gpu>/
 #   DIR/run.sh sweep-devices OUT all|0,1 [FAMILY...] [-- FLAGS]
-#                                 the same sharded over the GPUs (shard_sweep.sh)
+#                                 the same sharded over the GPUs (shard_sweep.sh);
+#                                 TB_WORK=DIR resumes DIR's lost shards
 #   DIR/run.sh NAME [ARGS]        one binary
 #
 # TB_STAGE_ONLY="limits_test segreduce_bench ..." stages those binaries only:
