@@ -774,16 +774,6 @@ static int write_dat(const char *path, const family *fam, size_t n) {
   return fclose(f);
 }
 
-/* Runs gnuplot on the template; the chart must come out non-empty. */
-static int render(const char *tdir, const char *dat, const char *png, const char *title) {
-  char vars[3 * PATH_LEN];
-  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0) {
-    tool_warn("paths or title too long for gnuplot");
-    return -1;
-  }
-  return tool_render(tdir, "compare.gp", vars, png) == 0 ? 0 : -1;
-}
-
 /* Writes DIR/compare.{md,dat,png} under temporary names, then renames them into place. */
 static int write_outputs(const char *md, size_t mdlen, const family *fam, size_t n,
                          const char *title) {
@@ -813,7 +803,7 @@ static int write_outputs(const char *md, size_t mdlen, const family *fam, size_t
     tool_warn("cannot write in %s: %s", dir, strerror(errno));
     rc = 1;
   }
-  if (rc == 0) rc = render(tdir, tmp[1], tmp[2], title);
+  if (rc == 0) rc = tool_render_common(tdir, "compare.gp", tmp[1], tmp[2], title);
   for (int k = 0; k < 3 && rc == 0; k++)
     if (rename(tmp[k], dst[k]) != 0) {
       tool_warn("cannot rename %s to %s: %s", tmp[k], dst[k], strerror(errno));

@@ -93,15 +93,6 @@ static void put(FILE *f, double v) {
   else fprintf(f, "\t%.2f", v);
 }
 
-static int render(const char *tdir, const char *dat, const char *png, const char *title) {
-  char vars[3 * TOOL_PATH_LEN];
-  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0) {
-    tool_warn("paths or title too long for gnuplot");
-    return -1;
-  }
-  return tool_render(tdir, "cross_gpu.gp", vars, png) == 0 ? 0 : -1;
-}
-
 int main(int argc, char **argv) {
   tool_set_program("cross_gpu");
   const char *given = NULL;
@@ -156,7 +147,7 @@ int main(int argc, char **argv) {
       fclose(d);
       snprintf(title, sizeof title, "%s: share of copy bandwidth, %s vs %s", families[f], a.gpu,
                b.gpu);
-      if (render(templates, dat, png, title) != 0) rc = 1;
+      if (tool_render_common(templates, "cross_gpu.gp", dat, png, title) != 0) rc = 1;
     }
     free(a.rows), free(b.rows);
   }

@@ -122,3 +122,13 @@ int tool_render(const char *tdir, const char *tmpl, const char *vars, const char
   shrink(png);
   return 0;
 }
+
+int tool_render_common(const char *tdir, const char *tmpl, const char *dat, const char *png,
+                       const char *title) {
+  char vars[3 * TOOL_PATH_LEN];
+  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0) {
+    tool_warn("paths or title too long for gnuplot");
+    return -1;
+  }
+  return tool_render(tdir, tmpl, vars, png) == 0 ? 0 : -1;
+}
