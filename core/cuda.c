@@ -11,9 +11,10 @@ tb_status tb_cuda_error(cudaError_t e, const char *expr, const char *file, int l
    * stay; nothing can clear those.) */
   (void)cudaGetLastError();
   /* No GPU or no driver is the caller's situation, not a failure of the call. */
-  const tb_status s = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? TB_ERR_NO_DEVICE
-                                                                                 : TB_ERR_CUDA;
-  return tb_fail(s, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+    return tb_fail(TB_ERR_NO_DEVICE, "no CUDA device found (%s: %s)", cudaGetErrorName(e),
+                   cudaGetErrorString(e));
+  return tb_fail(TB_ERR_CUDA, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
                  cudaGetErrorString(e), expr ? expr : "?", file ? file : "?", line);
 }
 
@@ -26,13 +27,7 @@ tb_status tb_device_get(tb_device_info *out) {
   if (out == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_device_get: out is NULL");
   memset(out, 0, sizeof *out);
   int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
-    (void)cudaGetLastError();
-    return tb_fail(TB_ERR_NO_DEVICE, "no CUDA device found (%s: %s)", cudaGetErrorName(e),
-                   cudaGetErrorString(e));
-  }
-  if (e != cudaSuccess) return tb_cuda_error(e, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
+  TB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0)
     return tb_fail(TB_ERR_NO_DEVICE, "no CUDA device found (cudaGetDeviceCount reports 0)");
 

@@ -1,8 +1,9 @@
 /* CUDA context, error checks and device buffers, as C.
  *
  * TB_CUDA_TRY(expr) turns a failing cudaError_t into TB_ERR_CUDA carrying
- * CUDA's own error string and the call site, and returns it from the
- * enclosing function (use TB_CUDA_GOTO to jump to a cleanup label instead). */
+ * CUDA's own error string and the call site (TB_ERR_NO_DEVICE, "no CUDA
+ * device found", when it means there is no GPU or no driver), and returns it
+ * from the enclosing function (use TB_CUDA_GOTO to jump to a cleanup label instead). */
 #ifndef TB_CORE_CUDA_H
 #define TB_CORE_CUDA_H
 
