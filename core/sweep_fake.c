@@ -8,8 +8,10 @@
  * --fake_sleep=S makes the last row take S seconds, to interrupt a run.
  * Installed as <family>_bench (a link), it writes <family>.json, which is how
  * the sharded sweep's tests stand it in for every family. The GPU it
- * "measures" on is $TB_FAKE_GPU (default "Fake GPU"), its board
- * fake-$CUDA_VISIBLE_DEVICES; $TB_FAKE_FAIL_TYPE=T fails the rows of type T. */
+ * "measures" on is the one $CUDA_VISIBLE_DEVICES names in $TB_DEVICE_LIST
+ * (the pretend GPUs "0, NAME;1, NAME" that tools/shard_sweep.sh reads in
+ * place of nvidia-smi), else "Fake GPU"; its board is
+ * fake-$CUDA_VISIBLE_DEVICES. $TB_FAKE_FAIL_TYPE=T fails the rows of type T. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +60,19 @@ static void register_all(void) {
   add("fake/cub/float/n:1024", 2e-6, false, false);
 }
 
+/* The model of pretend GPU `index` in list ("0, NAME;1, NAME"), else "Fake GPU". */
+static void model_of(const char *list, const char *index, char *out, size_t cap) {
+  snprintf(out, cap, "Fake GPU");
+  for (const char *e = list; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : NULL) {
+    const size_t len = strcspn(e, ",;");
+    if (e[len] == ',' && strlen(index) == len && strncmp(e, index, len) == 0) {
+      const char *name = e + len + 1 + strspn(e + len + 1, " ");
+      snprintf(out, cap, "%.*s", (int)strcspn(name, ";"), name);
+      return;
+    }
+  }
+}
+
 /* "reduce" for .../reduce_bench, else "fake". */
 static void suite_name(const char *argv0, char *out, size_t cap) {
   const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
@@ -77,10 +92,9 @@ int main(int argc, char **argv) {
   }
   tb_run_meta meta;
   memset(&meta, 0, sizeof meta);
-  const char *gpu = getenv("TB_FAKE_GPU");
   const char *visible = getenv("CUDA_VISIBLE_DEVICES");
   char board[64], suite[64];
-  snprintf(meta.device.name, sizeof meta.device.name, "%s", gpu && gpu[0] ? gpu : "Fake GPU");
+  model_of(getenv("TB_DEVICE_LIST"), visible ? visible : "0", meta.device.name, sizeof meta.device.name);
   snprintf(meta.arch, sizeof meta.arch, "sm_00");
   tb_gpu_slug(meta.device.name, meta.gpu_slug, sizeof meta.gpu_slug);
   snprintf(board, sizeof board, "fake-%s", visible && visible[0] ? visible : "0");

@@ -117,8 +117,7 @@ worker() {
     done_ok "$work/shards/$group/$id" && continue
     mkdir "$work/claims/$group/$id" 2>/dev/null || continue
     echo "shard_sweep: [$id/$total] $(shard_name "$work" "$id") on GPU $dev ($model)" >&2
-    # TB_FAKE_GPU: the model, for the test sweeps that stand in for a GPU.
-    if CUDA_VISIBLE_DEVICES=$dev TB_FAKE_GPU=$model "$self" task "$work" "$id" "$group"; then
+    if CUDA_VISIBLE_DEVICES=$dev "$self" task "$work" "$id" "$group"; then
       echo "shard_sweep: [$id/$total] $(shard_name "$work" "$id") done in $(cut -d' ' -f2 "$work/shards/$group/$id/status" | xargs printf '%.0f') s" >&2
     else
       echo "shard_sweep: [$id/$total] $(shard_name "$work" "$id") FAILED (log: $work/shards/$group/$id/log)" >&2
