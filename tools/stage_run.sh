@@ -21,13 +21,13 @@ case "$cmd" in
     failed=0 start=$(date +%s)
     if [ $parallel -eq 1 ]; then
       mkdir -p /tmp/tb-tests
+      declare -A pid
       for t in $(cat "$here/tests.txt"); do
         TB_GPU_TEST=1 "$here/gpu_slot.sh" "$here/bin/$t" "$@" >"/tmp/tb-tests/$t.log" 2>&1 &
-        eval "pid_$t=$!"
+        pid[$t]=$!
       done
       for t in $(cat "$here/tests.txt"); do
-        pid=pid_$t
-        if wait "${!pid}"; then echo "=== $t passed"; else echo "=== $t FAILED"; tail -20 "/tmp/tb-tests/$t.log"; failed=$((failed + 1)); fi
+        if wait "${pid[$t]}"; then echo "=== $t passed"; else echo "=== $t FAILED"; tail -20 "/tmp/tb-tests/$t.log"; failed=$((failed + 1)); fi
       done
     else
       for t in $(cat "$here/tests.txt"); do
