@@ -1,6 +1,6 @@
 // Reduce and scan for one element type (TB_ELEM), every operator that fits it
-// and every box of kernels/grid.def. The build compiles this file once per
-// type, so the types build in parallel.
+// and every box of kernels/reduce_grid.def and kernels/scan_grid.def. The
+// build compiles this file once per type, so the types build in parallel.
 //
 // Layering: kernels (bottom of the file's first half) are built from the CTA
 // blocks in kernels/device/; the host side chooses a grid, sizes the scratch
@@ -82,72 +82,59 @@ reduce_kernel(const T* __restrict__ in, int64_t head, int64_t tiles, int64_t n,
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 
-// Scans one tile in registers: x holds this thread's VT consecutive items on
-// entry and their scan on exit. prefix_of(tile_total) returns the tile's
-// exclusive prefix (a carry, or the result of a look-back) in every thread.
+// Scans one tile held blocked in registers: x holds this thread's VT
+// consecutive items on entry and their scan on exit. prefix_of(tile_total),
+// run by warp 0 between the CTA scan's two barriers, returns the tile's
+// exclusive prefix (a carry, or the result of a look-back).
 template <tb_op OP, int NT, int VT, class PrefixOf>
-__device__ __forceinline__ T scan_tile(T (&x)[VT], bool inclusive,
-                                       typename CtaScan<OP, T, NT>::Storage& storage,
-                                       PrefixOf prefix_of) {
+__device__ __forceinline__ void scan_tile(T (&x)[VT], bool inclusive,
+                                          typename CtaScanWithPrefix<OP, T, NT>::Storage& storage,
+                                          PrefixOf prefix_of) {
   T thread_total = x[0];
 #pragma unroll
   for (int i = 1; i < VT; ++i) thread_total = Op<OP>::apply(thread_total, x[i]);
-  T tile_total;
-  T thread_prefix = CtaScan<OP, T, NT>::scan_exclusive(thread_total, &tile_total, storage);
-  const T tile_prefix = prefix_of(tile_total);
-  T running = Op<OP>::apply(tile_prefix, thread_prefix);
+  T running = CtaScanWithPrefix<OP, T, NT>::scan_exclusive(thread_total, storage, prefix_of);
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const T item = x[i];
-    if (inclusive) {
-      running = Op<OP>::apply(running, item);
-      x[i] = running;
-    } else {
-      x[i] = running;
-      running = Op<OP>::apply(running, item);
-    }
+    x[i] = inclusive ? Op<OP>::apply(running, item) : running;
+    running = Op<OP>::apply(running, item);
   }
-  return Op<OP>::apply(tile_prefix, tile_total);  // inclusive prefix of the tile
 }
+
+// The tile's shared memory: a transpose buffer per warp, then the scan's.
+template <tb_op OP, int NT, int VT>
+struct ScanTileStorage {
+  typename WarpTranspose<T, VT>::Storage io[NT / 32];
+  typename CtaScanWithPrefix<OP, T, NT>::Storage scan;
+};
 
 // Single-pass scan, one tile per CTA. The tile is the CTA's index: the
 // hardware dispatches CTAs in index order (CUB relies on the same), so every
 // predecessor a tile waits for is running or done, and the tile's loads need
-// not wait for a round trip to a global tile counter.
+// not wait for a round trip to a global tile counter. Each warp moves its
+// own 32*VT items, so the CTA meets only at the scan's two barriers.
 template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-scan_lookback_kernel(const T* in, T* out, int64_t n, TileStatusArray<T> status, bool inclusive,
-                     T* d_total) {
-  using IO = TileTranspose<T, NT, VT>;
-  using Scan = CtaScan<OP, T, NT>;
+scan_lookback_kernel(const T* in, T* out, int64_t n, TileStatusArray<T> status,
+                     LookBackDelay delay, bool inclusive, T* d_total) {
+  using IO = WarpTranspose<T, VT>;
   constexpr int kTile = NT * VT;
-  __shared__ typename IO::Storage io;
-  __shared__ typename Scan::Storage scan;
-  __shared__ T prefix_shared;
-
+  __shared__ ScanTileStorage<OP, NT, VT> s;
   const int64_t tile = blockIdx.x;
-  const int64_t offset = tile * kTile;
-  const int count = int(min(int64_t(kTile), n - offset));
+  const int warp = threadIdx.x / 32;
+  const int64_t offset = tile * kTile + warp * IO::kItems;
+  const int count = int(min(int64_t(IO::kItems), n - offset));  // <= 0 past the end
 
   T x[VT];
-  IO::load_blocked(in + offset, count, identity<OP>(), x, io);
-  const T inclusive_prefix = scan_tile<OP, NT, VT>(x, inclusive, scan, [&](T tile_total) {
-    if (threadIdx.x < 32) {
-      T prefix = identity<OP>();
-      if (tile == 0) {
-        if (threadIdx.x == 0) status.publish(0, kPrefix, tile_total);
-      } else {
-        if (threadIdx.x == 0) status.publish(tile, kAggregate, tile_total);
-        prefix = look_back<OP>(status, tile);
-        if (threadIdx.x == 0) status.publish(tile, kPrefix, Op<OP>::apply(prefix, tile_total));
-      }
-      if (threadIdx.x == 0) prefix_shared = prefix;
-    }
-    __syncthreads();
-    return prefix_shared;
+  IO::load_blocked(in + offset, count, identity<OP>(), x, s.io[warp]);
+  scan_tile<OP, NT, VT>(x, inclusive, s.scan, [&](T tile_total) {
+    const T prefix = look_back_publish<OP>(status, tile, tile_total, delay);
+    if (d_total && threadIdx.x == 0 && tile == gridDim.x - 1)
+      *d_total = Op<OP>::apply(prefix, tile_total);
+    return prefix;
   });
-  IO::store_blocked(x, count, out + offset, io);
-  if (d_total && threadIdx.x == 0 && offset + kTile >= n) *d_total = inclusive_prefix;
+  IO::store_blocked(x, count, out + offset, s.io[warp]);
 }
 
 // Reduce-then-scan, pass 1: CTA b reduces tiles [b * tiles_per_cta, ...).
@@ -177,25 +164,30 @@ scan_upsweep_kernel(const T* in, int64_t n, int64_t tiles_per_cta, T* partials) 
 
 // Reduce-then-scan, passes 2 and 3: CTA b scans its tiles in order, starting
 // from carry_in[b] (the identity when carry_in is NULL). The spine is this
-// kernel on one CTA over the partials, exclusive and in place.
+// kernel on one CTA over the partials, exclusive and in place. Only warp 0
+// reads or advances the carry.
 template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
                       const T* carry_in, bool inclusive, T* d_total) {
-  using IO = TileTranspose<T, NT, VT>;
-  using Scan = CtaScan<OP, T, NT>;
+  using IO = WarpTranspose<T, VT>;
   constexpr int kTile = NT * VT;
-  __shared__ typename IO::Storage io;
-  __shared__ typename Scan::Storage scan;
+  __shared__ ScanTileStorage<OP, NT, VT> s;
+  const int warp = threadIdx.x / 32;
   const int64_t begin = blockIdx.x * tiles_per_cta * kTile;
   const int64_t end = min(n, begin + tiles_per_cta * kTile);
   T carry = carry_in ? carry_in[blockIdx.x] : identity<OP>();
-  for (int64_t offset = begin; offset < end; offset += kTile) {
-    const int count = int(min(int64_t(kTile), end - offset));
+  for (int64_t offset = begin + warp * IO::kItems; offset - warp * IO::kItems < end;
+       offset += kTile) {
+    const int count = int(min(int64_t(IO::kItems), end - offset));
     T x[VT];
-    IO::load_blocked(in + offset, count, identity<OP>(), x, io);
-    carry = scan_tile<OP, NT, VT>(x, inclusive, scan, [&](T) { return carry; });
-    IO::store_blocked(x, count, out + offset, io);
+    IO::load_blocked(in + offset, count, identity<OP>(), x, s.io[warp]);
+    scan_tile<OP, NT, VT>(x, inclusive, s.scan, [&](T tile_total) {
+      const T prefix = carry;
+      carry = Op<OP>::apply(carry, tile_total);
+      return prefix;
+    });
+    IO::store_blocked(x, count, out + offset, s.io[warp]);
   }
   if (d_total && threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) *d_total = carry;
 }
@@ -203,6 +195,7 @@ scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
 // ---- host side ----------------------------------------------------------
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr LookBackDelay kFixedDelay{3000, 1000, 1000};
 size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // CTAs of `kernel` that fit on the device at once.
@@ -262,10 +255,17 @@ tb_status scan_lookback_run(const T* in, T* out, int64_t n, bool inclusive, T* d
   if (!scratch) return TB_OK;  // size query
   if (n == 0) return write_value(identity<OP>(), d_total, stream);
 
+  // A grid of more than one wave waits a fixed time before and between
+  // polls: a predecessor is rarely done sooner, and fewer polls leave L2 to
+  // the tiles' loads and stores (3 and 1 us measured best on the H100, see
+  // NOTES.md). In one wave every tile starts at once, and waiting only costs.
+  int resident = 0;
+  TB_TRY((resident_ctas<scan_lookback_kernel<OP, NT, VT>>(NT, &resident)));
+  const LookBackDelay delay = tiles > resident ? kFixedDelay : kBackOff;
   Status status;
   status.bind(scratch, tiles);
   TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, Status::status_bytes(tiles), stream));
-  scan_lookback_kernel<OP, NT, VT><<<unsigned(tiles), NT, 0, stream>>>(in, out, n, status,
+  scan_lookback_kernel<OP, NT, VT><<<unsigned(tiles), NT, 0, stream>>>(in, out, n, status, delay,
                                                                      inclusive, d_total);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
@@ -302,8 +302,7 @@ tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_tota
 // static 48 KiB are left out of the grid for this type.
 template <int NT, int VT>
 constexpr bool scan_fits() {
-  return sizeof(typename TileTranspose<T, NT, VT>::Storage) +
-             sizeof(typename CtaScan<TB_OP_PLUS, T, NT>::Storage) + 2 * sizeof(T) <= 48 * 1024;
+  return sizeof(ScanTileStorage<TB_OP_PLUS, NT, VT>) <= 48 * 1024;
 }
 
 tb_status no_box(const char* family, tb_launch_box box) {
@@ -317,7 +316,7 @@ tb_status reduce_box(tb_launch_box box, const T* in, int64_t n, T* d_total, void
 #define TB_BOX(NT, VT) \
   if (box.nt == NT && box.vt == VT) \
     return reduce_run<OP, NT, VT>(in, n, d_total, scratch, scratch_bytes, stream);
-#include "kernels/grid.def"
+#include "kernels/reduce_grid.def"
 #undef TB_BOX
   return no_box("reduce", box);
 }
@@ -334,7 +333,7 @@ tb_status scan_box(tb_launch_box box, tb_scan_algo algo, const T* in, T* out, in
                                             scratch_bytes, stream)                      \
                  : scan_lookback_run<OP, NT, VT>(in, out, n, inclusive, d_total, scratch, \
                                                  scratch_bytes, stream);
-#include "kernels/grid.def"
+#include "kernels/scan_grid.def"
 #undef TB_BOX
   return no_box("scan", box);
 }
@@ -392,7 +391,7 @@ extern "C" int TB_CAT(tb_scan_box_fits_, TB_ELEM)(tb_launch_box box) {
   using namespace tb;
 #define TB_BOX(NT, VT) \
   if (box.nt == NT && box.vt == VT) return scan_fits<NT, VT>();
-#include "kernels/grid.def"
+#include "kernels/scan_grid.def"
 #undef TB_BOX
   return 0;
 }

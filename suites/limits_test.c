@@ -750,11 +750,12 @@ static void test_past_the_limits(void) {
                             TB_MAX_ITEMS + 1, NULL, NULL, NULL, NULL, 0),
                     "tb_scan", "n = 1099511627777", "2^40", NULL);
   /* At the reduce/scan limit, the look-back's one CTA per tile would need
-   * 2^34 tiles of the smallest box: a clear error, no allocation tried. */
-  const tb_launch_box smallest = {64, 1};
+   * 2^40 / 448 > 2^31 tiles of the smallest box: a clear error, no
+   * allocation tried. */
+  const tb_launch_box smallest = {64, 7};
   TB_ASSERT_REJECTS(tb_scan(TB_INT32, TB_OP_PLUS, TB_SCAN_EXCLUSIVE, TB_SCAN_LOOKBACK, p, p,
                             TB_MAX_ITEMS, NULL, NULL, &smallest, NULL, 0),
-                    "tb_scan", "look-back tiles of 64x1", NULL);
+                    "tb_scan", "look-back tiles of 64x7", NULL);
   tb_buffer_free(&d);
 }
 

@@ -154,6 +154,61 @@ static void test_every_type_op_box(void) {
   tb_buffer_free(&scratch);
 }
 
+/* The look-back under many grids: 10^4 random sizes per type (500 with
+ * --quick, 40 under a sanitizer), log-uniform up to 2^23 so that the
+ * smallest box makes thousands of tiles, on the default box and the smallest.
+ * Each call scans a prefix of one input, so one CPU scan checks them all. */
+static void test_lookback_random_sizes(void) {
+  const int64_t cap = tb_test.sanitizer ? 1 << 16 : 1 << 23;
+  const int rounds = tb_test.sanitizer ? 40 : tb_test.max_random_n < (1 << 24) ? 500 : 10000;
+  tb_buffer scratch = {0};
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed ^ 0x5ca9);
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    fixture f;
+    tb_launch_box smallest;
+    CU_ASSERT_FATAL(tb_scan_grid((tb_type)t, &smallest, 1) > 0);
+    if (!fixture_make(&f, (tb_type)t, TB_OP_PLUS, cap + 1, 0x5ca9 + t)) {
+      fixture_free(&f);
+      continue;
+    }
+    tb_value unused;
+    if (tb_type_is_float(f.t))
+      tb_cpu_scan_f64(f.t, f.op, false, f.host, f.want, cap + 1, &unused.f64, f.want_abs,
+                      &unused.f64);
+    else
+      tb_cpu_scan(f.t, f.op, false, f.host, f.want_int, cap + 1, &unused);
+    const size_t sz = tb_type_size(f.t);
+    int failures = 0;
+    for (int i = 0; i < rounds && failures < 5; ++i) {
+      const int64_t n = tb_test_random_size(&r, cap);
+      const tb_launch_box *box = i % 2 ? &smallest : NULL;
+      char what[160];
+      snprintf(what, sizeof what, "look-back %s n=%lld box=%s (round %d)", tb_type_name(f.t),
+               (long long)n, box ? "smallest" : "default", i);
+      tb_value total;
+      tb_status st = tb_scan(f.t, f.op, TB_SCAN_EXCLUSIVE, TB_SCAN_LOOKBACK, f.in.ptr, f.out.ptr,
+                             n, NULL, &total, box, &scratch, 0);
+      if (st == TB_OK && cudaMemcpy(f.got, f.out.ptr, n * sz, cudaMemcpyDeviceToHost) != cudaSuccess)
+        st = tb_fail(TB_ERR_CUDA, "download");
+      /* want[n] is the exclusive scan's next value: the total of the n items. */
+      if (tb_type_is_float(f.t)) {
+        if (st == TB_OK) st = tb_compare(f.t, f.got, f.want, NULL, n, what);
+        if (st == TB_OK)
+          st = tb_compare_value(f.t, total, (tb_value){.f64 = f.want[n]}, 0, what);
+      } else {
+        if (st == TB_OK) st = tb_compare(f.t, f.got, f.want_int, NULL, n, what);
+        tb_value want_total;
+        memcpy(&want_total, at(f.want_int, f.t, n), sz);
+        if (st == TB_OK) st = tb_compare_value(f.t, total, want_total, 0, what);
+      }
+      if (!TB_ASSERT_OK(st, what)) ++failures;
+    }
+    fixture_free(&f);
+  }
+  tb_buffer_free(&scratch);
+}
+
 /* Defaults (algorithm and box), both kinds, in place and not, the
  * device-total path and a NULL scratch, at the largest test size. */
 static void test_defaults_and_outputs(void) {
@@ -191,7 +246,7 @@ static void test_defaults_and_outputs(void) {
  * depth <= n/NT + 8 * tiles + 2 VT + 100. */
 static void test_float_rounding_bound(void) {
   const int64_t n = tb_test.quick ? 40000 : 1000000;
-  const tb_launch_box boxes[] = {{64, 1}, {128, 7}, {256, 15}};
+  const tb_launch_box boxes[] = {{64, 7}, {128, 7}, {256, 15}};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
     fixture f;
     if (fixture_make(&f, (tb_type)t, TB_OP_PLUS, n, 5)) {
@@ -246,7 +301,7 @@ static void test_bad_input(void) {
   TB_ASSERT_OK(tb_buffer_alloc(&in, 1024 * sizeof(double)), "alloc");
   TB_ASSERT_OK(tb_buffer_alloc(&out, 1024 * sizeof(double)), "alloc");
   const size_t free_before = tb_test_free_device_bytes();
-  const tb_launch_box off_grid = {96, 7}, too_big = {512, 16};
+  const tb_launch_box off_grid = {64, 1}, too_big = {256, 31};
   const tb_scan_kind X = TB_SCAN_EXCLUSIVE;
   const tb_scan_algo D = TB_SCAN_DEFAULT;
   /* The call runs first, then the message it left is read. */
@@ -267,10 +322,10 @@ static void test_bad_input(void) {
                  NULL, 0),
          "unknown algorithm 7");
   EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, out.ptr, 10, NULL, NULL, &off_grid, NULL, 0),
-         "launch box 96x7", "not in the scan grid");
+         "launch box 64x1", "not in the scan grid");
   /* a double tile over shared memory */
   EXPECT(tb_scan(TB_DOUBLE, TB_OP_PLUS, X, D, in.ptr, out.ptr, 10, NULL, NULL, &too_big, NULL, 0),
-         "launch box 512x16", "a scan tile of double does not fit in shared memory");
+         "launch box 256x31", "a scan tile of double does not fit in shared memory");
   EXPECT(tb_scan(TB_INT64, TB_OP_PLUS, X, D, in.ptr, (char *)out.ptr + 2, 10, NULL, NULL, NULL,
                  NULL, 0),
          "d_out is not aligned to its elements");
@@ -283,6 +338,7 @@ static void test_bad_input(void) {
 int main(int argc, char **argv) {
   const CU_TestInfo tests[] = {
       {"every type x op x box x algorithm", test_every_type_op_box},
+      {"look-back over random sizes and thousands of tiles", test_lookback_random_sizes},
       {"defaults, in place, device and host totals", test_defaults_and_outputs},
       {"float rounding bound on real data", test_float_rounding_bound},
       {"NaN and infinities", test_special_values},

@@ -52,4 +52,34 @@ struct CtaScan {
   }
 };
 
+// CTA exclusive scan whose tile prefix comes from prefix_of(tile_total),
+// called by warp 0 between the CTA's two barriers (a look-back, or a carry).
+// Returns this thread's exclusive prefix, the tile's prefix included. The
+// caller synchronises before reusing the storage.
+template <tb_op OP, typename T, int NT>
+struct CtaScanWithPrefix {
+  static_assert(NT % 32 == 0, "NT must be a multiple of the warp size");
+  static constexpr int kWarps = NT / 32;
+  struct Storage { T warp_prefix[kWarps]; };
+
+  template <class PrefixOf>
+  __device__ __forceinline__ static T scan_exclusive(T x, Storage& s, PrefixOf prefix_of) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const T identity = Op<OP>::template identity<T>();
+    const T incl = warp_scan_inclusive<OP>(x, lane);
+    if (lane == 31) s.warp_prefix[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+      const T w = lane < kWarps ? s.warp_prefix[lane] : identity;
+      const T wincl = warp_scan_inclusive<OP>(w, lane);
+      const T tile_prefix = prefix_of(__shfl_sync(kFullMask, wincl, 31));
+      const T wexcl = __shfl_up_sync(kFullMask, wincl, 1);
+      if (lane < kWarps) s.warp_prefix[lane] = Op<OP>::apply(tile_prefix, lane ? wexcl : identity);
+    }
+    __syncthreads();
+    const T excl = __shfl_up_sync(kFullMask, incl, 1);
+    return lane ? Op<OP>::apply(s.warp_prefix[warp], excl) : s.warp_prefix[warp];
+  }
+};
+
 }  // namespace tb

@@ -87,4 +87,57 @@ struct TileTransposeRounds {
   }
 };
 
+// One warp's 32*VT consecutive items between global memory and registers:
+// global accesses striped across the lanes (coalesced), registers blocked
+// (lane l holds items l*VT ..). Only the warp meets (__syncwarp), so a CTA
+// of such warps needs no barrier to load or store its tile. Even VT is
+// padded by one slot per 32 items, as in TileTranspose.
+template <typename T, int VT>
+struct WarpTranspose {
+  static constexpr bool kPad = VT % 2 == 0;
+  static constexpr int kItems = 32 * VT;
+  static constexpr int kSlots = kItems + (kPad ? VT : 0);
+  struct Storage { T items[kSlots]; };
+
+  __device__ __forceinline__ static int slot(int i) { return kPad ? i + i / 32 : i; }
+
+  // Loads count (<= 32*VT, may be 0 or negative) items from src; slots past
+  // count get fill.
+  __device__ __forceinline__ static void load_blocked(const T* __restrict__ src, int count,
+                                                      T fill, T (&x)[VT], Storage& s) {
+    const int lane = threadIdx.x % 32;
+    T v[VT];
+    if (count >= kItems) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) v[i] = src[i * 32 + lane];
+    } else {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) v[i] = i * 32 + lane < count ? src[i * 32 + lane] : fill;
+    }
+#pragma unroll
+    for (int i = 0; i < VT; ++i) s.items[slot(i * 32 + lane)] = v[i];
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < VT; ++i) x[i] = s.items[slot(lane * VT + i)];
+  }
+
+  // Stores the first count items of the warp's blocked x to dst.
+  __device__ __forceinline__ static void store_blocked(const T (&x)[VT], int count,
+                                                       T* __restrict__ dst, Storage& s) {
+    const int lane = threadIdx.x % 32;
+    __syncwarp();  // every lane has read its load_blocked items
+#pragma unroll
+    for (int i = 0; i < VT; ++i) s.items[slot(lane * VT + i)] = x[i];
+    __syncwarp();
+    if (count >= kItems) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) dst[i * 32 + lane] = s.items[slot(i * 32 + lane)];
+    } else {
+#pragma unroll
+      for (int i = 0; i < VT; ++i)
+        if (i * 32 + lane < count) dst[i * 32 + lane] = s.items[slot(i * 32 + lane)];
+    }
+  }
+};
+
 }  // namespace tb

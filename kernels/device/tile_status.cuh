@@ -2,14 +2,14 @@
 //
 // Each tile publishes its aggregate (AGGREGATE) as soon as it is reduced and
 // its inclusive prefix (PREFIX) once known; successors read a window of 32
-// predecessors per step. Types of up to 4 bytes pack status and value into
-// one 64-bit word written with a single relaxed atomic store, so a reader
-// sees both or neither. Wider types keep them apart: the value is stored
-// first and the status released after it; a reader acquires the status
-// before reading the value.
+// predecessors per step. Status and value share one word, written and read
+// with one relaxed access, so a reader sees both or neither and needs no
+// acquire or second, dependent load: 8 bytes for types of up to 4 bytes, 16
+// bytes (a v2.u64 access, as CUB does on sm_90) for 8-byte types.
 #pragma once
 
 #include <cuda/atomic>
+#include <string.h>
 
 #include "kernels/device/cta_reduce.cuh"
 
@@ -17,11 +17,21 @@ namespace tb {
 
 enum TileStatus : unsigned { kInvalid = 0, kAggregate = 1, kPrefix = 2 };
 
-template <typename T, bool kPacked = (sizeof(T) <= 4)>
+// How long a look-back waits: first_ns once after the tile posts its
+// aggregate (about the time a predecessor's prefix takes to reach L2), then
+// poll_ns between polls, doubling up to poll_max_ns. Zeros spin.
+struct LookBackDelay {
+  unsigned first_ns, poll_ns, poll_max_ns;
+};
+// Exponential back-off from 32 ns: thousands of warps spinning on L2 take
+// bandwidth from the tiles' own loads and stores.
+constexpr LookBackDelay kBackOff{0, 32, 512};
+
+template <typename T, int kBytes = (sizeof(T) <= 4 ? 8 : 16)>
 struct TileStatusArray;
 
 template <typename T>
-struct TileStatusArray<T, true> {
+struct TileStatusArray<T, 8> {
   unsigned long long* words;  // zeroed (kInvalid) before the launch
 
   static size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(unsigned long long); }
@@ -44,52 +54,50 @@ struct TileStatusArray<T, true> {
 };
 
 template <typename T>
-struct TileStatusArray<T, false> {
-  unsigned* status;  // zeroed (kInvalid) before the launch
-  T* aggregate;
-  T* prefix;
+struct TileStatusArray<T, 16> {
+  static_assert(sizeof(T) == 8, "16-byte status words hold 8-byte values");
+  struct alignas(16) Word { unsigned long long status, value; };
+  Word* words;  // zeroed (kInvalid) before the launch
 
-  static size_t bytes(int64_t tiles) {
-    return align(size_t(tiles) * sizeof(unsigned)) + 2 * size_t(tiles) * sizeof(T);
-  }
-  static size_t align(size_t b) { return (b + 255) / 256 * 256; }
-  void bind(void* p, int64_t tiles) {
-    status = static_cast<unsigned*>(p);
-    aggregate = reinterpret_cast<T*>(static_cast<char*>(p) + align(size_t(tiles) * sizeof(unsigned)));
-    prefix = aggregate + tiles;
-  }
-  // Only the status words need zeroing.
-  static size_t status_bytes(int64_t tiles) { return size_t(tiles) * sizeof(unsigned); }
+  static size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(Word); }
+  static size_t status_bytes(int64_t tiles) { return bytes(tiles); }
+  void bind(void* p, int64_t) { words = static_cast<Word*>(p); }
 
   __device__ __forceinline__ void publish(int64_t tile, TileStatus st, T value) const {
-    (st == kPrefix ? prefix : aggregate)[tile] = value;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> s(status[tile]);
-    s.store(st, cuda::memory_order_release);
+    unsigned long long bits;
+    memcpy(&bits, &value, sizeof(T));
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(words + tile),
+                 "l"(static_cast<unsigned long long>(st)), "l"(bits)
+                 : "memory");
   }
   __device__ __forceinline__ TileStatus read(int64_t tile, T* value) const {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> s(status[tile]);
-    TileStatus st = static_cast<TileStatus>(s.load(cuda::memory_order_acquire));
-    if (st != kInvalid) *value = (st == kPrefix ? prefix : aggregate)[tile];
-    return st;
+    unsigned long long st, bits;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(st), "=l"(bits)
+                 : "l"(words + tile)
+                 : "memory");
+    memcpy(value, &bits, sizeof(T));
+    return static_cast<TileStatus>(st);
   }
 };
 
 // Warp 0 finds the exclusive prefix of `tile` (> 0) from its predecessors'
 // published aggregates and prefixes, 32 tiles per step, nearest first.
 template <tb_op OP, typename T>
-__device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
+__device__ T look_back(const TileStatusArray<T>& status, int64_t tile,
+                       LookBackDelay delay = kBackOff) {
   const int lane = threadIdx.x % 32;
   const T identity = Op<OP>::template identity<T>();
+  if (delay.first_ns) __nanosleep(delay.first_ns);
   T prefix = identity;
   for (int64_t nearest = tile - 1;; nearest -= 32) {
     const int64_t pred = nearest - (31 - lane);  // lane 31 reads the nearest
     T value = identity;
     TileStatus st = kPrefix;  // nothing before tile 0
     if (pred >= 0) st = status.read(pred, &value);
-    // Back off between polls: thousands of warps spinning on L2 otherwise
-    // take bandwidth from the tiles' own loads and stores.
-    for (unsigned delay = 32; __any_sync(kFullMask, st == kInvalid); delay = min(2 * delay, 512u)) {
-      __nanosleep(delay);
+    for (unsigned wait = delay.poll_ns; __any_sync(kFullMask, st == kInvalid);
+         wait = min(2 * wait, delay.poll_max_ns)) {
+      if (wait) __nanosleep(wait);
       if (st == kInvalid) st = status.read(pred, &value);
     }
     const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
@@ -98,6 +106,23 @@ __device__ T look_back(const TileStatusArray<T>& status, int64_t tile) {
     prefix = Op<OP>::apply(window, prefix);
     if (prefixes) return prefix;
   }
+}
+
+// The whole protocol for one tile, run by warp 0: post the tile's aggregate,
+// look back, post its inclusive prefix. Returns the tile's exclusive prefix
+// in every lane (the identity for tile 0).
+template <tb_op OP, typename T>
+__device__ __forceinline__ T look_back_publish(const TileStatusArray<T>& status, int64_t tile,
+                                               T tile_total, LookBackDelay delay = kBackOff) {
+  const bool leader = threadIdx.x == 0;
+  if (tile == 0) {
+    if (leader) status.publish(0, kPrefix, tile_total);
+    return Op<OP>::template identity<T>();
+  }
+  if (leader) status.publish(tile, kAggregate, tile_total);
+  const T prefix = look_back<OP>(status, tile, delay);
+  if (leader) status.publish(tile, kPrefix, Op<OP>::apply(prefix, tile_total));
+  return prefix;
 }
 
 }  // namespace tb
