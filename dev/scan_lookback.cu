@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -227,8 +228,30 @@ void family(const char* tname, int lg) {
   CK(cudaFree(c.scratch));
 }
 
+// --ncu: one launch each of the previous design (CTA-wide transposes,
+// back-off) and the library's (per-warp transposes, fixed delay, 128x31) at
+// 2^26, int32 and int64, for ncu --kernel-name regex:scan_kernel.
+void profile_once() {
+  const int64_t n = int64_t(1) << 26;
+  void *in, *out, *scratch;
+  CK(cudaMalloc(&in, n * 8));
+  CK(cudaMalloc(&out, n * 8));
+  CK(cudaMalloc(&scratch, (n / 32 + 1) * 16));
+  CK(cudaMemset(in, 0, n * 8));
+  run_tb<int, 256, 15, false>((const int*)in, (int*)out, n, scratch, kBackOff, 0);
+  run_tb<int, 128, 31>((const int*)in, (int*)out, n, scratch, LookBackDelay{3000, 1000, 1000}, 0);
+  run_tb<long long, 256, 15, false>((const long long*)in, (long long*)out, n, scratch, kBackOff, 0);
+  run_tb<long long, 128, 31>((const long long*)in, (long long*)out, n, scratch,
+                             LookBackDelay{3000, 1000, 1000}, 0);
+  CK(cudaDeviceSynchronize());
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (argc > 1 && std::string(argv[1]) == "--ncu") {
+    profile_once();
+    return 0;
+  }
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(atoi(argv[i]));
   if (sizes.empty()) sizes = {24, 26, 28};
