@@ -49,34 +49,38 @@ tb_status tb_device_get(tb_device_info *out) {
   return TB_OK;
 }
 
-/* The residency cache: open addressing over (device, kernel, nt), one lock.
- * A full table still answers, uncached. */
+/* The residency cache: open addressing over (device, kernel, nt, dynamic
+ * shared bytes), one lock. A full table still answers, uncached. */
 enum { kResidencySlots = 4096 };
 typedef struct residency_entry {
   const void *kernel; /* NULL: empty */
   int device, nt, per_sm, sm_count;
+  size_t shared;
 } residency_entry;
 static residency_entry residency_table[kResidencySlots];
 static pthread_mutex_t residency_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static residency_entry *residency_slot(const void *kernel, int device, int nt) {
+static residency_entry *residency_slot(const void *kernel, int device, int nt, size_t shared) {
   uint64_t h = (uint64_t)(uintptr_t)kernel * 0x9e3779b97f4a7c15ull ^ (uint64_t)device << 40 ^
-               (uint64_t)nt;
+               (uint64_t)nt ^ (uint64_t)shared << 12;
   h ^= h >> 29;
   for (int probe = 0; probe < kResidencySlots; ++probe) {
     residency_entry *e = &residency_table[(h + (uint64_t)probe) % kResidencySlots];
-    if (!e->kernel || (e->kernel == kernel && e->device == device && e->nt == nt)) return e;
+    if (!e->kernel ||
+        (e->kernel == kernel && e->device == device && e->nt == nt && e->shared == shared))
+      return e;
   }
   return NULL;
 }
 
-tb_status tb_kernel_residency(const void *kernel, int nt, int *per_sm, int *sm_count) {
+tb_status tb_kernel_residency(const void *kernel, int nt, size_t shared, int *per_sm,
+                              int *sm_count) {
   if (!kernel || !per_sm || !sm_count)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_kernel_residency: kernel or an output is NULL");
   int device = 0;
   TB_CUDA_TRY(cudaGetDevice(&device));
   pthread_mutex_lock(&residency_lock);
-  residency_entry *e = residency_slot(kernel, device, nt);
+  residency_entry *e = residency_slot(kernel, device, nt, shared);
   const residency_entry found = e ? *e : (residency_entry){0};
   pthread_mutex_unlock(&residency_lock);
   if (found.kernel) {
@@ -86,12 +90,12 @@ tb_status tb_kernel_residency(const void *kernel, int nt, int *per_sm, int *sm_c
   }
   int blocks = 0, sms = 0;
   TB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, nt, 0));
+  TB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, nt, shared));
   *per_sm = blocks;
   *sm_count = sms;
   pthread_mutex_lock(&residency_lock);
-  e = residency_slot(kernel, device, nt);
-  if (e) *e = (residency_entry){kernel, device, nt, *per_sm, sms};
+  e = residency_slot(kernel, device, nt, shared);
+  if (e) *e = (residency_entry){kernel, device, nt, *per_sm, sms, shared};
   pthread_mutex_unlock(&residency_lock);
   return TB_OK;
 }

@@ -51,11 +51,13 @@ typedef struct tb_device_info {
 tb_status tb_device_get(tb_device_info *out);
 
 /* How many CTAs of `kernel` (the address of a __global__ function) with nt
- * threads and no dynamic shared memory fit on one SM of the current device
- * (*per_sm; 0 when one does not fit), and that device's SM count (*sm_count). Kept per
- * (device, kernel, nt): the occupancy query costs more than a small launch,
- * and a process may switch between GPU models. Safe for concurrent callers. */
-tb_status tb_kernel_residency(const void *kernel, int nt, int *per_sm, int *sm_count);
+ * threads and `shared` bytes of dynamic shared memory fit on one SM of the
+ * current device (*per_sm; 0 when one does not fit), and that device's SM
+ * count (*sm_count). Kept per (device, kernel, nt, shared): the occupancy
+ * query costs more than a small launch, and a process may switch between GPU
+ * models. Safe for concurrent callers. */
+tb_status tb_kernel_residency(const void *kernel, int nt, size_t shared, int *per_sm,
+                              int *sm_count);
 
 /* tb_buffer (a device allocation that remembers its size) and tb_buffer_free
  * are in kernels/tilebench_base.h. Releases what b held, then allocates. 0 bytes succeeds with ptr NULL. On

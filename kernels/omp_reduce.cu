@@ -421,7 +421,7 @@ tb_status residency(tb_omp_method method, int nt, int* per_sm, int* sm_count) {
   const void* kernel = method == TB_OMP_ATOMICS
                            ? reinterpret_cast<const void*>(region_atomics_kernel<VT>)
                            : reinterpret_cast<const void*>(region_kernel<VT, true>);
-  return tb_kernel_residency(kernel, nt, per_sm, sm_count);
+  return tb_kernel_residency(kernel, nt, 0, per_sm, sm_count);
 }
 
 }  // namespace

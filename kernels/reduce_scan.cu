@@ -195,14 +195,13 @@ scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
 // ---- host side ----------------------------------------------------------
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-constexpr LookBackDelay kFixedDelay{3000, 1000, 1000};
 size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // CTAs of `kernel` that fit on the device at once.
 template <auto kKernel>
 tb_status resident_ctas(int nt, int* out) {
   int per_sm = 0, sms = 0;
-  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kKernel), nt, &per_sm, &sms));
+  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kKernel), nt, 0, &per_sm, &sms));
   *out = sms * std::max(per_sm, 1);
   return TB_OK;
 }
@@ -255,10 +254,8 @@ tb_status scan_lookback_run(const T* in, T* out, int64_t n, bool inclusive, T* d
   if (!scratch) return TB_OK;  // size query
   if (n == 0) return write_value(identity<OP>(), d_total, stream);
 
-  // A grid of more than one wave waits a fixed time before and between
-  // polls: a predecessor is rarely done sooner, and fewer polls leave L2 to
-  // the tiles' loads and stores (3 and 1 us measured best on the H100, see
-  // NOTES.md). In one wave every tile starts at once, and waiting only costs.
+  // A grid of more than one wave waits a fixed time (kFixedDelay); in one
+  // wave every tile starts at once, and waiting only costs.
   int resident = 0;
   TB_TRY((resident_ctas<scan_lookback_kernel<OP, NT, VT>>(NT, &resident)));
   const LookBackDelay delay = tiles > resident ? kFixedDelay : kBackOff;

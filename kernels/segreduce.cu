@@ -3,15 +3,15 @@
 // operator that fits it and every box of kernels/segreduce_grid.def. The
 // build compiles this file once per type.
 //
-// Every kernel is a front-end over kernels/device/cta_segreduce.cuh: it
-// produces the tile's values in thread order and their local rows, and the
-// core reduces them and stores the results; a fix-up pass then carries
-// across tiles. The
-// front-ends differ only in where those come from:
+// The csr and apply kernels are front-ends over kernels/device/
+// cta_segreduce.cuh: each produces the tile's values in thread order and
+// their local rows, and the core reduces them and stores the results; a
+// fix-up pass then carries across tiles. They differ only in where those
+// come from:
 //   csr:    values loaded striped (or gathered through sources), rows by
 //           flattening the tile's CSR slice;
-//   apply:  values striped, rows from the preprocessed thread codes;
-//   by key: values striped, rows from the runs of equal keys.
+//   apply:  values striped, rows from the preprocessed thread codes.
+// Reduce-by-key is one pass of its own (kernels/device/cta_reduce_by_key.cuh).
 // SpMV is the csr and apply front-ends with x[cols[m]] (times the matrix
 // entry) as the value of item m.
 #include <stdint.h>
@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "core/cuda.h"
+#include "kernels/device/cta_reduce_by_key.cuh"
 #include "kernels/device/cta_segreduce.cuh"
 #include "kernels/device/tile_io.cuh"
 #include "kernels/segreduce_dispatch.h"
@@ -200,37 +201,21 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
   K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
-// Reduce-by-key in one pass: the runs of the tile's keys (with the look-back
-// on run counts that places them), then the values reduced over them.
+// Reduce-by-key in one pass (kernels/device/cta_reduce_by_key.cuh): runs
+// found by a discontinuity test, a scan of (run ends, value) pairs with a
+// look-back over one 16-byte word per tile, runs stored from the tile. The
+// tile's shared memory is dynamic: large boxes of 8-byte values need more
+// than the static 48 KiB.
 template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int count,
-              TileStatusArray<int> counts, TileCarries<T> carries,
-              int* __restrict__ keys_out, T* __restrict__ values_out, int* __restrict__ d_num) {
-  using K = Tile<OP, NT, VT>;
-  using Runs = CtaKeyRuns<NT, VT>;
-  __shared__ union {
-    typename Runs::Storage runs;
-    typename K::Shared values;
-  } u;
-  __shared__ typename K::Seg::Storage seg;
-  const int64_t tile = blockIdx.x;
-  const int first = int(tile * K::kTile);
-  T v[VT];
-  load_striped<TB_SEG_VALUES, OP, NT, VT>(Inputs{values, nullptr, nullptr, 0}, first, count, v);
-  const typename Runs::Runs runs = Runs::find(keys, count, tile, counts, keys_out, u.runs);
-  if (threadIdx.x == 0 && tile == gridDim.x - 1 && d_num) *d_num = runs.base + runs.total;
-  __syncthreads();  // every key read before the values reuse the storage
-  T x[VT];
-  K::Transpose::blocked_from_striped(v, x, u.values.transpose);
-  if (runs.total == 0) {
-    K::Carry::run(x, carries, tile, u.values.carry);
-    return;
-  }
-  int rows[VT + 1];
-  expand_flags_to_rows<VT>(runs.row, runs.flags, rows);
-  const SegRange r = {runs.base, runs.total, 0, runs.fresh, true};
-  K::Seg::reduce_to_global(x, rows, r, count, carries, tile, values_out, u.values.partials, seg);
+              RunStatusArray<T> status, LookBackDelay delay, int* __restrict__ keys_out,
+              T* __restrict__ values_out, int* __restrict__ d_num) {
+  using K = CtaReduceByKey<OP, T, NT, VT>;
+  extern __shared__ __align__(16) unsigned char by_key_shared[];
+  // More runs than threads: staged through shared memory, coalesced.
+  K::run(keys, values, count, keys_out, values_out, d_num, status, delay, NT,
+         *reinterpret_cast<typename K::Storage*>(by_key_shared));
 }
 
 // out[s] = tmp[rank[s]] for a non-empty segment, the identity for an empty
@@ -334,15 +319,24 @@ tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out,
     if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int), stream));
     return TB_OK;
   }
-  TileStatusArray<int> counts;
-  counts.bind(scratch, tiles);
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
-  const TileCarries<T> carries =
-      carries_of(static_cast<char*>(scratch) + tb_seg_count_status_bytes(tiles), tiles);
-  by_key_kernel<OP, NT, VT><<<tiles, NT, 0, stream>>>(keys, values, count, counts, carries,
-                                                      keys_out, values_out, d_num);
+  auto kernel = by_key_kernel<OP, NT, VT>;
+  constexpr int kShared = sizeof(typename CtaReduceByKey<OP, T, NT, VT>::Storage);
+  if (kShared > 48 * 1024)
+    TB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  // As the scan: a fixed look-back delay on grids of more than one wave.
+  int per_sm = 0, sms = 0;
+  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kernel), NT, kShared, &per_sm, &sms));
+  const LookBackDelay delay = tiles > per_sm * sms ? kFixedDelay : kBackOff;
+  // The caller's status area holds 8 (counts) + sizeof(T) + 4 (carries)
+  // bytes per tile, each part rounded up: at least the 16 this one needs.
+  static_assert(RunStatusArray<T>::bytes(1) <= 8 + sizeof(T) + 4, "by-key status outgrows its area");
+  RunStatusArray<T> status;
+  status.bind(scratch);
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, RunStatusArray<T>::bytes(tiles), stream));
+  kernel<<<tiles, NT, kShared, stream>>>(keys, values, count, status, delay, keys_out, values_out,
+                                         d_num);
   TB_CUDA_TRY(cudaGetLastError());
-  return fixup<OP>(carries, tiles, values_out, stream);
+  return TB_OK;
 }
 
 tb_status no_box(tb_launch_box box) {

@@ -62,16 +62,22 @@ int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap) {
 }
 
 /* From the generated table (kernels/tuned/): per type, the best geometric
- * mean over every average length of segreduce and reduce-by-key. */
+ * mean over every average length of segreduce (reduce_by_key for its own). */
 tb_launch_box tb_segreduce_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
   return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0);
 }
+tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
+  if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
+  return tb_tuned_box(TB_TUNED_REDUCE_BY_KEY, type, 0);
+}
 
+/* Resolves NULL / {0, 0} to def and rejects boxes outside the grid. */
 static tb_status resolve_box(const char *fn, tb_type t, const tb_launch_box *box,
-                             tb_launch_box *out) {
+                             tb_launch_box def, tb_launch_box *out) {
+  (void)t;
   if (!box || (box->nt == 0 && box->vt == 0)) {
-    *out = tb_segreduce_default_box(t);
+    *out = def;
     return TB_OK;
   }
   for (int i = 0; i < kGridSize; ++i)
@@ -246,7 +252,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, &b));
+  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
                          (int)num_segments, (int)count, support_empty, d_out};
   return run_csr(&p, b, scratch, stream);
@@ -270,7 +276,7 @@ tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, i
   static const char fn[] = "tb_spmv_csr_unary";
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, &b));
+  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -289,7 +295,7 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, &b));
+  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -319,7 +325,7 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
     TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
   }
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, &b));
+  TB_TRY(resolve_box(fn, type, box, tb_reduce_by_key_default_box(type), &b));
   const per_type *k = kernels_of(type);
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   carve c = {0, NULL};
@@ -403,7 +409,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
                    spmv ? "num_rows" : "num_segments"));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, &b));
+  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
   size_t scan_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
@@ -464,7 +470,7 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   TB_TRY(check_size(fn, "count", count, 0));
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, &b));
+  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   const size_t status_bytes = tb_seg_count_status_bytes(tiles);
   tb_seg_plan *p = NULL;

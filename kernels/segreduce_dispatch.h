@@ -70,7 +70,8 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 
 /* csr: the whole reduction over CSR (direct, or indirect with d_sources),
  * from limits. apply: the same from codes (direct only). reduce_by_key: in
- * one pass (status: tb_seg_count_status_bytes, then the value status).
+ * one pass; its status is the same area as csr's (tb_seg_count_status_bytes
+ * + tb_seg_status_bytes_<type>), of which it uses 16 bytes per tile.
  * fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty ones
  * (every s when d_rank is NULL). */
 #define TB_SEG_DECLARE(name)                                                                   \

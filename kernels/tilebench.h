@@ -326,6 +326,9 @@ tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
 tb_launch_box tb_segreduce_default_box(tb_type type);
+/* The one-pass tb_reduce_by_key has its own default (a box of the segreduce
+ * grid); its preprocess + apply form uses segreduce's. */
+tb_launch_box tb_reduce_by_key_default_box(tb_type type);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,9 @@ static void test_fixed_families(void) {
     snprintf(what, sizeof what, "segreduce %s", tb_type_name((tb_type)t));
     expect_in(grid, tb_segreduce_grid((tb_type)t, grid, kMax), tb_segreduce_default_box((tb_type)t),
               what);
+    snprintf(what, sizeof what, "reduce_by_key %s", tb_type_name((tb_type)t));
+    expect_in(grid, tb_segreduce_grid((tb_type)t, grid, kMax),
+              tb_reduce_by_key_default_box((tb_type)t), what);
   }
   const tb_launch_box omp = tb_omp_default_box();
   CU_ASSERT(omp.nt >= 1 && omp.nt <= 1024 && (omp.vt == 1 || omp.vt == 2 || omp.vt == 4 || omp.vt == 8));

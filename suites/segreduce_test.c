@@ -973,14 +973,15 @@ static void test_spmv_edges_and_large(void) {
 /* ---- real-valued data: the rounding bound -------------------------------------------- */
 
 /* Rounding depth of one segment's result on a box: a thread folds at most VT
- * items serially, the CTA's segmented scan adds at most 2 log2(NT) levels
- * (up- and down-sweep), and the look-back carry adds one rounding per tile
- * the segment crosses (at most every tile); 8 more for the final folds of
+ * items before the CTA scan and at most VT more after it (the walk to the
+ * segment's end), the CTA's scan adds at most 2 log2(NT) levels, the carry
+ * one rounding per tile the segment crosses, and a look-back 5 levels (a
+ * warp's reduction of 32 tiles) per 32 tiles; 8 more for the final folds of
  * carry-in and partial. */
 static int64_t rounding_depth(tb_launch_box b, int64_t count) {
   if (b.nt <= 0 || b.vt <= 0) return count + 1; /* no box: any order of count terms */
   const int64_t tile = (int64_t)b.nt * b.vt, tiles = (count + tile - 1) / tile;
-  return b.vt + 2 * ceil_log2(b.nt) + tiles + 8;
+  return 2 * b.vt + 2 * ceil_log2(b.nt) + tiles + 5 * (tiles / 32 + 1) + 8;
 }
 
 /* The same for a call with box; NULL (the tuned default, which the API may

@@ -9,8 +9,8 @@
  * throughput (G items/s):
  *   reduce, scan    per type: the fastest box (reduce; scan_exclusive, the
  *                   look-back scan);
- *   segreduce       per type: the best geometric mean over every average
- *                   segment length of segreduce and reduce_by_key;
+ *   segreduce,      per type: the best geometric mean over every average
+ *   reduce_by_key   segment length (of segreduce; of reduce_by_key);
  *   omp_reduce      one box: the best geometric mean over the clauses swept;
  *   lbs, expand,    per average count (seg): the fastest box; the library
  *   move            takes the row of the nearest swept count (gather and
@@ -201,8 +201,12 @@ int main(int argc, char **argv) {
     ok &= emit(&s[1], "SCAN", &q, kTypeEnums[t], 0);
   }
   for (int t = 0; t < 4; ++t) {
-    const selection q = {{"segreduce", "reduce_by_key"}, kTypes[t], -2};
+    const selection q = {{"segreduce", NULL}, kTypes[t], -2};
     ok &= emit(&s[2], "SEGREDUCE", &q, kTypeEnums[t], 0);
+  }
+  for (int t = 0; t < 4; ++t) {
+    const selection q = {{"reduce_by_key", NULL}, kTypes[t], -2};
+    ok &= emit(&s[2], "REDUCE_BY_KEY", &q, kTypeEnums[t], 0);
   }
   const selection omp = {{"omp_reduce", NULL}, NULL, -2};
   ok &= emit(&s[3], "OMP", &omp, "TB_TYPE_ANY", 0);

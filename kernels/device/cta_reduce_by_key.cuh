@@ -84,7 +84,7 @@ struct RunStatusArray {
   struct alignas(16) Word { unsigned long long head, value; };
   Word* words;  // zeroed (kInvalid) before the launch
 
-  static size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(Word); }
+  static constexpr size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(Word); }
   void bind(void* p) { words = static_cast<Word*>(p); }
 
   __device__ __forceinline__ void publish(int64_t tile, TileStatus st, RunPair<T> x) const {
