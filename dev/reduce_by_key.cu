@@ -21,16 +21,9 @@
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
 
+#include "dev/dev_util.cuh"
 #include "kernels/device/cta_reduce_by_key.cuh"
 
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                           \
-    }                                                                                    \
-  } while (0)
 
 using namespace tb;
 
@@ -261,28 +254,6 @@ static bool check(const Ref<T>& ref, const int32_t* d_keys_out, const T* d_value
 }
 
 // ---- timing -------------------------------------------------------------------------
-
-template <class F>
-static float median_ms(F&& f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int r = 0; r < reps + 1; ++r) {  // the first is the warm-up
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float t;
-    CK(cudaEventElapsedTime(&t, a, b));
-    if (r) ms.push_back(t);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  if (ms.empty()) return 0;
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // Device buffers for the largest case of a run of cases.
 struct Dev {

@@ -18,18 +18,11 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "dev/dev_util.cuh"
 #include "kernels/device/cta_scan.cuh"
 #include "kernels/device/tile_io.cuh"
 #include "kernels/device/tile_status.cuh"
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                         \
-    }                                                                                  \
-  } while (0)
 
 using namespace tb;
 
@@ -108,46 +101,22 @@ float run_tb(const T* in, T* out, int64_t n, void* scratch, LookBackDelay delay,
   const int64_t tiles = (n + kTile - 1) / kTile;
   TileStatusArray<T> status;
   status.bind(scratch, tiles);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int r = 0; r < reps + 1; ++r) {
-    CK(cudaEventRecord(a));
-    CK(cudaMemsetAsync(scratch, 0, TileStatusArray<T>::bytes(tiles)));
-    if (kWarpIO)
-      scan_kernel<T, NT, VT><<<unsigned(tiles), NT>>>(in, out, n, status, delay, false);
-    else
-      scan_kernel_cta<T, NT, VT><<<unsigned(tiles), NT>>>(in, out, n, status, delay, false);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float t;
-    CK(cudaEventElapsedTime(&t, a, b));
-    if (r) ms.push_back(t);
-  }
+  const float ms = median_ms(
+      [&] {
+        CK(cudaMemsetAsync(scratch, 0, TileStatusArray<T>::bytes(tiles)));
+        if (kWarpIO)
+          scan_kernel<T, NT, VT><<<unsigned(tiles), NT>>>(in, out, n, status, delay, false);
+        else
+          scan_kernel_cta<T, NT, VT><<<unsigned(tiles), NT>>>(in, out, n, status, delay, false);
+      },
+      reps);
   CK(cudaGetLastError());
-  if (ms.empty()) return 0;
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return ms;
 }
 
 template <typename T>
 float run_cub(const T* in, T* out, int64_t n, void* scratch, size_t bytes, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int r = 0; r < reps + 1; ++r) {
-    CK(cudaEventRecord(a));
-    CK(cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, n));
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float t;
-    CK(cudaEventElapsedTime(&t, a, b));
-    if (r) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return median_ms([&] { CK(cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, n)); }, reps);
 }
 
 template <typename T>

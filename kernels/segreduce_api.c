@@ -73,9 +73,8 @@ tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
 }
 
 /* Resolves NULL / {0, 0} to def and rejects boxes outside the grid. */
-static tb_status resolve_box(const char *fn, tb_type t, const tb_launch_box *box,
-                             tb_launch_box def, tb_launch_box *out) {
-  (void)t;
+static tb_status resolve_box(const char *fn, const tb_launch_box *box, tb_launch_box def,
+                             tb_launch_box *out) {
   if (!box || (box->nt == 0 && box->vt == 0)) {
     *out = def;
     return TB_OK;
@@ -252,7 +251,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
                          (int)num_segments, (int)count, support_empty, d_out};
   return run_csr(&p, b, scratch, stream);
@@ -276,7 +275,7 @@ tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, i
   static const char fn[] = "tb_spmv_csr_unary";
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -295,7 +294,7 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -325,7 +324,7 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
     TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
   }
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, tb_reduce_by_key_default_box(type), &b));
+  TB_TRY(resolve_box(fn, box, tb_reduce_by_key_default_box(type), &b));
   const per_type *k = kernels_of(type);
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   carve c = {0, NULL};
@@ -409,7 +408,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
                    spmv ? "num_rows" : "num_segments"));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
   size_t scan_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
@@ -470,7 +469,7 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   TB_TRY(check_size(fn, "count", count, 0));
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   const size_t status_bytes = tb_seg_count_status_bytes(tiles);
   tb_seg_plan *p = NULL;
