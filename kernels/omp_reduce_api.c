@@ -133,20 +133,24 @@ static tb_status resolve_box(const tb_launch_box *box, tb_launch_box *out) {
 }
 
 /* num_blocks, or one block per resident slot, but no more blocks than tiles. */
-static tb_status choose_blocks(tb_omp_method method, tb_launch_box b, int64_t n,
+static tb_status choose_blocks(const tb_omp_clause *clause, const tb_omp_var *vars,
+                               tb_omp_method method, bool generated, tb_launch_box b, int64_t n,
                                int64_t num_blocks, int64_t *out) {
   if (num_blocks > 0) {
     *out = num_blocks;
     return TB_OK;
   }
   int per_sm = 0, sm_count = 0;
-  TB_TRY(tb_omp_residency(method, b.nt, b.vt, &per_sm, &sm_count));
+  TB_TRY(tb_omp_residency(clause, method, generated, b.nt, b.vt, &per_sm, &sm_count));
   if (per_sm < 1)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: a block of %d threads (vt %d) does "
                    "not fit on an SM", b.nt, b.vt);
-  /* A tile is nt * vt vectors of 16 bytes: 4 * nt * vt items of the
-   * narrowest type. */
-  const int64_t tile = (int64_t)b.nt * b.vt * 4;
+  /* A tile is nt * vt vectors of 16 bytes: the widest variable's array has
+   * the most vectors, so it counts the tiles. */
+  size_t widest = 1;
+  for (int v = 0; v < clause->num_vars; ++v)
+    if (tb_type_size(vars[v].type) > widest) widest = tb_type_size(vars[v].type);
+  const int64_t tile = (int64_t)b.nt * b.vt * (int64_t)(16 / widest);
   const int64_t tiles = (n + tile - 1) / tile;
   const int64_t slots = (int64_t)per_sm * sm_count;
   *out = tiles < slots ? (tiles > 0 ? tiles : 1) : slots;
@@ -176,7 +180,7 @@ tb_status tb_omp_reduce(const tb_omp_var *vars, int num_vars, int64_t n, tb_omp_
   if (n == 0) return TB_OK; /* every variable keeps its value */
 
   int64_t blocks = 0;
-  TB_TRY(choose_blocks(method, b, n, num_blocks, &blocks));
+  TB_TRY(choose_blocks(&clause, vars, method, generated, b, n, num_blocks, &blocks));
   tb_buffer owned = {0};
   tb_buffer *partials = scratch ? scratch : &owned;
   if (method == TB_OMP_TREE)

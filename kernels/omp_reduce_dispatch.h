@@ -38,11 +38,14 @@ tb_status tb_omp_device_callbacks(tb_omp_callbacks *out);
 /* Bytes of one block's partial (the ReduceData). */
 size_t tb_omp_partial_bytes(void);
 /* Blocks of nt threads that fit on one SM of the current device (0: none),
- * and its SM count (tb_kernel_residency for the method's region kernel). */
-tb_status tb_omp_residency(tb_omp_method method, int nt, int vt, int *per_sm, int *sm_count);
-/* The region on `blocks` blocks; the tree path needs blocks partial slots.
- * generated: cb holds the generated callbacks, so the kernels may call them
- * directly (and inline them) instead of through the pointers. */
+ * and its SM count (tb_kernel_residency for the region kernel that
+ * tb_omp_launch runs for this clause, method and callbacks). */
+tb_status tb_omp_residency(const tb_omp_clause *clause, tb_omp_method method, bool generated,
+                           int nt, int vt, int *per_sm, int *sm_count);
+/* The region on `blocks` blocks; the tree path needs blocks partial slots
+ * of tb_omp_partial_bytes. generated: cb holds the generated callbacks, so
+ * the kernels may call them directly (and inline them) instead of through
+ * the pointers; a clause of one variable then runs kernels typed for it. */
 tb_status tb_omp_launch(const tb_omp_clause *clause, int64_t n, tb_omp_method method, int nt,
                         int vt, int64_t blocks, const tb_omp_callbacks *cb, bool generated,
                         void *partials, cudaStream_t stream);

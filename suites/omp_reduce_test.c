@@ -175,6 +175,22 @@ static void random_pairs(tb_rng *r, int k, pair *out) {
 static const pair kMixed[kMaxVars] = {
     {TB_DOUBLE, TB_OP_PLUS}, {TB_INT64, TB_OP_MAX}, {TB_FLOAT, TB_OP_MIN}, {TB_INT32, TB_OP_PLUS}};
 
+/* The clauses the block, grid and tiny-grid tests run: the mixed one (the
+ * kernels that walk a clause's codes) and each of its variables alone (the
+ * kernels typed for one variable); under a sanitizer, the mixed one and the
+ * double alone. */
+typedef struct {
+  int k;
+  const pair *p;
+} shape;
+enum { kShapes = kMaxVars + 1 };
+static int clause_shapes(shape *out) {
+  int count = 0;
+  out[count++] = (shape){kMaxVars, kMixed};
+  for (int v = 0; v < (tb_test.sanitizer ? 1 : kMaxVars); ++v) out[count++] = (shape){1, &kMixed[v]};
+  return count;
+}
+
 /* ---- warp level ------------------------------------------------------------ */
 
 /* Runs one warp algorithm over the masks, for clauses that between them
@@ -244,25 +260,29 @@ static void test_warp_dispersed(void) {
 /* ---- block level ------------------------------------------------------------ */
 
 /* One block of every size from 1 to 1024 (a sample under the sanitizer),
- * each with a vt drawn from the four, on the mixed clause: the block
+ * each with a vt drawn from the four, on each clause shape: the block
  * reduction alone decides the result. */
 static void test_block_sizes(void) {
   static const int sample[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 95, 96, 97, 500, 993, 1023, 1024};
   static const int vts[] = {1, 2, 4, 8};
-  clause c;
-  if (clause_make(&c, kMaxVars, kMixed, 5000, 1, 0xb10c)) {
+  shape sh[kShapes];
+  const int shapes = clause_shapes(sh);
+  for (int k = 0; k < shapes; ++k) {
+    clause c;
+    bool ok = clause_make(&c, sh[k].k, sh[k].p, 5000, 1, 0xb10c);
     tb_rng r;
     tb_rng_seed(&r, tb_test.seed ^ 0xb5u);
     tb_buffer scratch = {0};
     const int count = tb_test.sanitizer ? (int)(sizeof sample / sizeof *sample) : 1024;
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; ok && i < count; ++i) {
       const tb_launch_box box = {tb_test.sanitizer ? sample[i] : i + 1,
                                  vts[tb_rng_range(&r, 0, 3)]};
-      if (!run_clause(&c, TB_OMP_TREE, &box, 1, &scratch, "one block")) break;
+      ok = run_clause(&c, TB_OMP_TREE, &box, 1, &scratch, "one block");
     }
     tb_buffer_free(&scratch);
+    clause_free(&c);
+    if (!ok) break;
   }
-  clause_free(&c);
 }
 
 /* ---- cross-block level ---------------------------------------------------------- */
@@ -274,24 +294,27 @@ static void test_grids(void) {
   static const int64_t grids[] = {1, 2, 7, 132, 133, 264, 1000, 1057, 4096, 20000, 0};
   static const int nts[] = {33, 64, 96, 256, 1024};
   static const int64_t sizes[] = {1, 31, 1000, 65536 + 3, 1 << 20};
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed ^ 0x9a1du);
-  tb_buffer scratch = {0};
-  clause c;
+  shape sh[kShapes];
+  const int shapes = clause_shapes(sh);
   const int64_t max_n = tb_test.sanitizer ? 1 << 14 : 1 << 20;
-  if (clause_make(&c, kMaxVars, kMixed, max_n, 1, 0x6a1d)) {
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+  for (int k = 0; k < shapes; ++k) {
+    tb_rng r;
+    tb_rng_seed(&r, tb_test.seed ^ 0x9a1du);
+    tb_buffer scratch = {0};
+    clause c;
+    bool ok = clause_make(&c, sh[k].k, sh[k].p, max_n, 1, 0x6a1d);
+    for (size_t s = 0; ok && s < sizeof sizes / sizeof *sizes; ++s) {
       c.n = sizes[s] < max_n ? sizes[s] : max_n;
-      for (size_t g = 0; g < sizeof grids / sizeof *grids; ++g) {
+      for (size_t g = 0; ok && g < sizeof grids / sizeof *grids; ++g) {
         if (tb_test.sanitizer && grids[g] > 1057) continue;
         const tb_launch_box box = {nts[tb_rng_range(&r, 0, 4)], 1 << tb_rng_range(&r, 0, 3)};
-        if (!run_clause(&c, TB_OMP_TREE, &box, grids[g], &scratch, "grid")) goto done;
+        ok = run_clause(&c, TB_OMP_TREE, &box, grids[g], &scratch, "grid");
       }
     }
+    tb_buffer_free(&scratch);
+    clause_free(&c);
+    if (!ok) break;
   }
-done:
-  tb_buffer_free(&scratch);
-  clause_free(&c);
 }
 
 /* Grids smaller than the items left over around the 16-byte body: block
@@ -301,42 +324,40 @@ done:
 static void test_tiny_grids(void) {
   static const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 33, 66, 131};
   enum { kSizes = sizeof sizes / sizeof *sizes, kMaxOff = 3 };
-  clause c;
-  if (!clause_make(&c, kMaxVars, kMixed, 131 + kMaxOff, 1, 0x7109)) {
+  shape sh[kShapes];
+  const int shapes = clause_shapes(sh);
+  for (int k = 0; k < shapes; ++k) {
+    clause c;
+    bool ok = clause_make(&c, sh[k].k, sh[k].p, 131 + kMaxOff, 1, 0x7109);
+    tb_buffer scratch = {0};
+    for (int off = 0; ok && off <= kMaxOff; ++off)
+      for (int nt = 1; ok && nt <= 8; ++nt)
+        for (int64_t blocks = 0; ok && blocks <= 3; ++blocks)
+          for (int s = 0; ok && s < kSizes; ++s)
+            for (int m = 0; ok && m < 2; ++m) {
+              if (tb_test.sanitizer && (s % 3 != off % 3 || nt % 2 == blocks % 2)) continue;
+              const tb_launch_box box = {nt, 1 << (s % 4)};
+              tb_omp_var vars[kMaxVars];
+              clause_vars(&c, vars);
+              /* The 8-byte variables start off a 16-byte boundary at odd offsets. */
+              for (int v = 0; v < c.k; ++v)
+                vars[v].d_in = (const char *)vars[v].d_in + off * (int64_t)tb_type_size(c.p[v].t);
+              char what[200];
+              snprintf(what, sizeof what, "tiny grid: %s vars=%d n=%lld start +%d box=%dx%d blocks=%lld",
+                       m ? "atomics" : "tree", c.k, (long long)sizes[s], off, box.nt, box.vt,
+                       (long long)blocks);
+              void *got[kMaxVars] = {0};
+              ok = clause_reset(&c) &&
+                   TB_ASSERT_OK(tb_omp_reduce(vars, c.k, sizes[s], m ? TB_OMP_ATOMICS : TB_OMP_TREE,
+                                              NULL, &box, blocks, &scratch, 0),
+                                what) &&
+                   clause_fetch(&c, got) && check_slot(&c, got, 0, off, sizes[s], 0, what);
+              results_free(got);
+            }
+    tb_buffer_free(&scratch);
     clause_free(&c);
-    return;
+    if (!ok) break;
   }
-  tb_buffer scratch = {0};
-  for (int off = 0; off <= kMaxOff; ++off)
-    for (int nt = 1; nt <= 8; ++nt)
-      for (int64_t blocks = 0; blocks <= 3; ++blocks)
-        for (int s = 0; s < kSizes; ++s)
-          for (int m = 0; m < 2; ++m) {
-            if (tb_test.sanitizer && (s % 3 != off % 3 || nt % 2 == blocks % 2)) continue;
-            const tb_launch_box box = {nt, 1 << (s % 4)};
-            tb_omp_var vars[kMaxVars];
-            clause_vars(&c, vars);
-            /* The 8-byte variables start off a 16-byte boundary at odd offsets. */
-            for (int v = 0; v < kMaxVars; ++v)
-              vars[v].d_in = (const char *)vars[v].d_in + off * (int64_t)tb_type_size(c.p[v].t);
-            char what[200];
-            snprintf(what, sizeof what, "tiny grid: %s n=%lld start +%d box=%dx%d blocks=%lld",
-                     m ? "atomics" : "tree", (long long)sizes[s], off, box.nt, box.vt,
-                     (long long)blocks);
-            void *got[kMaxVars] = {0};
-            const bool ok =
-                clause_reset(&c) &&
-                TB_ASSERT_OK(tb_omp_reduce(vars, kMaxVars, sizes[s],
-                                           m ? TB_OMP_ATOMICS : TB_OMP_TREE, NULL, &box, blocks,
-                                           &scratch, 0),
-                             what) &&
-                clause_fetch(&c, got) && check_slot(&c, got, 0, off, sizes[s], 0, what);
-            results_free(got);
-            if (!ok) goto done;
-          }
-done:
-  tb_buffer_free(&scratch);
-  clause_free(&c);
 }
 
 /* ---- types, operators, clauses ---------------------------------------------------- */
