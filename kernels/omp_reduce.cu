@@ -332,11 +332,11 @@ __global__ void region_kernel(tb_omp_clause clause, int64_t n, ShuffleReduceFn s
     store_partial(&d, sizeof d, partials, blockIdx.x);
 }
 
-// The final combine, one block. It runs after region_kernel in the same
-// stream: on sm_90, as on every CUDA GPU, a kernel starts only after the
-// previous kernel in its stream has completed and its global writes are
-// visible device-wide, so every partial is here, whole, without a fence,
-// atomic counter or flag. That stream order is all the combine relies on.
+// The final combine, one block. It reads the partials only after
+// wait_for_region, that is after region_kernel, the previous kernel in its
+// stream, has completed and its global writes are visible device-wide (as
+// plain stream order gives where there is no dependent launch), so every
+// partial is here, whole, without a fence, atomic counter or flag.
 template <bool kGenerated>
 __global__ void combine_kernel(tb_omp_clause clause, const ReduceData* partials,
                                int64_t num_slots, ShuffleReduceFn shuffle, InterWarpCopyFn copy) {
