@@ -29,11 +29,11 @@ using namespace tb;
 
 // ---- kernel and launch -------------------------------------------------------------
 
-template <tb_op OP, typename T, int NT, int VT, bool kKeepValues>
+template <tb_op OP, typename T, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 rbk_kernel(const int32_t* keys, const T* values, int count, int32_t* keys_out, T* values_out,
            int32_t* num_out, RunStatusArray<T> status, LookBackDelay delay, int stage_above) {
-  using Cta = CtaReduceByKey<OP, T, NT, VT, kKeepValues>;
+  using Cta = CtaReduceByKey<OP, T, NT, VT>;
   __shared__ typename Cta::Storage s;
   Cta::run(keys, values, count, keys_out, values_out, num_out, status, delay, stage_above, s);
 }
@@ -65,11 +65,10 @@ struct Args {
   void* scratch;
   size_t scratch_bytes;
   LookBackDelay delay;
-  int stage_above;   // -1: NT (stage tiles of more runs than threads)
-  bool keep_values;  // values in registers across the scan (first box, plus only)
+  int stage_above;  // -1: NT (stage tiles of more runs than threads)
 };
 
-template <tb_op OP, typename T, int NT, int VT, bool kKeepValues = false>
+template <tb_op OP, typename T, int NT, int VT>
 void launch(const Args& a) {
   if (a.count == 0) {
     if (a.num) CK(cudaMemsetAsync(a.num, 0, sizeof(int32_t)));
@@ -84,7 +83,7 @@ void launch(const Args& a) {
   }
   status.bind(a.scratch);
   CK(cudaMemsetAsync(a.scratch, 0, RunStatusArray<T>::bytes(tiles)));
-  rbk_kernel<OP, T, NT, VT, kKeepValues><<<unsigned(tiles), NT>>>(
+  rbk_kernel<OP, T, NT, VT><<<unsigned(tiles), NT>>>(
       a.keys, static_cast<const T*>(a.values), a.count, a.keys_out, static_cast<T*>(a.values_out),
       a.num, status, a.delay, a.stage_above < 0 ? NT : a.stage_above);
   CK(cudaGetLastError());
@@ -97,18 +96,6 @@ void launch_box(Box b, const Args& a) {
   if (b.nt == NT_ && b.vt == VT_) {        \
     launch<OP, T, NT_, VT_>(a);            \
     return;                                \
-  }
-  if constexpr (OP == TB_OP_PLUS) {
-    if (a.keep_values) {
-      const Box b0 = sizeof(T) == 4 ? kBoxes4[0] : kBoxes8[0];
-      if (b.nt == b0.nt && b.vt == b0.vt) {
-        if constexpr (sizeof(T) == 4) launch<OP, T, 128, 15, true>(a);
-        else launch<OP, T, 128, 11, true>(a);
-        return;
-      }
-      fprintf(stderr, "values kept in registers: first box only\n");
-      exit(1);
-    }
   }
   if constexpr (sizeof(T) == 4) {
     TB_BOX(128, 15)
@@ -299,10 +286,10 @@ static const int kRunLengths[] = {1, 4, 16, 64, 256, 1024, 16384};
 
 template <typename T>
 static void row(const char* tname, int lg, int L, Box b, LookBackDelay d, int stage_above,
-                bool keep_values, const char* variant, Dev& dev, const Ref<T>& ref, int64_t n,
+                const char* variant, Dev& dev, const Ref<T>& ref, int64_t n,
                 float cub_ms) {
   Args a{dev.keys,    dev.values,        int(n), dev.keys_out, dev.values_out, dev.num,
-         dev.scratch, dev.scratch_bytes, d,      stage_above,  keep_values};
+         dev.scratch, dev.scratch_bytes, d,      stage_above};
   dev.poison(sizeof(T));
   launch_box<TB_OP_PLUS, T>(b, a);
   CK(cudaDeviceSynchronize());
@@ -354,11 +341,10 @@ static void family(const char* tname, int lg) {
         row(tname, lg, L, b, d, -1, false, "stage>NT", dev, ref, n, cub_ms);
     }
     // One change at a time on the first box: the output never / always
-    // staged; the values kept in registers across the scan.
+    // staged.
     const Box b0 = boxes_of<T>()[0];
-    row(tname, lg, L, b0, kBackOff, INT_MAX, false, "direct", dev, ref, n, cub_ms);
-    row(tname, lg, L, b0, kBackOff, 0, false, "staged", dev, ref, n, cub_ms);
-    row(tname, lg, L, b0, kBackOff, -1, true, "keepval", dev, ref, n, cub_ms);
+    row(tname, lg, L, b0, kBackOff, INT_MAX, "direct", dev, ref, n, cub_ms);
+    row(tname, lg, L, b0, kBackOff, 0, "staged", dev, ref, n, cub_ms);
   }
   dev.release();
 }
@@ -367,7 +353,7 @@ static void family(const char* tname, int lg) {
 
 template <tb_op OP, typename T>
 static bool random_case(Dev& dev, int64_t n, int L, Box b, LookBackDelay d, int stage_above,
-                        bool keep_values, bool keys_out, bool num_out, Rng& rng,
+                        bool keys_out, bool num_out, Rng& rng,
                         const char* tname) {
   std::vector<int32_t> hk;
   std::vector<T> hv;
@@ -382,13 +368,13 @@ static bool random_case(Dev& dev, int64_t n, int L, Box b, LookBackDelay d, int 
   dev.poison(sizeof(T));
   Args a{dev.keys,    dev.values,        int(n), keys_out ? dev.keys_out : nullptr,
          dev.values_out, num_out ? dev.num : nullptr, dev.scratch, dev.scratch_bytes, d,
-         stage_above, keep_values};
+         stage_above};
   launch_box<OP, T>(b, a);
   CK(cudaDeviceSynchronize());
   char what[160];
-  snprintf(what, sizeof what, "%s %s n=%lld L=%d %dx%d delay %u/%u/%u stage>%d%s%s%s", tname,
+  snprintf(what, sizeof what, "%s %s n=%lld L=%d %dx%d delay %u/%u/%u stage>%d%s%s", tname,
            OP == TB_OP_PLUS ? "plus" : "max", (long long)n, L, b.nt, b.vt, d.first_ns, d.poll_ns,
-           d.poll_max_ns, stage_above, keep_values ? " keepval" : "", keys_out ? "" : " no-keys",
+           d.poll_max_ns, stage_above, keys_out ? "" : " no-keys",
            num_out ? "" : " no-num");
   return check(ref, a.keys_out, static_cast<const T*>(dev.values_out), a.num, dev.cap, 64, what);
 }
@@ -403,10 +389,9 @@ static void random_type(const char* tname, int64_t n, int L, Rng& rng, Dev& dev,
   const int stage_choice = int(rng.below(3));
   const int stage_above = stage_choice == 0 ? -1 : stage_choice == 1 ? 0 : INT_MAX;
   const bool keys_out = rng.below(8) != 0, num_out = rng.below(8) != 0;
-  const bool keep = plus && b.nt == boxes[0].nt && b.vt == boxes[0].vt && rng.below(2);
-  const bool ok = plus ? random_case<TB_OP_PLUS, T>(dev, n, L, b, d, stage_above, keep, keys_out,
+  const bool ok = plus ? random_case<TB_OP_PLUS, T>(dev, n, L, b, d, stage_above, keys_out,
                                                     num_out, rng, tname)
-                       : random_case<TB_OP_MAX, T>(dev, n, L, b, d, stage_above, false, keys_out,
+                       : random_case<TB_OP_MAX, T>(dev, n, L, b, d, stage_above, keys_out,
                                                    num_out, rng, tname);
   ++*(ok ? pass : fail);
 }

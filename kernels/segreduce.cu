@@ -3,17 +3,20 @@
 // operator that fits it and every box of kernels/segreduce_grid.def. The
 // build compiles this file once per type.
 //
-// The csr and apply kernels are front-ends over kernels/device/
-// cta_segreduce.cuh: each produces the tile's values in thread order and
-// their local rows, and the core reduces them and stores the results; a
-// fix-up pass then carries across tiles. They differ only in where those
-// come from:
-//   csr:    values loaded striped (or gathered through sources), rows by
-//           flattening the tile's CSR slice;
-//   apply:  values striped, rows from the preprocessed thread codes.
-// Reduce-by-key is one pass of its own (kernels/device/cta_reduce_by_key.cuh).
-// SpMV is the csr and apply front-ends with x[cols[m]] (times the matrix
-// entry) as the value of item m.
+// Direct CSR, its preprocessed apply and reduce-by-key are one pass each,
+// fronts over the run core of kernels/device/cta_reduce_by_key.cuh: a front
+// loads the tile's items (blocked, through per-warp transposes) and finds
+// which of them end a segment, and the core scans (run ends, value) pairs
+// with a decoupled look-back and stores each segment's result at its rank.
+// Where the run ends come from:
+//   csr:         the starts of the segments that begin inside the tile, from
+//                the tile's CSR slice (bits in shared memory);
+//   apply:       the preprocessed thread codes;
+//   reduce-by-key: a discontinuity test of the keys.
+// The indirect CSR form (segment s reads from sources[s] on) needs each
+// item's row, so it keeps the tile core of kernels/device/cta_segreduce.cuh
+// with a fix-up pass for the carries between tiles. SpMV is the csr and
+// apply fronts with x[cols[m]] (times the matrix entry) as item m's value.
 #include <stdint.h>
 
 #include <algorithm>
@@ -57,48 +60,13 @@ __device__ __forceinline__ T item_value(const Inputs& in, int m) {
   return Op<TB_OP_MULTIPLIES>::apply(in.values[m], in.x[c]);
 }
 
-// The tile's values striped (item i * NT + tid), the identity past count.
-// Column indices are loaded for the whole tile before the first gather.
-// Offsets are taken within the tile: first + i * NT + tid may pass INT32_MAX
-// in the last tile, and a wrapped index would pass a `< count` test.
-template <tb_seg_front F, tb_op OP, int NT, int VT>
-__device__ __forceinline__ void load_striped(const Inputs& in, int first, int count, T (&v)[VT]) {
-  const int left = count - first;  // items from first on
-  if constexpr (F == TB_SEG_VALUES) {
-    const T* values = in.values + first;
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      v[i] = k < left ? values[k] : identity<OP>();
-    }
-  } else {
-    const int* cols = in.cols + first;
-    int c[VT];
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      c[i] = k < left ? cols[k] : -1;
-    }
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      const bool ok = c[i] >= 0 && c[i] < in.x_len;
-      const T xv = ok ? in.x[c[i]] : identity<OP>();
-      if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
-      else v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[int64_t(first) + k], xv) : identity<OP>();
-    }
-  }
-}
-
 template <tb_op OP, int NT, int VT>
 struct Tile {
   static constexpr int kTile = NT * VT;
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
-  using Transpose = TileTransposeRounds<T, NT, VT, Seg::kHalf ? 2 : 1>;
   // Shared memory: one region reused phase by phase, owned by the kernel.
   union Shared {
-    typename Transpose::Storage transpose;
     int csr[kTile + 1];
     typename Seg::Partials partials;
     typename Carry::Storage carry;
@@ -107,9 +75,9 @@ struct Tile {
 
 // ---- kernels ------------------------------------------------------------
 
-// Segmented reduction over CSR: direct (sources NULL; the values are loaded
-// before the tile's CSR slice, which only the rows need) or indirect
-// (segment s reads from sources[s] on, so the rows come first).
+// Indirect segmented reduction over CSR: segment s reads from sources[s] on,
+// so each item needs its row before its value. The tile core leaves each
+// tile's carry-out for the fix-up pass.
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
@@ -117,7 +85,6 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
            TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
-  constexpr int kSliceLoads = (kTile + 1 + NT - 1) / NT;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
@@ -129,76 +96,138 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
   T x[VT];
   int rows[VT + 1];
   unsigned starts[VT];
-  if (!sources) {
-    T v[VT];
-    load_striped<F, OP, NT, VT>(in, first, count, v);
-    if (r.total == 0) {
-      K::Carry::run(v, carries, tile, u.carry);
-      return;
-    }
-    int slice[kSliceLoads];
+  for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
+  __syncthreads();
+  expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
+  // Item g of row s is item g - csr[s] of the row's source range.
 #pragma unroll
-    for (int j = 0; j < kSliceLoads; ++j) {
-      const int k = j * NT + int(threadIdx.x);
-      if (k < r.slice) slice[j] = csr[r.begin + k];
+  for (int i = 0; i < VT; ++i) {
+    const unsigned g = thread_first + i;
+    const int s = r.begin + rows[i];
+    x[i] = identity<OP>();
+    if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
+      const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
+      if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
     }
-    K::Transpose::blocked_from_striped(v, x, u.transpose);
-#pragma unroll
-    for (int j = 0; j < kSliceLoads; ++j) {
-      const int k = j * NT + int(threadIdx.x);
-      if (k < r.slice) u.csr[k] = slice[j];
-    }
-    __syncthreads();
-    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
-  } else {
-    for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
-    __syncthreads();
-    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
-    // Item g of row s is item g - csr[s] of the row's source range.
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const unsigned g = thread_first + i;
-      const int s = r.begin + rows[i];
-      x[i] = identity<OP>();
-      if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
-        const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
-        if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
-      }
-    }
-    if (r.total == 0) {
-      __syncthreads();  // every CSR read before the carry storage is written
-      K::Carry::run(x, carries, tile, u.carry);
-      return;
-    }
+  }
+  if (r.total == 0) {
+    __syncthreads();  // every CSR read before the carry storage is written
+    K::Carry::run(x, carries, tile, u.carry);
+    return;
   }
   K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
-// The preprocessed form: rows from one code word per thread, so a tile reads
-// only its values (and no CSR).
+// ---- one-pass fronts over the run core ------------------------------------
+
+// Shared memory of a one-pass segmented tile: the run core's, the columns'
+// transposes for SpMV, and the tile's run ends as one bit per item.
+struct NoCols {};
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+struct RunTile {
+  using Core = CtaRunReduce<OP, T, NT, VT>;
+  using ValIO = typename Core::ValIO;
+  using ColIO = WarpTranspose<int, VT>;
+  static constexpr int kTile = NT * VT, kWarps = NT / 32, kWarpItems = Core::kWarpItems;
+  static constexpr int kEndWords = kTile / 32 + 2;  // a thread's bits may reach one word on
+  struct Cols {
+    typename ColIO::Storage warp[kWarps];
+  };
+  struct Storage {
+    typename Core::Storage core;
+    typename cuda::std::conditional<F == TB_SEG_VALUES, NoCols, Cols>::type cols;
+    unsigned ends[kEndWords];
+  };
+
+  // This thread's VT items (blocked), also left in its slots of the core's
+  // value buffer; the identity past count and for a column outside x.
+  __device__ __forceinline__ static void load(const Inputs& in, unsigned first, int count,
+                                              T (&x)[VT], Storage& s) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const unsigned base = first + unsigned(warp * kWarpItems);
+    const int warp_count = int(unsigned(count) - first) - warp * kWarpItems;
+    const T id = identity<OP>();
+    if constexpr (F == TB_SEG_VALUES) {
+      ValIO::load_blocked(in.values + base, warp_count, id, x, s.core.vals[warp]);
+    } else {
+      int c[VT];
+      ColIO::load_blocked(in.cols + base, warp_count, -1, c, s.cols.warp[warp]);
+      T a[VT];
+      if constexpr (F == TB_SEG_SPMV_BINARY)
+        ValIO::load_blocked(in.values + base, warp_count, id, a, s.core.vals[warp]);
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const bool ok = c[i] >= 0 && c[i] < in.x_len;
+        const T xv = ok ? in.x[c[i]] : id;
+        if constexpr (F == TB_SEG_SPMV_UNARY) x[i] = xv;
+        else x[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(a[i], xv) : id;
+      }
+      // Each thread rewrites only its own blocked slots, which no other lane
+      // reads: the products replace the matrix entries.
+#pragma unroll
+      for (int i = 0; i < VT; ++i) s.core.vals[warp].items[ValIO::slot(lane * VT + i)] = x[i];
+    }
+  }
+
+  // This thread's VT bits of the tile's end mask, none past count.
+  __device__ __forceinline__ static unsigned my_ends(const Storage& s, unsigned first, int count) {
+    const int p = int(threadIdx.x) * VT;  // warp * kWarpItems + lane * VT
+    const int word = p / 32, off = p % 32;
+    unsigned bits = s.ends[word] >> off;
+    if (off) bits |= s.ends[word + 1] << (32 - off);
+    const int valid = min(max(int(unsigned(count) - first) - p, 0), VT);
+    return valid >= 32 ? bits : bits & ((1u << valid) - 1);
+  }
+};
+
+// Direct segmented reduction over CSR (and direct SpMV) in one pass: a
+// segment that starts inside the tile ends the one before it, and the
+// tile's last item ends one when the tile flushes (the last tile: item
+// count - 1). Results at their segment's rank, below num_segments.
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
-             int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
-  using K = Tile<OP, NT, VT>;
-  constexpr int kTile = K::kTile;
-  __shared__ typename K::Shared u;
-  __shared__ typename K::Seg::Storage seg;
-  const int64_t tile = blockIdx.x;
-  const int first = int(tile * kTile);
-  T v[VT];
-  load_striped<F, OP, NT, VT>(in, first, count, v);
-  const int code = codes[tile * NT + threadIdx.x];
-  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
-  if (r.total == 0) {
-    K::Carry::run(v, carries, tile, u.carry);
-    return;
-  }
+csr_runs_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
+                const int* __restrict__ limits, RunStatusArray<T> status, LookBackDelay delay,
+                T* __restrict__ out) {
+  using K = RunTile<F, OP, NT, VT>;
+  extern __shared__ __align__(16) unsigned char run_tile_shared[];
+  auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
+  const unsigned first = blockIdx.x * unsigned(K::kTile);
+  for (int w = threadIdx.x; w < K::kEndWords; w += NT) s.ends[w] = 0;
   T x[VT];
-  K::Transpose::blocked_from_striped(v, x, u.transpose);
-  int rows[VT + 1];
-  expand_flags_to_rows<VT>(code_row(code), code_flags(code), rows);
-  K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
+  K::load(in, first, count, x, s);
+  const SegRange r = seg_range<K::kTile>(limits[blockIdx.x], limits[blockIdx.x + 1], num_segments);
+  __syncthreads();  // the end mask is zeroed
+  for (int k = 1 + int(threadIdx.x); k < r.slice; k += NT) {
+    const unsigned e = unsigned(csr[r.begin + k]) - 1u - first;  // malformed: any value
+    if (e < unsigned(K::kTile)) atomicOr(&s.ends[e / 32], 1u << (e % 32));
+  }
+  if (threadIdx.x == 0 && r.flush) {
+    const unsigned e = min(first + unsigned(K::kTile), unsigned(count)) - 1u - first;
+    atomicOr(&s.ends[e / 32], 1u << (e % 32));
+  }
+  __syncthreads();
+  K::Core::run(x, K::my_ends(s, first, count), out, num_segments, nullptr, status, delay, NT,
+               s.core, [](int, int, int) {});
+}
+
+// The preprocessed form in one pass: each thread's run ends come from its
+// code, so a tile reads its values and one code per thread, no CSR.
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+apply_runs_kernel(Inputs in, const int* __restrict__ codes, int num_segments, int count,
+                  RunStatusArray<T> status, LookBackDelay delay, T* __restrict__ out) {
+  using K = RunTile<F, OP, NT, VT>;
+  extern __shared__ __align__(16) unsigned char run_tile_shared[];
+  auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
+  const unsigned first = blockIdx.x * unsigned(K::kTile);
+  const unsigned flags = code_flags(codes[blockIdx.x * NT + threadIdx.x]);
+  T x[VT];
+  K::load(in, first, count, x, s);
+  const int valid = min(max(int(unsigned(count) - first) - int(threadIdx.x) * VT, 0), VT);
+  const unsigned ends = flags & ((1u << valid) - 1);
+  K::Core::run(x, ends, out, num_segments, nullptr, status, delay, NT, s.core,
+               [](int, int, int) {});
 }
 
 // Reduce-by-key in one pass (kernels/device/cta_reduce_by_key.cuh): runs
@@ -219,14 +248,15 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
 }
 
 // out[s] = tmp[rank[s]] for a non-empty segment, the identity for an empty
-// one (every segment when rank is NULL).
+// one (every segment when rank is NULL, or when the prepass found the CSR
+// malformed, num2[1]: its tiles may not have written every slot of tmp).
 template <tb_op OP>
 __global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
                             const int* __restrict__ num2, const T* __restrict__ tmp,
                             T* __restrict__ out) {
   const int64_t s = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= num_segments) return;
-  if (!rank) {
+  if (!rank || num2[1]) {
     out[s] = identity<OP>();
     return;
   }
@@ -281,34 +311,65 @@ tb_status with_front(tb_seg_front front, F f) {
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "unknown segmented-reduction front-end %d", int(front));
 }
 
+// A one-pass kernel's launch: dynamic shared memory past 48 KiB allowed,
+// the status words zeroed, and the look-back delay of the scan (fixed on
+// grids of more than one wave).
+template <class Kernel>
+tb_status prepare_runs(Kernel kernel, int nt, int shared, int tiles, void* scratch,
+                       RunStatusArray<T>* status, LookBackDelay* delay, cudaStream_t stream) {
+  if (shared > 48 * 1024)
+    TB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+  int per_sm = 0, sms = 0;
+  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kernel), nt, shared, &per_sm, &sms));
+  *delay = tiles > per_sm * sms ? kFixedDelay : kBackOff;
+  status->bind(scratch);
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, RunStatusArray<T>::bytes(tiles), stream));
+  return TB_OK;
+}
+
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
                   int count, const int* limits, void* scratch, T* out, cudaStream_t stream) {
   const int tiles = int(ceil_div(count, NT * VT));
   if (tiles == 0) return TB_OK;
-  const TileCarries<T> carries = carries_of(scratch, tiles);
-  TB_TRY(with_front(in->front, [&](auto f) {
-    csr_kernel<decltype(f)::value, OP, NT, VT><<<tiles, NT, 0, stream>>>(
-        inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
+  return with_front(in->front, [&](auto f) {
+    constexpr tb_seg_front F = decltype(f)::value;
+    if (sources) {  // indirect: the tile core, then the fix-up
+      const TileCarries<T> carries = carries_of(scratch, tiles);
+      csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, sources,
+                                                          num_segments, count, limits, carries, out);
+      TB_CUDA_TRY(cudaGetLastError());
+      return fixup<OP>(carries, tiles, out, stream);
+    }
+    auto kernel = csr_runs_kernel<F, OP, NT, VT>;
+    constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
+    RunStatusArray<T> status;
+    LookBackDelay delay;
+    TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
+    kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), csr, num_segments, count, limits,
+                                           status, delay, out);
+    TB_CUDA_TRY(cudaGetLastError());
     return TB_OK;
-  }));
-  TB_CUDA_TRY(cudaGetLastError());
-  return fixup<OP>(carries, tiles, out, stream);
+  });
 }
 
 template <tb_op OP, int NT, int VT>
-tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits,
-                    int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
+tb_status apply_run(const tb_seg_inputs* in, const int* codes, int num_segments, int count,
+                    void* scratch, T* out, cudaStream_t stream) {
   const int tiles = int(ceil_div(count, NT * VT));
   if (tiles == 0) return TB_OK;
-  const TileCarries<T> carries = carries_of(scratch, tiles);
-  TB_TRY(with_front(in->front, [&](auto f) {
-    apply_kernel<decltype(f)::value, OP, NT, VT><<<tiles, NT, 0, stream>>>(
-        inputs_of(in), codes, limits, num_segments, count, carries, out);
+  return with_front(in->front, [&](auto f) {
+    constexpr tb_seg_front F = decltype(f)::value;
+    auto kernel = apply_runs_kernel<F, OP, NT, VT>;
+    constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
+    RunStatusArray<T> status;
+    LookBackDelay delay;
+    TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
+    kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), codes, num_segments, count, status,
+                                           delay, out);
+    TB_CUDA_TRY(cudaGetLastError());
     return TB_OK;
-  }));
-  TB_CUDA_TRY(cudaGetLastError());
-  return fixup<OP>(carries, tiles, out, stream);
+  });
 }
 
 template <tb_op OP, int NT, int VT>
@@ -321,18 +382,9 @@ tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out,
   }
   auto kernel = by_key_kernel<OP, NT, VT>;
   constexpr int kShared = sizeof(typename CtaReduceByKey<OP, T, NT, VT>::Storage);
-  if (kShared > 48 * 1024)
-    TB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-  // As the scan: a fixed look-back delay on grids of more than one wave.
-  int per_sm = 0, sms = 0;
-  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kernel), NT, kShared, &per_sm, &sms));
-  const LookBackDelay delay = tiles > per_sm * sms ? kFixedDelay : kBackOff;
-  // The caller's status area holds 8 (counts) + sizeof(T) + 4 (carries)
-  // bytes per tile, each part rounded up: at least the 16 this one needs.
-  static_assert(RunStatusArray<T>::bytes(1) <= 8 + sizeof(T) + 4, "by-key status outgrows its area");
   RunStatusArray<T> status;
-  status.bind(scratch);
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, RunStatusArray<T>::bytes(tiles), stream));
+  LookBackDelay delay;
+  TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
   kernel<<<tiles, NT, kShared, stream>>>(keys, values, count, status, delay, keys_out, values_out,
                                          d_num);
   TB_CUDA_TRY(cudaGetLastError());
@@ -379,11 +431,10 @@ tb_status csr_box(tb_launch_box box, const tb_seg_inputs* in, const int* csr, co
 
 template <tb_op OP>
 tb_status apply_box(tb_launch_box box, const tb_seg_inputs* in, const int* codes,
-                    const int* limits, int num_segments, int count, void* scratch, T* out,
-                    cudaStream_t stream) {
+                    int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
 #define TB_BOX(NT, VT)              \
   if (box.nt == NT && box.vt == VT) \
-    return apply_run<OP, NT, VT>(in, codes, limits, num_segments, count, scratch, out, stream);
+    return apply_run<OP, NT, VT>(in, codes, num_segments, count, scratch, out, stream);
 #include "kernels/segreduce_grid.def"
 #undef TB_BOX
   return no_box(box);
@@ -435,8 +486,8 @@ extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
                                                     cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
-#define TB_CALL(OP) \
-  apply_box<OP>(box, in, d_codes, d_limits, num_segments, count, status, out, stream)
+  (void)d_limits;  // the codes carry all the one-pass kernel needs
+#define TB_CALL(OP) apply_box<OP>(box, in, d_codes, num_segments, count, status, out, stream)
   TB_OP_SWITCH(op, TB_CALL)
 #undef TB_CALL
 }
@@ -467,5 +518,7 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
 
 extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
   using namespace tb;
-  return round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
+  // The one-pass kernels' status words, or the indirect form's carries.
+  const size_t carries = round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
+  return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries);
 }

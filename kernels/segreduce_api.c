@@ -169,7 +169,7 @@ static void lay_out(carve *c, reduce_layout *l, int tiles, int num_segments, siz
   l->rank = take(c, sizeof(int32_t) * (size_t)num_segments);
   l->csr2 = take(c, sizeof(int32_t) * (size_t)num_segments);
   l->sources2 = indirect ? take(c, sizeof(int32_t) * (size_t)num_segments) : NULL;
-  l->num2 = take(c, sizeof(int32_t));
+  l->num2 = take(c, 2 * sizeof(int32_t)); /* count, malformed */
   l->scan = take(c, l->scan_bytes);
 }
 
@@ -381,7 +381,7 @@ static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int c
     p->limits = take(&c, sizeof(int32_t) * ((size_t)p->tiles + 1));
     p->codes = take(&c, sizeof(int32_t) * (size_t)p->tiles * (size_t)box.nt);
     p->rank = support_empty ? take(&c, sizeof(int32_t) * (size_t)num_segments) : NULL;
-    p->num2 = support_empty ? take(&c, sizeof(int32_t)) : NULL;
+    p->num2 = support_empty ? take(&c, 2 * sizeof(int32_t)) : NULL; /* count, malformed */
     *extra_ptr = take(&c, extra);
     if (pass == 0) {
       tb_status st = tb_buffer_alloc(&p->mem, c.bytes);

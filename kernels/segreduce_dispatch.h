@@ -43,9 +43,11 @@ tb_status tb_seg_partition_run(const int32_t *d_csr, int num_segments,
                                const int32_t *d_num_segments, int count, int tile,
                                int32_t *d_limits, cudaStream_t stream);
 /* CSR -> CSR2: d_rank[s] = non-empty segments before s, d_csr2 their start
- * offsets (d_sources2 their sources, when d_sources is given), *d_num2 how
- * many. The ranks are an int32 tb_scan with box and algo; scan_scratch as
- * its scratch (NULL: size query into *scan_bytes). */
+ * offsets (d_sources2 their sources, when d_sources is given), d_num2[0] how
+ * many, d_num2[1] whether the CSR is malformed (an offset outside [0, count]
+ * or descending: the fill then gives every segment the identity). The
+ * ranks are an int32 tb_scan with box and algo; scan_scratch as its scratch
+ * (NULL: size query into *scan_bytes). */
 tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int num_segments,
                           int count, int32_t *d_rank, int32_t *d_csr2, int32_t *d_sources2,
                           int32_t *d_num2, tb_launch_box box, tb_scan_algo algo,

@@ -45,13 +45,17 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   limits[p] = seg | (csr[seg] != key ? kContinued : 0);
 }
 
-// rank[s] = 1 when segment s is not empty.
+// rank[s] = 1 when segment s is not empty; *malformed = 1 (from 0) when an
+// offset is outside [0, count] or the next one is below it: the tiles then
+// may leave slots of the compacted results unwritten, which the fill must
+// not read.
 __global__ void nonempty_kernel(const int* __restrict__ csr, int num_segments, int count,
-                                int* __restrict__ rank) {
+                                int* __restrict__ rank, int* __restrict__ malformed) {
   const int64_t s = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (s >= num_segments) return;
   const int next = s + 1 < num_segments ? csr[s + 1] : count;
   rank[s] = next > csr[s];
+  if (csr[s] < 0 || csr[s] > count || next < csr[s]) *malformed = 1;
 }
 
 // After the scan of those flags: csr2 lists the non-empty segments' starts
@@ -149,8 +153,9 @@ extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sour
   if (!scan_scratch)
     return tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
                          d_num2, nullptr, scan_bytes, stream);
+  TB_CUDA_TRY(cudaMemsetAsync(d_num2 + 1, 0, sizeof *d_num2, stream));
   nonempty_kernel<<<grid_of(num_segments), kThreads, 0, stream>>>(d_csr, num_segments, count,
-                                                                  d_rank);
+                                                                  d_rank, d_num2 + 1);
   TB_CUDA_TRY(cudaGetLastError());
   TB_TRY(tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
                        d_num2, scan_scratch, scan_bytes, stream));

@@ -210,7 +210,9 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * (tb_segreduce_validate does that on request): with descending offsets,
  * offsets past count, empty segments without support_empty, sources or
  * column indices out of range the results are unspecified, but nothing is
- * read outside the arrays given nor written outside the outputs. */
+ * read outside the arrays given nor written outside the outputs (with
+ * support_empty, offsets outside [0, count] or descending give every
+ * segment the identity). */
 tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
                            const int32_t *d_csr, int64_t num_segments, const int32_t *d_sources,
                            bool support_empty, void *d_out, const tb_launch_box *box,

@@ -192,30 +192,113 @@ struct CtaRunScan {
   }
 };
 
-// One tile of reduce-by-key. keys_out and num_out may be NULL.
+// What every run-based tile shares once its front has loaded the tile's
+// items (blocked, VT per thread, into its warp's value buffer) and found
+// which of them end a run: the scan of (run ends, value) pairs with the
+// look-back, then each run's reduction stored at its rank when the rank is
+// below `limit`. Fronts: reduce-by-key (keys), segmented reduction over CSR
+// and its preprocessed codes (kernels/segreduce.cu).
 //
 // Only the run-end mask and the scan's pair stay in registers across the
-// scan and look-back: after it each thread rereads its keys (and, unless
-// kKeepValues, its values) from the load buffers, which nothing overwrites.
-// A tile of more than stage_above runs writes each run's reduction over its
-// own last item's slot and that item's position at the run's rank, then
-// copies the runs out coalesced after one barrier; fewer runs are stored
-// directly, which costs no barrier.
-template <tb_op OP, typename T, int NT, int VT, bool kKeepValues = false>
-struct CtaReduceByKey {
+// scan and look-back: after it each thread rereads its values from the load
+// buffer, which nothing overwrites. A tile of more than stage_above runs
+// writes each run's reduction over its own last item's slot and that item's
+// position at the run's rank, then copies the runs out coalesced after one
+// barrier; fewer runs are stored directly, which costs no barrier.
+template <tb_op OP, typename T, int NT, int VT>
+struct CtaRunReduce {
   static_assert(VT >= 1 && VT <= 32, "run ends are a 32-bit mask per thread");
   static_assert(NT * VT <= 65536, "positions in the tile are 16-bit");
   static constexpr int kWarps = NT / 32;
   static constexpr int kTile = NT * VT;
-  using KeyIO = WarpTranspose<int32_t, VT>;
   using ValIO = WarpTranspose<T, VT>;
   using Scan = CtaRunScan<OP, T, NT>;
-  static constexpr int kWarpItems = KeyIO::kItems;
+  static constexpr int kWarpItems = ValIO::kItems;
   struct Storage {
     typename ValIO::Storage vals[kWarps];
-    typename KeyIO::Storage keys[kWarps];
     uint16_t pos[kTile];  // by rank in the tile: the position of the run's last item
     typename Scan::Storage scan;
+  };
+
+  // x: this thread's items, also in its slots of s.vals[warp]; ends: which
+  // of them end a run. store_beside(rank, warp, slot) stores what a front
+  // keeps beside a run's value (its key), from the run's last item's slot.
+  // Writes the run count to *num_out from the last tile, when num_out is
+  // given.
+  template <class StoreBeside>
+  __device__ __forceinline__ static void run(const T (&x)[VT], unsigned ends,
+                                             T* __restrict__ values_out, int limit,
+                                             int32_t* num_out, const RunStatusArray<T>& status,
+                                             LookBackDelay delay, int stage_above, Storage& s,
+                                             StoreBeside store_beside) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const unsigned tile = blockIdx.x;
+    const T identity = Op<OP>::template identity<T>();
+    RunPair<T> agg = {__popc(ends), identity};
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      agg.v = Op<OP>::apply(agg.v, x[i]);
+      if (ends >> i & 1) agg.v = identity;
+    }
+
+    const RunPair<T> pre = Scan::scan_exclusive(agg, s.scan, [&](RunPair<T> total) {
+      return run_look_back_publish<OP>(status, tile, total, delay);
+    });
+    const int tile_base = s.scan.tile_base, tile_runs = s.scan.tile_runs;
+    if (num_out && threadIdx.x == 0 && tile == gridDim.x - 1) *num_out = tile_base + tile_runs;
+
+    T* my_vals = s.vals[warp].items;
+    const int mine = lane * VT;  // this thread's first item in the warp's slice
+    int r = pre.n;
+    T v = pre.v;
+    if (tile_runs > stage_above) {  // uniform over the CTA
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int slot = ValIO::slot(mine + i);
+        v = Op<OP>::apply(v, my_vals[slot]);
+        if (ends >> i & 1) {
+          my_vals[slot] = v;
+          s.pos[r - tile_base] = uint16_t(warp * kWarpItems + mine + i);
+          ++r;
+          v = identity;
+        }
+      }
+      __syncthreads();
+      for (int j = threadIdx.x; j < tile_runs && tile_base + j < limit; j += NT) {
+        const int p = s.pos[j], w = p / kWarpItems, slot = ValIO::slot(p - w * kWarpItems);
+        values_out[tile_base + j] = s.vals[w].items[slot];
+        store_beside(tile_base + j, w, slot);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int slot = ValIO::slot(mine + i);
+        v = Op<OP>::apply(v, my_vals[slot]);
+        if (ends >> i & 1) {
+          if (r < limit) {
+            values_out[r] = v;
+            store_beside(r, warp, slot);
+          }
+          ++r;
+          v = identity;
+        }
+      }
+    }
+  }
+};
+
+// One tile of reduce-by-key. keys_out and num_out may be NULL.
+template <tb_op OP, typename T, int NT, int VT>
+struct CtaReduceByKey {
+  using Core = CtaRunReduce<OP, T, NT, VT>;
+  static constexpr int kWarps = Core::kWarps;
+  static constexpr int kTile = Core::kTile;
+  using KeyIO = WarpTranspose<int32_t, VT>;
+  using ValIO = typename Core::ValIO;
+  static constexpr int kWarpItems = KeyIO::kItems;
+  struct Storage {
+    typename Core::Storage core;
+    typename KeyIO::Storage keys[kWarps];
   };
 
   // count > 0; the grid has one CTA per tile.
@@ -231,7 +314,6 @@ struct CtaReduceByKey {
     // Unsigned positions: the last tile may reach past INT32_MAX, not 2^32.
     const unsigned base = tile * unsigned(kTile) + unsigned(warp * kWarpItems);
     const int warp_count = int(n - tile * unsigned(kTile)) - warp * kWarpItems;
-    const T identity = Op<OP>::template identity<T>();
 
     // The key after the warp's slice, read before the loads' latency.
     int32_t next = 0;
@@ -239,12 +321,12 @@ struct CtaReduceByKey {
     if (lane == 31 && after < n) next = keys[after];
 
     unsigned ends = 0;
-    RunPair<T> agg;
     T x[VT];
     {
       int32_t k[VT];
       KeyIO::load_blocked(keys + base, warp_count, 0, k, s.keys[warp]);
-      ValIO::load_blocked(values + base, warp_count, identity, x, s.vals[warp]);
+      ValIO::load_blocked(values + base, warp_count, Op<OP>::template identity<T>(), x,
+                          s.core.vals[warp]);
       const int from_right = __shfl_down_sync(kFullMask, k[0], 1);
       if (lane != 31) next = from_right;
       const unsigned first = base + unsigned(lane * VT);
@@ -256,55 +338,10 @@ struct CtaReduceByKey {
         ends |= unsigned(end) << i;
       }
     }
-    agg = {__popc(ends), identity};
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      agg.v = Op<OP>::apply(agg.v, x[i]);
-      if (ends >> i & 1) agg.v = identity;
-    }
-
-    const RunPair<T> pre = Scan::scan_exclusive(agg, s.scan, [&](RunPair<T> total) {
-      return run_look_back_publish<OP>(status, tile, total, delay);
-    });
-    const int tile_base = s.scan.tile_base, tile_runs = s.scan.tile_runs;
-    if (num_out && threadIdx.x == 0 && tile == gridDim.x - 1) *num_out = tile_base + tile_runs;
-
-    T* my_vals = s.vals[warp].items;
-    const int32_t* my_keys = s.keys[warp].items;
-    const int mine = lane * VT;  // this thread's first item in the warp's slice
-    int r = pre.n;
-    T v = pre.v;
-    if (tile_runs > stage_above) {  // uniform over the CTA
-#pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const int slot = ValIO::slot(mine + i);
-        v = Op<OP>::apply(v, kKeepValues ? x[i] : my_vals[slot]);
-        if (ends >> i & 1) {
-          my_vals[slot] = v;
-          s.pos[r - tile_base] = uint16_t(warp * kWarpItems + mine + i);
-          ++r;
-          v = identity;
-        }
-      }
-      __syncthreads();
-      for (int j = threadIdx.x; j < tile_runs; j += NT) {
-        const int p = s.pos[j], w = p / kWarpItems, slot = ValIO::slot(p - w * kWarpItems);
-        values_out[tile_base + j] = s.vals[w].items[slot];
-        if (keys_out) keys_out[tile_base + j] = s.keys[w].items[slot];
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const int slot = ValIO::slot(mine + i);
-        v = Op<OP>::apply(v, kKeepValues ? x[i] : my_vals[slot]);
-        if (ends >> i & 1) {
-          values_out[r] = v;
-          if (keys_out) keys_out[r] = my_keys[slot];
-          ++r;
-          v = identity;
-        }
-      }
-    }
+    Core::run(x, ends, values_out, INT32_MAX, num_out, status, delay, stage_above, s.core,
+              [&](int r, int w, int slot) {
+                if (keys_out) keys_out[r] = s.keys[w].items[slot];
+              });
   }
 };
 
