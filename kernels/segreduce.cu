@@ -3,20 +3,20 @@
 // operator that fits it and every box of kernels/segreduce_grid.def. The
 // build compiles this file once per type.
 //
-// Direct CSR, its preprocessed apply and reduce-by-key are one pass each,
-// fronts over the run core of kernels/device/cta_reduce_by_key.cuh: a front
-// loads the tile's items (blocked, through per-warp transposes) and finds
-// which of them end a segment, and the core scans (run ends, value) pairs
-// with a decoupled look-back and stores each segment's result at its rank.
-// Where the run ends come from:
-//   csr:         the starts of the segments that begin inside the tile, from
-//                the tile's CSR slice (bits in shared memory);
-//   apply:       the preprocessed thread codes;
-//   reduce-by-key: a discontinuity test of the keys.
-// The indirect CSR form (segment s reads from sources[s] on) needs each
-// item's row, so it keeps the tile core of kernels/device/cta_segreduce.cuh
-// with a fix-up pass for the carries between tiles. SpMV is the csr and
-// apply fronts with x[cols[m]] (times the matrix entry) as item m's value.
+// Two cores, chosen per call (runs_pay): the tile core of kernels/device/
+// cta_segreduce.cuh, whose tiles each leave a carry for a one-CTA fix-up
+// pass, and the one-pass run core of kernels/device/cta_reduce_by_key.cuh,
+// whose tiles scan (run ends, value) pairs with a decoupled look-back.
+// Fronts over the tile core produce the tile's values in thread order and
+// their local rows:
+//   csr:    values loaded striped (or gathered through sources), rows by
+//           flattening the tile's CSR slice;
+//   apply:  values striped, rows from the preprocessed thread codes.
+// Fronts over the run core load the values blocked and mark which items end
+// a segment: from the starts of the segments that begin inside the tile
+// (csr), from the thread codes (apply), or by a discontinuity test of the
+// keys (reduce-by-key, always one pass). SpMV is the csr and apply fronts
+// with x[cols[m]] (times the matrix entry) as the value of item m.
 #include <stdint.h>
 
 #include <algorithm>
@@ -60,13 +60,48 @@ __device__ __forceinline__ T item_value(const Inputs& in, int m) {
   return Op<TB_OP_MULTIPLIES>::apply(in.values[m], in.x[c]);
 }
 
+// The tile's values striped (item i * NT + tid), the identity past count.
+// Column indices are loaded for the whole tile before the first gather.
+// Offsets are taken within the tile: first + i * NT + tid may pass INT32_MAX
+// in the last tile, and a wrapped index would pass a `< count` test.
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__device__ __forceinline__ void load_striped(const Inputs& in, int first, int count, T (&v)[VT]) {
+  const int left = count - first;  // items from first on
+  if constexpr (F == TB_SEG_VALUES) {
+    const T* values = in.values + first;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * NT + int(threadIdx.x);
+      v[i] = k < left ? values[k] : identity<OP>();
+    }
+  } else {
+    const int* cols = in.cols + first;
+    int c[VT];
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * NT + int(threadIdx.x);
+      c[i] = k < left ? cols[k] : -1;
+    }
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * NT + int(threadIdx.x);
+      const bool ok = c[i] >= 0 && c[i] < in.x_len;
+      const T xv = ok ? in.x[c[i]] : identity<OP>();
+      if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
+      else v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[int64_t(first) + k], xv) : identity<OP>();
+    }
+  }
+}
+
 template <tb_op OP, int NT, int VT>
 struct Tile {
   static constexpr int kTile = NT * VT;
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
+  using Transpose = TileTransposeRounds<T, NT, VT, Seg::kHalf ? 2 : 1>;
   // Shared memory: one region reused phase by phase, owned by the kernel.
   union Shared {
+    typename Transpose::Storage transpose;
     int csr[kTile + 1];
     typename Seg::Partials partials;
     typename Carry::Storage carry;
@@ -75,9 +110,9 @@ struct Tile {
 
 // ---- kernels ------------------------------------------------------------
 
-// Indirect segmented reduction over CSR: segment s reads from sources[s] on,
-// so each item needs its row before its value. The tile core leaves each
-// tile's carry-out for the fix-up pass.
+// Segmented reduction over CSR: direct (sources NULL; the values are loaded
+// before the tile's CSR slice, which only the rows need) or indirect
+// (segment s reads from sources[s] on, so the rows come first).
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
@@ -85,6 +120,7 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
            TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
+  constexpr int kSliceLoads = (kTile + 1 + NT - 1) / NT;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
@@ -96,32 +132,84 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
   T x[VT];
   int rows[VT + 1];
   unsigned starts[VT];
-  for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
-  __syncthreads();
-  expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
-  // Item g of row s is item g - csr[s] of the row's source range.
+  if (!sources) {
+    T v[VT];
+    load_striped<F, OP, NT, VT>(in, first, count, v);
+    if (r.total == 0) {
+      K::Carry::run(v, carries, tile, u.carry);
+      return;
+    }
+    int slice[kSliceLoads];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const unsigned g = thread_first + i;
-    const int s = r.begin + rows[i];
-    x[i] = identity<OP>();
-    if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
-      const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
-      if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
+    for (int j = 0; j < kSliceLoads; ++j) {
+      const int k = j * NT + int(threadIdx.x);
+      if (k < r.slice) slice[j] = csr[r.begin + k];
+    }
+    K::Transpose::blocked_from_striped(v, x, u.transpose);
+#pragma unroll
+    for (int j = 0; j < kSliceLoads; ++j) {
+      const int k = j * NT + int(threadIdx.x);
+      if (k < r.slice) u.csr[k] = slice[j];
+    }
+    __syncthreads();
+    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
+  } else {
+    for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
+    __syncthreads();
+    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
+    // Item g of row s is item g - csr[s] of the row's source range.
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const unsigned g = thread_first + i;
+      const int s = r.begin + rows[i];
+      x[i] = identity<OP>();
+      if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
+        const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
+        if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
+      }
+    }
+    if (r.total == 0) {
+      __syncthreads();  // every CSR read before the carry storage is written
+      K::Carry::run(x, carries, tile, u.carry);
+      return;
     }
   }
+  K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
+}
+
+// The preprocessed form: rows from one code word per thread, so a tile reads
+// only its values (and no CSR).
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
+             int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
+  using K = Tile<OP, NT, VT>;
+  constexpr int kTile = K::kTile;
+  __shared__ typename K::Shared u;
+  __shared__ typename K::Seg::Storage seg;
+  const int64_t tile = blockIdx.x;
+  const int first = int(tile * kTile);
+  T v[VT];
+  load_striped<F, OP, NT, VT>(in, first, count, v);
+  const int code = codes[tile * NT + threadIdx.x];
+  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   if (r.total == 0) {
-    __syncthreads();  // every CSR read before the carry storage is written
-    K::Carry::run(x, carries, tile, u.carry);
+    K::Carry::run(v, carries, tile, u.carry);
     return;
   }
+  T x[VT];
+  K::Transpose::blocked_from_striped(v, x, u.transpose);
+  int rows[VT + 1];
+  expand_flags_to_rows<VT>(code_row(code), code_flags(code), rows);
   K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
 // ---- one-pass fronts over the run core ------------------------------------
 
 // Shared memory of a one-pass segmented tile: the run core's, the columns'
-// transposes for SpMV, and the tile's run ends as one bit per item.
+// transposes for SpMV, and the tile's run ends as one byte per item (a
+// warp's slice entries are consecutive items, so bits would make its lanes
+// contend for one word).
 struct NoCols {};
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 struct RunTile {
@@ -129,14 +217,17 @@ struct RunTile {
   using ValIO = typename Core::ValIO;
   using ColIO = WarpTranspose<int, VT>;
   static constexpr int kTile = NT * VT, kWarps = NT / 32, kWarpItems = Core::kWarpItems;
-  static constexpr int kEndWords = kTile / 32 + 2;  // a thread's bits may reach one word on
+  static constexpr int kEndWords = (kTile + 3) / 4;
   struct Cols {
     typename ColIO::Storage warp[kWarps];
   };
   struct Storage {
     typename Core::Storage core;
     typename cuda::std::conditional<F == TB_SEG_VALUES, NoCols, Cols>::type cols;
-    unsigned ends[kEndWords];
+    union {
+      unsigned words[kEndWords];  // for zeroing
+      uint8_t item[4 * kEndWords];
+    } ends;
   };
 
   // This thread's VT items (blocked), also left in its slots of the core's
@@ -169,14 +260,14 @@ struct RunTile {
     }
   }
 
-  // This thread's VT bits of the tile's end mask, none past count.
+  // This thread's VT end flags as bits, none past count.
   __device__ __forceinline__ static unsigned my_ends(const Storage& s, unsigned first, int count) {
     const int p = int(threadIdx.x) * VT;  // warp * kWarpItems + lane * VT
-    const int word = p / 32, off = p % 32;
-    unsigned bits = s.ends[word] >> off;
-    if (off) bits |= s.ends[word + 1] << (32 - off);
+    unsigned bits = 0;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) bits |= unsigned(s.ends.item[p + i]) << i;
     const int valid = min(max(int(unsigned(count) - first) - p, 0), VT);
-    return valid >= 32 ? bits : bits & ((1u << valid) - 1);
+    return bits & ((1u << valid) - 1);
   }
 };
 
@@ -193,19 +284,17 @@ csr_runs_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int co
   extern __shared__ __align__(16) unsigned char run_tile_shared[];
   auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
   const unsigned first = blockIdx.x * unsigned(K::kTile);
-  for (int w = threadIdx.x; w < K::kEndWords; w += NT) s.ends[w] = 0;
+  for (int w = threadIdx.x; w < K::kEndWords; w += NT) s.ends.words[w] = 0;
   T x[VT];
   K::load(in, first, count, x, s);
   const SegRange r = seg_range<K::kTile>(limits[blockIdx.x], limits[blockIdx.x + 1], num_segments);
-  __syncthreads();  // the end mask is zeroed
+  __syncthreads();  // the end flags are zeroed
   for (int k = 1 + int(threadIdx.x); k < r.slice; k += NT) {
     const unsigned e = unsigned(csr[r.begin + k]) - 1u - first;  // malformed: any value
-    if (e < unsigned(K::kTile)) atomicOr(&s.ends[e / 32], 1u << (e % 32));
+    if (e < unsigned(K::kTile)) s.ends.item[e] = 1;
   }
-  if (threadIdx.x == 0 && r.flush) {
-    const unsigned e = min(first + unsigned(K::kTile), unsigned(count)) - 1u - first;
-    atomicOr(&s.ends[e / 32], 1u << (e % 32));
-  }
+  if (threadIdx.x == 0 && r.flush)
+    s.ends.item[min(first + unsigned(K::kTile), unsigned(count)) - 1u - first] = 1;
   __syncthreads();
   K::Core::run(x, K::my_ends(s, first, count), out, num_segments, nullptr, status, delay, NT,
                s.core, [](int, int, int) {});
@@ -278,6 +367,10 @@ fixup_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
 // ---- host side ----------------------------------------------------------
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The average segment length from which the tile core is faster for 8-byte
+// values too (runs_pay).
+constexpr int64_t kRunsBelowLength = 4096;
 constexpr size_t round_up(size_t b) { return (b + 255) / 256 * 256; }
 
 // The per-tile carries in scratch: values, then row-0 indices.
@@ -327,6 +420,16 @@ tb_status prepare_runs(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
+// Whether the direct CSR and apply forms take the one-pass run core. For
+// 8-byte values the tile core pays two shared-memory rounds per tile and
+// the run core is faster up to long segments; there, and for 4-byte values
+// at every length, independent tiles with a fix-up beat the look-back's
+// chain (H100, 2^26 items: NOTES.md).
+constexpr bool kRunsCanPay = sizeof(T) == 8;
+bool runs_pay(int count, int num_segments) {
+  return kRunsCanPay && int64_t(count) < kRunsBelowLength * int64_t(num_segments);
+}
+
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
                   int count, const int* limits, void* scratch, T* out, cudaStream_t stream) {
@@ -334,41 +437,52 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    if (sources) {  // indirect: the tile core, then the fix-up
-      const TileCarries<T> carries = carries_of(scratch, tiles);
-      csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, sources,
-                                                          num_segments, count, limits, carries, out);
-      TB_CUDA_TRY(cudaGetLastError());
-      return fixup<OP>(carries, tiles, out, stream);
+    if constexpr (kRunsCanPay) {
+      if (!sources && runs_pay(count, num_segments)) {
+        auto kernel = csr_runs_kernel<F, OP, NT, VT>;
+        constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
+        RunStatusArray<T> status;
+        LookBackDelay delay;
+        TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
+        kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), csr, num_segments, count, limits,
+                                               status, delay, out);
+        TB_CUDA_TRY(cudaGetLastError());
+        return TB_OK;
+      }
     }
-    auto kernel = csr_runs_kernel<F, OP, NT, VT>;
-    constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
-    RunStatusArray<T> status;
-    LookBackDelay delay;
-    TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-    kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), csr, num_segments, count, limits,
-                                           status, delay, out);
+    const TileCarries<T> carries = carries_of(scratch, tiles);
+    csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, sources, num_segments,
+                                                        count, limits, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
-    return TB_OK;
+    return fixup<OP>(carries, tiles, out, stream);
   });
 }
 
 template <tb_op OP, int NT, int VT>
-tb_status apply_run(const tb_seg_inputs* in, const int* codes, int num_segments, int count,
-                    void* scratch, T* out, cudaStream_t stream) {
+tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits,
+                    int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
   const int tiles = int(ceil_div(count, NT * VT));
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    auto kernel = apply_runs_kernel<F, OP, NT, VT>;
-    constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
-    RunStatusArray<T> status;
-    LookBackDelay delay;
-    TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-    kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), codes, num_segments, count, status,
-                                           delay, out);
+    if constexpr (kRunsCanPay) {
+      if (runs_pay(count, num_segments)) {
+        auto kernel = apply_runs_kernel<F, OP, NT, VT>;
+        constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
+        RunStatusArray<T> status;
+        LookBackDelay delay;
+        TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
+        kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), codes, num_segments, count, status,
+                                               delay, out);
+        TB_CUDA_TRY(cudaGetLastError());
+        return TB_OK;
+      }
+    }
+    const TileCarries<T> carries = carries_of(scratch, tiles);
+    apply_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits,
+                                                          num_segments, count, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
-    return TB_OK;
+    return fixup<OP>(carries, tiles, out, stream);
   });
 }
 
@@ -431,10 +545,11 @@ tb_status csr_box(tb_launch_box box, const tb_seg_inputs* in, const int* csr, co
 
 template <tb_op OP>
 tb_status apply_box(tb_launch_box box, const tb_seg_inputs* in, const int* codes,
-                    int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
+                    const int* limits, int num_segments, int count, void* scratch, T* out,
+                    cudaStream_t stream) {
 #define TB_BOX(NT, VT)              \
   if (box.nt == NT && box.vt == VT) \
-    return apply_run<OP, NT, VT>(in, codes, num_segments, count, scratch, out, stream);
+    return apply_run<OP, NT, VT>(in, codes, limits, num_segments, count, scratch, out, stream);
 #include "kernels/segreduce_grid.def"
 #undef TB_BOX
   return no_box(box);
@@ -486,8 +601,8 @@ extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
                                                     cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
-  (void)d_limits;  // the codes carry all the one-pass kernel needs
-#define TB_CALL(OP) apply_box<OP>(box, in, d_codes, num_segments, count, status, out, stream)
+#define TB_CALL(OP) \
+  apply_box<OP>(box, in, d_codes, d_limits, num_segments, count, status, out, stream)
   TB_OP_SWITCH(op, TB_CALL)
 #undef TB_CALL
 }
@@ -518,7 +633,7 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
 
 extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
   using namespace tb;
-  // The one-pass kernels' status words, or the indirect form's carries.
+  // The one-pass kernels' status words, or the tile core's carries.
   const size_t carries = round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
   return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries);
 }

@@ -227,6 +227,12 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
     if (st == TB_OK)
       st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, tile, l.limits,
                                 stream);
+    /* The tile core's fix-up folds carries into results the tiles wrote; on
+     * a malformed CSR a tile may not have written one, so the compacted
+     * results start defined. */
+    if (st == TB_OK)
+      TB_CUDA_GOTO(st, done, cudaMemsetAsync(l.tmp, 0, tb_type_size(p->type) *
+                                                           (size_t)p->num_segments, stream));
     if (st == TB_OK)
       st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, p->count, l.limits,
                   l.status, l.tmp, stream);
@@ -355,6 +361,7 @@ struct tb_seg_plan {
   tb_launch_box box;
   int count, num_segments, tiles; /* reduce-by-key: num_segments = count, a bound */
   bool support_empty;
+  bool malformed; /* support_empty: the prepass found the CSR malformed (num2[1]) */
   tb_buffer mem;
   int32_t *limits, *codes, *rank, *num2; /* rank, num2: support_empty only */
 };
@@ -434,6 +441,12 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   if (st == TB_OK && p->count > 0)
     st = tb_seg_csr_codes_run(b, csr, p->num_segments, p->count, p->limits, p->codes, stream);
   if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
+  if (st == TB_OK && support_empty) {
+    int32_t malformed = 0;
+    TB_CUDA_GOTO(st, fail, cudaMemcpy(&malformed, p->num2 + 1, sizeof malformed,
+                                      cudaMemcpyDeviceToHost));
+    p->malformed = malformed != 0;
+  }
   if (st == TB_OK) {
     *plan = p;
     return TB_OK;
@@ -515,8 +528,11 @@ static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *
     st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
                   d_out, stream);
   } else {
-    st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
-                  l.tmp, stream);
+    /* A malformed CSR's fill gives the identity without reading the
+     * compacted results, which its tiles may not all have written. */
+    if (!p->malformed)
+      st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
+                    l.tmp, stream);
     if (st == TB_OK) st = k->fill(op, p->rank, p->num_segments, p->num2, l.tmp, d_out, stream);
   }
   if (st == TB_OK && owned.ptr) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));

@@ -539,11 +539,16 @@ static void test_segreduce_edges(void) {
   outputs_free(&o);
 }
 
-/* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. */
+/* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Average
+ * lengths of 4095 and 4096 lie either side of where 8-byte values change
+ * from the one-pass run core to the tile core (kRunsBelowLength in
+ * kernels/segreduce.cu). */
 static void test_segreduce_default_large(void) {
   const int64_t n = tb_test.max_random_n < (1 << 22) ? tb_test.max_random_n : (1 << 22);
   const tb_launch_box zero = {0, 0};
   const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
+                            spec_case(TB_GEOM_FIXED, 4095.0, true, n),
+                            spec_case(TB_GEOM_FIXED, 4096.0, true, n),
                             spec_case(TB_GEOM_ALL_ONE, 1.0, true, n),
                             spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
                             spec_case(TB_GEOM_POWER_LAW, 64.0, false, n),
