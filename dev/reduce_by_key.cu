@@ -338,7 +338,7 @@ static void family(const char* tname, int lg) {
 
     for (Box b : boxes_of<T>()) {
       for (LookBackDelay d : kDelays)
-        row(tname, lg, L, b, d, -1, false, "stage>NT", dev, ref, n, cub_ms);
+        row(tname, lg, L, b, d, -1, "stage>NT", dev, ref, n, cub_ms);
     }
     // One change at a time on the first box: the output never / always
     // staged.

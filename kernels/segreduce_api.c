@@ -359,7 +359,7 @@ struct tb_seg_plan {
   plan_kind kind;
   tb_type type;
   tb_launch_box box;
-  int count, num_segments, tiles; /* reduce-by-key: num_segments = count, a bound */
+  int count, num_segments, tiles; /* reduce-by-key: num_segments = its runs */
   bool support_empty;
   bool malformed; /* support_empty: the prepass found the CSR malformed (num2[1]) */
   tb_buffer mem;
@@ -491,7 +491,12 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
                   &p));
   tb_status st = tb_seg_key_runs_run(b, d_keys, p->count, p->limits, p->codes, d_keys_out,
                                      d_num_segments, status, stream);
-  if (st == TB_OK && h_num_segments) st = num_to_host(p->limits + tiles, h_num_segments, stream);
+  /* The run count bounds the apply's outputs and gives the average run
+   * length, which picks its core. */
+  int64_t runs = 0;
+  if (st == TB_OK) st = num_to_host(p->limits + tiles, &runs, stream);
+  if (st == TB_OK && h_num_segments) *h_num_segments = runs;
+  if (st == TB_OK) p->num_segments = (int)runs;
   if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
   if (st == TB_OK) {
     *plan = p;
