@@ -15,8 +15,8 @@
 // Fronts over the run core load the values blocked and mark which items end
 // a segment: from the starts of the segments that begin inside the tile
 // (csr), from the thread codes (apply), or by a discontinuity test of the
-// keys (reduce-by-key, always one pass). SpMV is the csr and apply fronts
-// with x[cols[m]] (times the matrix entry) as the value of item m.
+// keys (reduce-by-key, always one pass). SpMV is the tile core's csr and
+// apply fronts with x[cols[m]] (times the matrix entry) as item m's value.
 #include <stdint.h>
 
 #include <algorithm>
@@ -206,58 +206,34 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
 
 // ---- one-pass fronts over the run core ------------------------------------
 
-// Shared memory of a one-pass segmented tile: the run core's, the columns'
-// transposes for SpMV, and the tile's run ends as one byte per item (a
-// warp's slice entries are consecutive items, so bits would make its lanes
-// contend for one word).
-struct NoCols {};
-template <tb_seg_front F, tb_op OP, int NT, int VT>
+// Shared memory of a one-pass segmented tile: the run core's, and the
+// tile's run ends as one byte per item (a warp's slice entries are
+// consecutive items, so bits would make its lanes contend for one word).
+// Values only: SpMV gathers x in thread order on the tile core, where a
+// warp's consecutive nonzeros are consecutive lanes (blocked gathers were
+// 0.57-0.92x on the H100, NOTES.md).
+template <tb_op OP, int NT, int VT>
 struct RunTile {
   using Core = CtaRunReduce<OP, T, NT, VT>;
   using ValIO = typename Core::ValIO;
-  using ColIO = WarpTranspose<int, VT>;
   static constexpr int kTile = NT * VT, kWarps = NT / 32, kWarpItems = Core::kWarpItems;
   static constexpr int kEndWords = (kTile + 3) / 4;
-  struct Cols {
-    typename ColIO::Storage warp[kWarps];
-  };
   struct Storage {
     typename Core::Storage core;
-    typename cuda::std::conditional<F == TB_SEG_VALUES, NoCols, Cols>::type cols;
     union {
       unsigned words[kEndWords];  // for zeroing
       uint8_t item[4 * kEndWords];
     } ends;
   };
 
-  // This thread's VT items (blocked), also left in its slots of the core's
-  // value buffer; the identity past count and for a column outside x.
-  __device__ __forceinline__ static void load(const Inputs& in, unsigned first, int count,
-                                              T (&x)[VT], Storage& s) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // This thread's VT values (blocked), also left in its slots of the core's
+  // value buffer; the identity past count.
+  __device__ __forceinline__ static void load(const T* __restrict__ values, unsigned first,
+                                              int count, T (&x)[VT], Storage& s) {
+    const int warp = threadIdx.x / 32;
     const unsigned base = first + unsigned(warp * kWarpItems);
     const int warp_count = int(unsigned(count) - first) - warp * kWarpItems;
-    const T id = identity<OP>();
-    if constexpr (F == TB_SEG_VALUES) {
-      ValIO::load_blocked(in.values + base, warp_count, id, x, s.core.vals[warp]);
-    } else {
-      int c[VT];
-      ColIO::load_blocked(in.cols + base, warp_count, -1, c, s.cols.warp[warp]);
-      T a[VT];
-      if constexpr (F == TB_SEG_SPMV_BINARY)
-        ValIO::load_blocked(in.values + base, warp_count, id, a, s.core.vals[warp]);
-#pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const bool ok = c[i] >= 0 && c[i] < in.x_len;
-        const T xv = ok ? in.x[c[i]] : id;
-        if constexpr (F == TB_SEG_SPMV_UNARY) x[i] = xv;
-        else x[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(a[i], xv) : id;
-      }
-      // Each thread rewrites only its own blocked slots, which no other lane
-      // reads: the products replace the matrix entries.
-#pragma unroll
-      for (int i = 0; i < VT; ++i) s.core.vals[warp].items[ValIO::slot(lane * VT + i)] = x[i];
-    }
+    ValIO::load_blocked(values + base, warp_count, identity<OP>(), x, s.core.vals[warp]);
   }
 
   // This thread's VT end flags as bits, none past count.
@@ -271,22 +247,22 @@ struct RunTile {
   }
 };
 
-// Direct segmented reduction over CSR (and direct SpMV) in one pass: a
+// Direct segmented reduction over CSR in one pass: a
 // segment that starts inside the tile ends the one before it, and the
 // tile's last item ends one when the tile flushes (the last tile: item
 // count - 1). Results at their segment's rank, below num_segments.
-template <tb_seg_front F, tb_op OP, int NT, int VT>
+template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-csr_runs_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
+csr_runs_kernel(const T* __restrict__ values, const int* __restrict__ csr, int num_segments, int count,
                 const int* __restrict__ limits, RunStatusArray<T> status, LookBackDelay delay,
                 T* __restrict__ out) {
-  using K = RunTile<F, OP, NT, VT>;
+  using K = RunTile<OP, NT, VT>;
   extern __shared__ __align__(16) unsigned char run_tile_shared[];
   auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
   const unsigned first = blockIdx.x * unsigned(K::kTile);
   for (int w = threadIdx.x; w < K::kEndWords; w += NT) s.ends.words[w] = 0;
   T x[VT];
-  K::load(in, first, count, x, s);
+  K::load(values, first, count, x, s);
   const SegRange r = seg_range<K::kTile>(limits[blockIdx.x], limits[blockIdx.x + 1], num_segments);
   __syncthreads();  // the end flags are zeroed
   for (int k = 1 + int(threadIdx.x); k < r.slice; k += NT) {
@@ -302,17 +278,17 @@ csr_runs_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int co
 
 // The preprocessed form in one pass: each thread's run ends come from its
 // code, so a tile reads its values and one code per thread, no CSR.
-template <tb_seg_front F, tb_op OP, int NT, int VT>
+template <tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-apply_runs_kernel(Inputs in, const int* __restrict__ codes, int num_segments, int count,
+apply_runs_kernel(const T* __restrict__ values, const int* __restrict__ codes, int num_segments, int count,
                   RunStatusArray<T> status, LookBackDelay delay, T* __restrict__ out) {
-  using K = RunTile<F, OP, NT, VT>;
+  using K = RunTile<OP, NT, VT>;
   extern __shared__ __align__(16) unsigned char run_tile_shared[];
   auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
   const unsigned first = blockIdx.x * unsigned(K::kTile);
   const unsigned flags = code_flags(codes[blockIdx.x * NT + threadIdx.x]);
   T x[VT];
-  K::load(in, first, count, x, s);
+  K::load(values, first, count, x, s);
   const int valid = min(max(int(unsigned(count) - first) - int(threadIdx.x) * VT, 0), VT);
   const unsigned ends = flags & ((1u << valid) - 1);
   K::Core::run(x, ends, out, num_segments, nullptr, status, delay, NT, s.core,
@@ -420,11 +396,11 @@ tb_status prepare_runs(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
-// Whether the direct CSR and apply forms take the one-pass run core. For
-// 8-byte values the tile core pays two shared-memory rounds per tile and
-// the run core is faster up to long segments; there, and for 4-byte values
-// at every length, independent tiles with a fix-up beat the look-back's
-// chain (H100, 2^26 items: NOTES.md).
+// Whether the direct CSR and apply forms over values take the one-pass run
+// core. For 8-byte values the tile core pays two shared-memory rounds per
+// tile and the run core is faster up to long segments; there, and for
+// 4-byte values at every length, independent tiles with a fix-up beat the
+// look-back's chain (H100, 2^26 items: NOTES.md).
 constexpr bool kRunsCanPay = sizeof(T) == 8;
 bool runs_pay(int count, int num_segments) {
   return kRunsCanPay && int64_t(count) < kRunsBelowLength * int64_t(num_segments);
@@ -437,15 +413,15 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    if constexpr (kRunsCanPay) {
+    if constexpr (kRunsCanPay && F == TB_SEG_VALUES) {
       if (!sources && runs_pay(count, num_segments)) {
-        auto kernel = csr_runs_kernel<F, OP, NT, VT>;
-        constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
+        auto kernel = csr_runs_kernel<OP, NT, VT>;
+        constexpr int kShared = sizeof(typename RunTile<OP, NT, VT>::Storage);
         RunStatusArray<T> status;
         LookBackDelay delay;
         TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-        kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), csr, num_segments, count, limits,
-                                               status, delay, out);
+        kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), csr,
+                                               num_segments, count, limits, status, delay, out);
         TB_CUDA_TRY(cudaGetLastError());
         return TB_OK;
       }
@@ -465,15 +441,15 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    if constexpr (kRunsCanPay) {
+    if constexpr (kRunsCanPay && F == TB_SEG_VALUES) {
       if (runs_pay(count, num_segments)) {
-        auto kernel = apply_runs_kernel<F, OP, NT, VT>;
-        constexpr int kShared = sizeof(typename RunTile<F, OP, NT, VT>::Storage);
+        auto kernel = apply_runs_kernel<OP, NT, VT>;
+        constexpr int kShared = sizeof(typename RunTile<OP, NT, VT>::Storage);
         RunStatusArray<T> status;
         LookBackDelay delay;
         TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-        kernel<<<tiles, NT, kShared, stream>>>(inputs_of(in), codes, num_segments, count, status,
-                                               delay, out);
+        kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), codes,
+                                               num_segments, count, status, delay, out);
         TB_CUDA_TRY(cudaGetLastError());
         return TB_OK;
       }
