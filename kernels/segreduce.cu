@@ -216,7 +216,7 @@ template <tb_op OP, int NT, int VT>
 struct RunTile {
   using Core = CtaRunReduce<OP, T, NT, VT>;
   using ValIO = typename Core::ValIO;
-  static constexpr int kTile = NT * VT, kWarps = NT / 32, kWarpItems = Core::kWarpItems;
+  static constexpr int kTile = NT * VT;
   static constexpr int kEndWords = (kTile + 3) / 4;
   struct Storage {
     typename Core::Storage core;
@@ -231,14 +231,14 @@ struct RunTile {
   __device__ __forceinline__ static void load(const T* __restrict__ values, unsigned first,
                                               int count, T (&x)[VT], Storage& s) {
     const int warp = threadIdx.x / 32;
-    const unsigned base = first + unsigned(warp * kWarpItems);
-    const int warp_count = int(unsigned(count) - first) - warp * kWarpItems;
+    const unsigned base = first + unsigned(warp * ValIO::kItems);
+    const int warp_count = int(unsigned(count) - first) - warp * ValIO::kItems;
     ValIO::load_blocked(values + base, warp_count, identity<OP>(), x, s.core.vals[warp]);
   }
 
   // This thread's VT end flags as bits, none past count.
   __device__ __forceinline__ static unsigned my_ends(const Storage& s, unsigned first, int count) {
-    const int p = int(threadIdx.x) * VT;  // warp * kWarpItems + lane * VT
+    const int p = int(threadIdx.x) * VT;  // warp * 32 * VT + lane * VT
     unsigned bits = 0;
 #pragma unroll
     for (int i = 0; i < VT; ++i) bits |= unsigned(s.ends.item[p + i]) << i;
