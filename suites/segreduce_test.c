@@ -721,6 +721,49 @@ static void test_reduce_by_key_every_case(void) {
   tb_buffer_free(&scratch);
 }
 
+/* The look-back over 10^4 random sizes per type (500 under --quick, 40
+ * under a sanitizer): log-uniform up to 2^20 items, one case in a hundred
+ * up to 2^23 (thousands of tiles), mean run lengths 1 to 4096, on the tuned
+ * default and on the box with the smallest tile, plus. */
+static void test_reduce_by_key_random_sizes(void) {
+  const int cases = tb_test.sanitizer ? 40 : tb_test.quick ? 500 : 10000;
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 4);
+  tb_buffer scratch = {0};
+  outputs o = {0};
+  int failures = 0;
+  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
+    tb_launch_box grid[kMaxBoxes];
+    const int n_grid = grid_of((tb_type)t, grid);
+    const tb_launch_box *smallest = &grid[0];
+    for (int b = 1; b < n_grid; ++b)
+      if (grid[b].nt * grid[b].vt < smallest->nt * smallest->vt) smallest = &grid[b];
+    for (int i = 0; i < cases && failures < kMaxFailures; ++i) {
+      const int max_log = tb_rng_range(&r, 0, 99) == 0 ? 23 : 20;
+      const int64_t n =
+          1 + (int64_t)(tb_rng_next(&r) % ((uint64_t)1 << tb_rng_range(&r, 0, max_log)));
+      const int64_t len = (int64_t)1 << tb_rng_range(&r, 0, 12);
+      const geo_case c = spec_case(TB_GEOM_UNIFORM, (double)(len < n ? len : n), true, n);
+      geom g;
+      keyset k;
+      memset(&k, 0, sizeof k);
+      if (!geom_make(&g, &c, false, &r) || !keyset_make(&k, &g, i % 4, &r)) {
+        ++failures;
+      } else {
+        values v;
+        if (!values_make(&v, (tb_type)t, TB_OP_PLUS, k.count, &r) ||
+            !check_rbk(&k, &v, i % 8, i % 2 ? smallest : NULL, &scratch, &o))
+          ++failures;
+        values_free(&v);
+      }
+      keyset_free(&k);
+      geom_free(&g);
+    }
+  }
+  outputs_free(&o);
+  tb_buffer_free(&scratch);
+}
+
 /* count == 0 gives no runs (to the host and the device); the tuned default on
  * up to 2^22 items with plus. */
 static void test_reduce_by_key_empty_and_large(void) {
@@ -2032,6 +2075,7 @@ int main(int argc, char **argv) {
       {"segreduce: default box, large", test_segreduce_default_large},
       {"reduce_by_key: every type x op x box x runs", test_reduce_by_key_every_case},
       {"reduce_by_key: no items, default box large", test_reduce_by_key_empty_and_large},
+      {"reduce_by_key: look-back over random sizes", test_reduce_by_key_random_sizes},
       {"spmv: every type x add op x box x rows", test_spmv_every_case},
       {"spmv: no nonzeros, large, mul_op", test_spmv_edges_and_large},
       {"real data: rounding bound", test_real_data_rounding_bound},
