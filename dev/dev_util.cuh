@@ -18,14 +18,16 @@
   } while (0)
 
 // Median of reps timed calls of f (after one untimed warm-up), in ms; 0 with
-// reps = 0 (the warm-up alone, to run a launch once).
-template <class F>
-static float median_ms(F&& f, int reps) {
+// reps = 0 (the warm-up alone, to run a launch once). before() runs ahead of
+// each call, outside the timed events (an L2 flush, say).
+template <class F, class Before>
+static float median_ms(F&& f, int reps, Before before) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   std::vector<float> ms;
   for (int r = 0; r < reps + 1; ++r) {
+    before();
     CK(cudaEventRecord(a));
     f();
     CK(cudaEventRecord(b));
@@ -39,4 +41,9 @@ static float median_ms(F&& f, int reps) {
   if (ms.empty()) return 0;
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+template <class F>
+static float median_ms(F&& f, int reps) {
+  return median_ms(f, reps, [] {});
 }

@@ -66,24 +66,7 @@ int main(int argc, char** argv) {
   // Median of 30 launches, each after an L2 flush that runs outside the
   // timed events, as the sweep times them.
   auto timed = [&](auto&& launch) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<float> ms;
-    for (int r = 0; r < 31; ++r) {
-      CK(cudaMemsetAsync(flush, 0, 2 * size_t(l2)));
-      CK(cudaEventRecord(a));
-      launch();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float t;
-      CK(cudaEventElapsedTime(&t, a, b));
-      if (r) ms.push_back(t);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    return median_ms(launch, 30, [&] { CK(cudaMemsetAsync(flush, 0, 2 * size_t(l2))); });
   };
   struct Box {
     int nt, vt;

@@ -381,18 +381,21 @@ tb_status with_front(tb_seg_front front, F f) {
 }
 
 // A one-pass kernel's launch: dynamic shared memory past 48 KiB allowed,
-// the status words zeroed, and the look-back delay of the scan (fixed on
-// grids of more than one wave).
-template <class Kernel>
-tb_status prepare_runs(Kernel kernel, int nt, int shared, int tiles, void* scratch,
-                       RunStatusArray<T>* status, LookBackDelay* delay, cudaStream_t stream) {
+// the status words zeroed, the look-back delay of the scan (fixed on grids
+// of more than one wave), then launch(status, delay) puts the kernel on the
+// stream.
+template <class Kernel, class Launch>
+tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scratch,
+                       cudaStream_t stream, Launch launch) {
   if (shared > 48 * 1024)
     TB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
   int per_sm = 0, sms = 0;
   TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kernel), nt, shared, &per_sm, &sms));
-  *delay = tiles > per_sm * sms ? kFixedDelay : kBackOff;
-  status->bind(scratch);
+  RunStatusArray<T> status;
+  status.bind(scratch);
   TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, RunStatusArray<T>::bytes(tiles), stream));
+  launch(status, tiles > per_sm * sms ? kFixedDelay : kBackOff);
+  TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
 
@@ -417,13 +420,10 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
       if (!sources && runs_pay(count, num_segments)) {
         auto kernel = csr_runs_kernel<OP, NT, VT>;
         constexpr int kShared = sizeof(typename RunTile<OP, NT, VT>::Storage);
-        RunStatusArray<T> status;
-        LookBackDelay delay;
-        TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-        kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), csr,
-                                               num_segments, count, limits, status, delay, out);
-        TB_CUDA_TRY(cudaGetLastError());
-        return TB_OK;
+        return run_one_pass(kernel, NT, kShared, tiles, scratch, stream, [&](auto status, auto delay) {
+          kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), csr,
+                                                 num_segments, count, limits, status, delay, out);
+        });
       }
     }
     const TileCarries<T> carries = carries_of(scratch, tiles);
@@ -445,13 +445,10 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
       if (runs_pay(count, num_segments)) {
         auto kernel = apply_runs_kernel<OP, NT, VT>;
         constexpr int kShared = sizeof(typename RunTile<OP, NT, VT>::Storage);
-        RunStatusArray<T> status;
-        LookBackDelay delay;
-        TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-        kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), codes,
-                                               num_segments, count, status, delay, out);
-        TB_CUDA_TRY(cudaGetLastError());
-        return TB_OK;
+        return run_one_pass(kernel, NT, kShared, tiles, scratch, stream, [&](auto status, auto delay) {
+          kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), codes,
+                                                 num_segments, count, status, delay, out);
+        });
       }
     }
     const TileCarries<T> carries = carries_of(scratch, tiles);
@@ -472,13 +469,10 @@ tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out,
   }
   auto kernel = by_key_kernel<OP, NT, VT>;
   constexpr int kShared = sizeof(typename CtaReduceByKey<OP, T, NT, VT>::Storage);
-  RunStatusArray<T> status;
-  LookBackDelay delay;
-  TB_TRY(prepare_runs(kernel, NT, kShared, tiles, scratch, &status, &delay, stream));
-  kernel<<<tiles, NT, kShared, stream>>>(keys, values, count, status, delay, keys_out, values_out,
-                                         d_num);
-  TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+  return run_one_pass(kernel, NT, kShared, tiles, scratch, stream, [&](auto status, auto delay) {
+    kernel<<<tiles, NT, kShared, stream>>>(keys, values, count, status, delay, keys_out,
+                                           values_out, d_num);
+  });
 }
 
 tb_status no_box(tb_launch_box box) {
