@@ -453,6 +453,28 @@ static void test_compare_int(void) {
   CU_ASSERT_EQUAL(tb_compare(TB_INT32, NULL, want, NULL, 1, "x"), TB_ERR_INVALID_ARGUMENT);
 }
 
+static void test_compare_exact(void) {
+  int32_t w32[4] = {1, -2, 3, INT32_MIN}, g32[4] = {1, -2, 3, INT32_MIN};
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_INT32, g32, w32, 4, "keys"), TB_OK);
+  g32[3] = 0;
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_INT32, g32, w32, 4, "keys"), TB_ERR_MISMATCH);
+  ASSERT_CONTAINS(tb_last_error(), "keys: first mismatch at index 3: expected -2147483648, got 0");
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_INT32, g32, w32, 3, "keys"), TB_OK);
+  /* Floats by value in their own type: -0 equals +0, any difference fails. */
+  float gf[3] = {-0.0f, 1.5f, 1e-30f}, wf[3] = {0.0f, 1.5f, 1e-30f};
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_FLOAT, gf, wf, 3, "out"), TB_OK);
+  gf[2] = 2e-30f;
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_FLOAT, gf, wf, 3, "out"), TB_ERR_MISMATCH);
+  ASSERT_CONTAINS(tb_last_error(), "out: first mismatch at index 2: expected 1e-30, got 2.00000001e-30");
+  double gd[2] = {0.1, 0.2}, wd[2] = {0.1, 0.30000000000000004};
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_DOUBLE, gd, wd, 2, "y"), TB_ERR_MISMATCH);
+  ASSERT_CONTAINS(tb_last_error(), "index 1: expected 0.30000000000000004, got 0.20000000000000001");
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_INT32, g32, w32, -1, "x"), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_TYPE_COUNT, g32, w32, 1, "x"), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_INT64, NULL, w32, 1, "x"), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(tb_compare_exact(TB_INT64, NULL, NULL, 0, "x"), TB_OK);
+}
+
 static void test_compare_float(void) {
   float got[4] = {1.0f, 2.0f, 3.0f, 4.0f};
   double want[4] = {1.0, 2.0, 3.0, 4.0};
@@ -560,6 +582,7 @@ int main(void) {
       {"validate", "error_bound", test_error_bound},
       {"validate", "compare_int", test_compare_int},
       {"validate", "compare_float", test_compare_float},
+      {"validate", "compare_exact", test_compare_exact},
       {"validate", "compare_special", test_compare_special},
       {"validate", "compare_value", test_compare_value},
       {"slug", "slug", test_slug},

@@ -146,6 +146,11 @@ tb_status tb_buffer_upload(tb_buffer *b, const void *host, size_t bytes) {
   return TB_OK;
 }
 
+tb_status tb_buffer_put(tb_buffer *b, const void *host, size_t bytes) {
+  TB_TRY(tb_buffer_reserve(b, bytes));
+  return tb_buffer_upload(b, host, bytes);
+}
+
 tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes) {
   TB_TRY(check_copy("tb_buffer_download", b, host, bytes));
   if (bytes > 0) TB_CUDA_TRY(cudaMemcpy(host, b->ptr, bytes, cudaMemcpyDeviceToHost));

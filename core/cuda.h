@@ -69,6 +69,8 @@ tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);
 tb_status tb_buffer_reserve(tb_buffer *b, size_t bytes);
 tb_status tb_buffer_upload(tb_buffer *b, const void *host, size_t bytes);
 tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes);
+/* Reserve, then upload: b holds a device copy of host[0, bytes). */
+tb_status tb_buffer_put(tb_buffer *b, const void *host, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -232,7 +232,31 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
 }
 
 void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,
-                   const char *type, int64_t n, int nt, int vt) {
+                   const char *type, int64_t n, int seg, int nt, int vt) {
   int len = snprintf(out, cap, "%s/%s/%s/n:%lld", algorithm, impl, type, (long long)n);
+  if (seg > 0 && len > 0 && (size_t)len < cap)
+    len += snprintf(out + len, cap - len, "/seg:%d", seg);
   if (nt > 0 && len > 0 && (size_t)len < cap) snprintf(out + len, cap - len, "/nt:%d/vt:%d", nt, vt);
+}
+
+int64_t tb_sweep_max(int64_t full, int64_t quick) { return tb_sweep.quick ? quick : full; }
+
+static void *host_buffer;
+static size_t host_buffer_bytes;
+
+static void host_buffer_release(void) {
+  free(host_buffer);
+  host_buffer = NULL;
+  host_buffer_bytes = 0;
+}
+
+void *tb_sweep_host_buffer(size_t bytes) {
+  static bool registered;
+  if (host_buffer_bytes >= bytes && host_buffer) return host_buffer;
+  if (!registered) registered = atexit(host_buffer_release) == 0;
+  free(host_buffer);
+  host_buffer = malloc(bytes ? bytes : 1);
+  host_buffer_bytes = host_buffer ? bytes : 0;
+  if (!host_buffer) tb_fail(TB_ERR_OUT_OF_MEMORY, "sweep: %zu bytes of host memory", bytes);
+  return host_buffer;
 }

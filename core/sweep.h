@@ -72,9 +72,19 @@ int tb_sweep_reps(int64_t bytes);
  * (at least 3 each; pass it to tb_bench_set_iterations). */
 int64_t tb_sweep_iterations(int64_t bytes);
 
-/* "<algorithm>/<impl>/<type>/n:<n>[/nt:<nt>/vt:<vt>]" into out (nt = 0: no box). */
+/* "<algorithm>/<impl>/<type>/n:<n>[/seg:<seg>][/nt:<nt>/vt:<vt>]" into out
+ * (seg <= 0: no segment axis; nt = 0: no box). Every sweep names its rows
+ * with it, so results match across families and runs. */
 void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,
-                   const char *type, int64_t n, int nt, int vt);
+                   const char *type, int64_t n, int seg, int nt, int vt);
+
+/* The largest size of a sweep's size axis: full, or quick under --tb_quick. */
+int64_t tb_sweep_max(int64_t full, int64_t quick);
+
+/* A host buffer of at least `bytes`, kept for the process and shared by a
+ * sweep's validations (the output they download); NULL, with a message,
+ * when it cannot be had. */
+void *tb_sweep_host_buffer(size_t bytes);
 
 #ifdef __cplusplus
 }

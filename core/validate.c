@@ -81,6 +81,31 @@ tb_status tb_compare(tb_type t, const void *got, const void *want, const double 
                  what, (long long)first, exp_s, got_s, b, (long long)bad, (long long)n);
 }
 
+tb_status tb_compare_exact(tb_type t, const void *got, const void *want, int64_t n,
+                           const char *what) {
+  if (what == NULL) what = "compare";
+  if (!tb_type_valid(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: invalid element type %d", what, (int)t);
+  if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n < 0 (%" PRId64 ")", what, n);
+  if (n > 0 && (got == NULL || want == NULL))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: NULL array", what);
+  const bool fl = tb_type_is_float(t);
+  for (int64_t i = 0; i < n; ++i) {
+    if (fl ? float_at(t, got, i) == float_at(t, want, i) : int_at(t, got, i) == int_at(t, want, i))
+      continue;
+    char exp_s[48], got_s[48];
+    if (fl) {
+      format_float(t, float_at(t, got, i), got_s, sizeof got_s);
+      format_float(t, float_at(t, want, i), exp_s, sizeof exp_s);
+    } else {
+      snprintf(got_s, sizeof got_s, "%lld", (long long)int_at(t, got, i));
+      snprintf(exp_s, sizeof exp_s, "%lld", (long long)int_at(t, want, i));
+    }
+    return tb_fail(TB_ERR_MISMATCH, "%s: first mismatch at index %lld: expected %s, got %s", what,
+                   (long long)i, exp_s, got_s);
+  }
+  return TB_OK;
+}
+
 tb_status tb_compare_value(tb_type t, tb_value got, tb_value want, double bound, const char *what) {
   if (what == NULL) what = "compare";
   if (!tb_type_valid(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: invalid element type %d", what, (int)t);

@@ -32,6 +32,13 @@ double tb_sum_error_bound(tb_type t, int64_t depth, double sum_abs);
 tb_status tb_compare(tb_type t, const void *got, const void *want,
                      const double *bound, int64_t n, const char *what);
 
+/* n elements of type t, got and want both of type t, equal by value (+0 and
+ * -0 are equal): for results that are exact by construction (integers, sums
+ * of small integers in floating point). On the first failure return
+ * TB_ERR_MISMATCH with a message naming `what`, the index and both values. */
+tb_status tb_compare_exact(tb_type t, const void *got, const void *want, int64_t n,
+                           const char *what);
+
 /* One value: the same rules as tb_compare for a single element. want is the
  * reference as double for floats (tb_value.f64) and as t for integers. */
 tb_status tb_compare_value(tb_type t, tb_value got, tb_value want, double bound,

@@ -28,6 +28,7 @@
 #include "core/geometry.h"
 #include "core/rng.h"
 #include "core/sweep.h"
+#include "core/validate.h"
 #include "cpuref/interval.h"
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
@@ -85,8 +86,6 @@ static struct {
   int seg;
   void *want;
 } ref = {.alg = ALG_COUNT};
-static void *got;
-static size_t got_bytes;
 static tb_buffer d_out, scratch, thrust_scratch;
 static tb_cub_batches batches;
 static struct {
@@ -96,7 +95,7 @@ static struct {
   int seg;
 } batches_for = {.alg = ALG_COUNT};
 
-static int64_t max_n(void) { return tb_sweep.quick ? 1 << 22 : 1 << 28; }
+static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 22); }
 
 static void problem_release(void) {
   free(prob.scan), free(prob.gather), free(prob.scatter);
@@ -145,11 +144,6 @@ static void place(const int32_t *scan, int32_t num, int64_t n, tb_rng *r, int32_
   }
 }
 
-static tb_status upload(tb_buffer *b, const void *host, size_t bytes) {
-  TB_TRY(tb_buffer_reserve(b, bytes));
-  return tb_buffer_upload(b, host, bytes);
-}
-
 static tb_status problem_get(int64_t n, int seg, bool placed) {
   if (prob.n != n || prob.seg != seg) {
     problem_release();
@@ -168,7 +162,7 @@ static tb_status problem_get(int64_t n, int seg, bool placed) {
     free(counts);
     TB_TRY(st);
     prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
-    TB_TRY(upload(&prob.d_scan, prob.scan, sizeof(int32_t) * num));
+    TB_TRY(tb_buffer_put(&prob.d_scan, prob.scan, sizeof(int32_t) * num));
   }
   if (placed && !prob.placed) {
     tb_rng r;
@@ -179,8 +173,8 @@ static tb_status problem_get(int64_t n, int seg, bool placed) {
       return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: offsets of %d objects", prob.num);
     place(prob.scan, prob.num, prob.n, &r, prob.gather);
     place(prob.scan, prob.num, prob.n, &r, prob.scatter);
-    TB_TRY(upload(&prob.d_gather, prob.gather, sizeof(int32_t) * prob.num));
-    TB_TRY(upload(&prob.d_scatter, prob.scatter, sizeof(int32_t) * prob.num));
+    TB_TRY(tb_buffer_put(&prob.d_gather, prob.gather, sizeof(int32_t) * prob.num));
+    TB_TRY(tb_buffer_put(&prob.d_scatter, prob.scatter, sizeof(int32_t) * prob.num));
     prob.placed = true;
   }
   return TB_OK;
@@ -213,8 +207,8 @@ static tb_status inputs_get(tb_type t, int64_t num, int64_t n) {
   tb_rng_seed(&r, 0xda7a0000u + (uint64_t)t);
   fill_bits(&r, data.values, num * sz);
   fill_bits(&r, data.in, n * sz);
-  TB_TRY(upload(&data.d_values, data.values, num * sz));
-  TB_TRY(upload(&data.d_in, data.in, n * sz));
+  TB_TRY(tb_buffer_put(&data.d_values, data.values, num * sz));
+  TB_TRY(tb_buffer_put(&data.d_in, data.in, n * sz));
   data.t = t, data.values_cap = num, data.in_cap = n;
   return TB_OK;
 }
@@ -300,26 +294,17 @@ static tb_status launch(void *arg) {
 /* Runs the case once and compares its whole output with the CPU's. */
 static tb_status validate(const bench_case *c) {
   const size_t bytes = (size_t)c->n * out_size(c);
-  if (got_bytes < bytes) {
-    free(got);
-    got = malloc(bytes);
-    got_bytes = got ? bytes : 0;
-    if (!got) return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: %zu host bytes", bytes);
-  }
+  void *got = tb_sweep_host_buffer(bytes);
+  if (!got) return TB_ERR_OUT_OF_MEMORY;
   /* Poisoned, so that an element nobody writes cannot pass. */
   TB_CUDA_TRY(cudaMemset(d_out.ptr, 0xa5, bytes));
   TB_TRY(launch((void *)c));
   TB_TRY(tb_buffer_download(&d_out, got, bytes));
-  if (memcmp(got, ref.want, bytes) == 0) return TB_OK;
-  const size_t sz = out_size(c);
-  int64_t i = 0;
-  while (memcmp((char *)got + i * sz, (char *)ref.want + i * sz, sz) == 0) ++i;
-  uint64_t g = 0, w = 0;
-  memcpy(&g, (char *)got + i * sz, sz), memcpy(&w, (char *)ref.want + i * sz, sz);
-  return tb_fail(TB_ERR_MISMATCH,
-                 "%s %s n=%lld seg=%d box=%dx%d: element %lld is 0x%llx, expected 0x%llx",
-                 kAlgName[c->alg], tb_type_name(c->t), (long long)c->n, c->seg, c->box.nt,
-                 c->box.vt, (long long)i, (unsigned long long)g, (unsigned long long)w);
+  char what[160];
+  snprintf(what, sizeof what, "%s %s n=%lld seg=%d box=%dx%d (elements as bits)", kAlgName[c->alg],
+           tb_type_name(c->t), (long long)c->n, c->seg, c->box.nt, c->box.vt);
+  /* Moved data, NaN payloads included: compared bit for bit. */
+  return tb_compare_exact(out_size(c) == 8 ? TB_INT64 : TB_INT32, got, ref.want, c->n, what);
 }
 
 static int64_t bytes_moved(const bench_case *c) {
@@ -353,11 +338,8 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
   *c = (bench_case){alg, t, n, seg, which, box};
   static const char *kBaseline[ALG_COUNT] = {"thrust", "thrust", "cub", "cub", "cub", "cub"};
   char name[192];
-  int len = snprintf(name, sizeof name, "%s/%s/%s/n:%lld/seg:%d", kAlgName[alg],
-                     which == IMPL_TB ? "tb" : kBaseline[alg],
-                     alg == ALG_LBS ? "int32" : tb_type_name(t), (long long)n, seg);
-  if (box.nt > 0 && len > 0 && (size_t)len < sizeof name)
-    snprintf(name + len, sizeof name - len, "/nt:%d/vt:%d", box.nt, box.vt);
+  tb_sweep_name(name, sizeof name, kAlgName[alg], which == IMPL_TB ? "tb" : kBaseline[alg],
+                alg == ALG_LBS ? "int32" : tb_type_name(t), n, seg, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   /* About 1 GiB of traffic per benchmark (ceiling: the estimate from the
    * element bytes, which the interval bytes only add to). */
@@ -405,7 +387,7 @@ int main(int argc, char **argv) {
   const int rc = tb_sweep_main(argc, argv, "interval", register_all);
   problem_release();
   inputs_release();
-  free(ref.want), free(got);
+  free(ref.want);
   tb_cub_batches_free(&batches);
   tb_buffer_free(&d_out), tb_buffer_free(&scratch), tb_buffer_free(&thrust_scratch);
   return rc;

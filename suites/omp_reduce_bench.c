@@ -39,7 +39,7 @@ typedef struct {
   tb_launch_box box; /* {0, 0}: tuned default */
 } bench_case;
 
-static int64_t max_n(void) { return tb_sweep.quick ? 1 << 20 : 1 << 26; }
+static int64_t max_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
 
 /* ---- inputs: kMaxVars arrays per type at the largest size, drawn for plus
  * (exact sums; min and max are exact on any data) and made on first use. */
@@ -184,7 +184,8 @@ static void add(clause_set set, int64_t n, impl which, tb_launch_box box) {
   if (!c) return;
   *c = (bench_case){set, n, which, box};
   char name[160];
-  tb_sweep_name(name, sizeof name, "omp_reduce", kImplName[which], set.name, n, box.nt, box.vt);
+  tb_sweep_name(name, sizeof name, "omp_reduce", kImplName[which], set.name, n, 0, box.nt,
+                box.vt);
   tb_bench_register(name, run, c, free);
   int64_t bytes = 0;
   for (int v = 0; v < set.k; ++v) bytes += n * (int64_t)tb_type_size(set.t[v]);

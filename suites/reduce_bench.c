@@ -31,7 +31,7 @@ typedef struct {
   tb_buffer *scratch;
 } launch_ctx;
 
-static int64_t max_n(void) { return tb_sweep.quick ? 1 << 22 : 1 << 28; }
+static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 22); }
 
 static tb_status launch(void *p) {
   const launch_ctx *x = p;
@@ -88,7 +88,7 @@ static void add(tb_type t, tb_op op, int64_t n, impl which, tb_launch_box box) {
   *c = (bench_case){t, op, n, which, box};
   char name[160];
   tb_sweep_name(name, sizeof name, op == TB_OP_PLUS ? "reduce" : "reduce_max",
-                which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n, box.nt, box.vt);
+                which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n, 0, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   tb_bench_set_iterations(tb_sweep_iterations(n * (int64_t)tb_type_size(t)));
 }

@@ -34,7 +34,7 @@ typedef struct {
   tb_buffer *scratch;
 } launch_ctx;
 
-static int64_t max_n(void) { return tb_sweep.quick ? 1 << 22 : 1 << 28; }
+static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 22); }
 
 static tb_status launch(void *p) {
   const launch_ctx *x = p;
@@ -69,21 +69,15 @@ static const void *reference(const tb_sweep_data *d, tb_scan_kind kind, int64_t 
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   static tb_buffer scratch, out;
-  static void *got;
-  static size_t got_bytes;
   const size_t sz = tb_type_size(c->t);
   const tb_sweep_data *d = tb_sweep_data_get(c->t, c->op, max_n());
-  if (!d || tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
+  void *got = d ? tb_sweep_host_buffer((size_t)c->n * sz) : NULL;
+  if (!got || tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
     return;
   }
-  if (got_bytes < (size_t)c->n * sz) {
-    free(got);
-    got = malloc((size_t)c->n * sz);
-    got_bytes = got ? (size_t)c->n * sz : 0;
-  }
   const void *want = reference(d, c->kind, c->n);
-  if (!got || !want) {
+  if (!want) {
     tb_bench_skip_with_error(st, "out of host memory for validation");
     return;
   }
@@ -117,7 +111,7 @@ static void add(tb_type t, tb_op op, tb_scan_kind kind, tb_scan_algo algo, int64
            kind == TB_SCAN_INCLUSIVE ? "inclusive" : "exclusive", op == TB_OP_MAX ? "_max" : "",
            algo == TB_SCAN_REDUCE_THEN_SCAN ? "_rts" : "");
   tb_sweep_name(name, sizeof name, algorithm, which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n,
-                box.nt, box.vt);
+                0, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   tb_bench_set_iterations(tb_sweep_iterations(2 * n * (int64_t)tb_type_size(t)));
 }

@@ -37,6 +37,7 @@
 #include "core/geometry.h"
 #include "core/rng.h"
 #include "core/sweep.h"
+#include "core/validate.h"
 #include "cpuref/segreduce.h"
 #include "kernels/tilebench.h"
 #include "suites/baselines/cub_seg.h"
@@ -65,12 +66,7 @@ typedef struct {
   tb_launch_box box; /* {0, 0}: tuned default */
 } bench_case;
 
-static int64_t max_n(void) { return tb_sweep.quick ? 1 << 20 : 1 << 26; }
-
-static tb_status upload(tb_buffer *b, const void *host, size_t bytes) {
-  TB_TRY(tb_buffer_reserve(b, bytes));
-  return tb_buffer_upload(b, host, bytes);
-}
+static int64_t max_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
 
 /* ---- the geometry of the current (n, seg), built once for its benchmarks ---- */
 
@@ -119,8 +115,8 @@ static tb_status problem_get(int64_t n, int seg) {
   free(counts);
   TB_TRY(st);
   prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
-  TB_TRY(upload(&prob.d_csr, prob.csr, sizeof(int32_t) * (num + 1)));
-  return upload(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
+  TB_TRY(tb_buffer_put(&prob.d_csr, prob.csr, sizeof(int32_t) * (num + 1)));
+  return tb_buffer_put(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
 }
 
 /* ---- the values: one array per type at the sweep's largest size ---- */
@@ -142,7 +138,7 @@ static tb_status values_get(tb_type t) {
   tb_rng r;
   tb_rng_seed(&r, 0xda7a5e00u + (uint64_t)t);
   tb_fill_random(&r, t, TB_OP_PLUS, values[t].host, max_n());
-  return upload(&values[t].dev, values[t].host, bytes);
+  return tb_buffer_put(&values[t].dev, values[t].host, bytes);
 }
 
 static void values_release(void) {
@@ -228,64 +224,19 @@ static tb_status plan_make(const bench_case *c) {
                                      &c->box, &plan, 0);
 }
 
-static void value_str(tb_type t, const void *base, int64_t i, char *out, size_t cap) {
-  const tb_value v = tb_load(t, base, i);
-  switch (t) {
-    case TB_INT32: snprintf(out, cap, "%d", v.i32); break;
-    case TB_INT64: snprintf(out, cap, "%lld", (long long)v.i64); break;
-    case TB_FLOAT: snprintf(out, cap, "%.9g", v.f32); break;
-    default: snprintf(out, cap, "%.17g", v.f64);
-  }
-}
-
-static bool equal(tb_type t, const void *a, const void *b, int64_t i) {
-  const tb_value x = tb_load(t, a, i), y = tb_load(t, b, i);
-  switch (t) {
-    case TB_INT32: return x.i32 == y.i32;
-    case TB_INT64: return x.i64 == y.i64;
-    case TB_FLOAT: return x.f32 == y.f32; /* exact sums: only the sign of a zero may differ */
-    default: return x.f64 == y.f64;
-  }
-}
-
-/* got == want element by element (floats by value), or a message naming the
- * first mismatch. */
-static tb_status compare(tb_type t, const void *got, const void *want, int64_t count,
-                         const char *array, const char *what) {
-  if (memcmp(got, want, (size_t)count * tb_type_size(t)) == 0) return TB_OK;
-  for (int64_t i = 0; i < count; ++i) {
-    if (equal(t, got, want, i)) continue;
-    char g[40], w[40];
-    value_str(t, got, i, g, sizeof g), value_str(t, want, i, w, sizeof w);
-    return tb_fail(TB_ERR_MISMATCH, "%s: %s[%lld] is %s, expected %s", what, array, (long long)i, g,
-                   w);
-  }
-  return TB_OK;
-}
-
-static void *got;
-static size_t got_bytes;
-
-static tb_status host_reserve(size_t bytes) {
-  if (got_bytes >= bytes) return TB_OK;
-  free(got);
-  got = malloc(bytes);
-  got_bytes = got ? bytes : 0;
-  return got ? TB_OK : tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %zu host bytes", bytes);
-}
-
 /* Runs the case once (making the apply rows' plan on the way) and compares
  * its whole output with the CPU's. The outputs are poisoned first, so that
  * an element nobody writes cannot pass. */
 static tb_status validate(const bench_case *c) {
   const size_t sz = tb_type_size(c->t), num = (size_t)prob.num;
-  TB_TRY(host_reserve(num * (sz > 4 ? sz : 4)));
+  void *got = tb_sweep_host_buffer(num * (sz > 4 ? sz : 4));
+  if (!got) return TB_ERR_OUT_OF_MEMORY;
   TB_CUDA_TRY(cudaMemset(d_out.ptr, 0xa5, num * sz));
   TB_CUDA_TRY(cudaMemset(d_keys_out.ptr, 0xa5, num * sizeof(int32_t)));
   TB_CUDA_TRY(cudaMemset(d_num.ptr, 0xff, sizeof(int32_t)));
   if (is_apply(c->alg)) TB_TRY(plan_make(c));
   TB_TRY(launch((void *)c));
-  char what[160];
+  char what[160], of[176];
   snprintf(what, sizeof what, "%s/%s %s n=%lld seg=%d (%d segments) box=%dx%d", kAlgName[c->alg],
            c->which == IMPL_CUB ? "cub" : "tb", tb_type_name(c->t), (long long)c->n, c->seg,
            prob.num, c->box.nt, c->box.vt);
@@ -295,10 +246,13 @@ static tb_status validate(const bench_case *c) {
     if (runs != ref.num)
       return tb_fail(TB_ERR_MISMATCH, "%s: %d runs, expected %d", what, runs, ref.num);
     TB_TRY(tb_buffer_download(&d_keys_out, got, num * sizeof(int32_t)));
-    TB_TRY(compare(TB_INT32, got, ref.keys, prob.num, "keys", what));
+    snprintf(of, sizeof of, "%s: keys", what);
+    TB_TRY(tb_compare_exact(TB_INT32, got, ref.keys, prob.num, of));
   }
   TB_TRY(tb_buffer_download(&d_out, got, num * sz));
-  return compare(c->t, got, ref.values, prob.num, "out", what);
+  /* Sums of small integers: exact in every type (only a zero's sign may differ). */
+  snprintf(of, sizeof of, "%s: out", what);
+  return tb_compare_exact(c->t, got, ref.values, prob.num, of);
 }
 
 /* ---- benchmarks ---- */
@@ -340,12 +294,7 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
   *c = (bench_case){alg, t, n, seg, which, box};
   char name[192];
   tb_sweep_name(name, sizeof name, kAlgName[alg], which == IMPL_CUB ? "cub" : "tb",
-                tb_type_name(t), n, 0, 0);
-  const size_t len = strlen(name);
-  if (box.nt > 0)
-    snprintf(name + len, sizeof name - len, "/seg:%d/nt:%d/vt:%d", seg, box.nt, box.vt);
-  else
-    snprintf(name + len, sizeof name - len, "/seg:%d", seg);
+                tb_type_name(t), n, seg, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
   const int64_t num = tb_geometry_num_objects(&spec, n);
@@ -379,7 +328,7 @@ int main(int argc, char **argv) {
   const int rc = tb_sweep_main(argc, argv, "segreduce", register_all);
   problem_release();
   values_release();
-  free(ref.values), free(ref.keys), free(got);
+  free(ref.values), free(ref.keys);
   tb_buffer_free(&d_out), tb_buffer_free(&d_keys_out), tb_buffer_free(&d_num);
   tb_buffer_free(&scratch);
   return rc;

@@ -74,7 +74,7 @@ typedef struct {
   int64_t nnz;       /* as registered (the name's n) */
 } bench_case;
 
-static int64_t target_nnz(void) { return tb_sweep.quick ? 1 << 22 : 1 << 26; }
+static int64_t target_nnz(void) { return tb_sweep_max(1 << 26, 1 << 22); }
 
 /* Rows, columns and nonzeros of a matrix, by matrix.h's rules, so that
  * names and iteration counts are known before anything is generated. */
@@ -103,11 +103,6 @@ static int64_t bytes_moved(tb_type t, shape sh) {
   return sh.nnz * (4 + s) + 4 * (sh.rows + 1) + sh.rows * s + sh.cols * s;
 }
 
-static tb_status upload(tb_buffer *b, const void *host, size_t bytes) {
-  TB_TRY(tb_buffer_reserve(b, bytes));
-  return tb_buffer_upload(b, host, bytes);
-}
-
 /* ---- the current matrix's pattern, generated once for its benchmarks ---- */
 
 static struct {
@@ -131,8 +126,8 @@ static tb_status matrix_get(int index) {
   tb_rng_seed(&r, 0x59a7000u + (uint64_t)index * 131 + (uint64_t)target_nnz());
   TB_TRY(tb_matrix_generate(&spec, &r, &mat.m));
   mat.index = index;
-  TB_TRY(upload(&mat.d_csr, mat.m.row_offsets, sizeof(int32_t) * ((size_t)mat.m.rows + 1)));
-  return upload(&mat.d_cols, mat.m.col, sizeof(int32_t) * (size_t)mat.m.nnz);
+  TB_TRY(tb_buffer_put(&mat.d_csr, mat.m.row_offsets, sizeof(int32_t) * ((size_t)mat.m.rows + 1)));
+  return tb_buffer_put(&mat.d_cols, mat.m.col, sizeof(int32_t) * (size_t)mat.m.nnz);
 }
 
 /* ---- values and x: uniform in [-1, 1], one pair of arrays per type ---- */
@@ -172,8 +167,8 @@ static tb_status data_get(tb_type t, int64_t nnz, int64_t cols) {
   if (!data[t].values || !data[t].x) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: inputs");
   fill_unit(t, 0x5a1e5000u, data[t].values, nnz);
   fill_unit(t, 0x0ec70000u, data[t].x, cols);
-  TB_TRY(upload(&data[t].d_values, data[t].values, (size_t)nnz * s));
-  TB_TRY(upload(&data[t].d_x, data[t].x, (size_t)cols * s));
+  TB_TRY(tb_buffer_put(&data[t].d_values, data[t].values, (size_t)nnz * s));
+  TB_TRY(tb_buffer_put(&data[t].d_x, data[t].x, (size_t)cols * s));
   data[t].values_cap = nnz, data[t].x_cap = cols;
   return TB_OK;
 }
@@ -254,19 +249,12 @@ static tb_status prepare(const bench_case *c) {
   return TB_OK;
 }
 
-static void *got;
-static size_t got_bytes;
-
 /* Runs the case once and checks every row of y. y is poisoned with NaN
  * first: a row nobody writes cannot pass. */
 static tb_status validate(const bench_case *c) {
   const size_t bytes = (size_t)mat.m.rows * tb_type_size(c->t);
-  if (got_bytes < bytes) {
-    free(got);
-    got = malloc(bytes);
-    got_bytes = got ? bytes : 0;
-    if (!got) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: %zu host bytes", bytes);
-  }
+  void *got = tb_sweep_host_buffer(bytes);
+  if (!got) return TB_ERR_OUT_OF_MEMORY;
   TB_CUDA_TRY(cudaMemset(d_y.ptr, 0xff, bytes));
   TB_TRY(launch((void *)c));
   TB_TRY(tb_buffer_download(&d_y, got, bytes));
@@ -315,10 +303,8 @@ static void add(int matrix, tb_type t, impl which, bool apply, tb_launch_box box
   *c = (bench_case){matrix, t, which, apply, box, sh.nnz};
   char alg[64], name[192];
   snprintf(alg, sizeof alg, "%s%s", kAlgName[id->kind], apply ? "_apply" : "");
-  tb_sweep_name(name, sizeof name, alg, kImplName[which], tb_type_name(t), sh.nnz, 0, 0);
-  size_t len = strlen(name);
-  if (id->seg > 0) snprintf(name + len, sizeof name - len, "/seg:%d", id->seg), len = strlen(name);
-  if (box.nt > 0) snprintf(name + len, sizeof name - len, "/nt:%d/vt:%d", box.nt, box.vt);
+  tb_sweep_name(name, sizeof name, alg, kImplName[which], tb_type_name(t), sh.nnz, id->seg,
+                box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(t, sh)));
 }
@@ -343,7 +329,7 @@ int main(int argc, char **argv) {
   const int rc = tb_sweep_main(argc, argv, "spmv", register_all);
   matrix_release();
   data_release();
-  free(ref.y), free(ref.bound), free(got);
+  free(ref.y), free(ref.bound);
   tb_buffer_free(&d_y), tb_buffer_free(&scratch);
   return rc;
 }
