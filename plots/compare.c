@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "core/results.h"
+#include "plots/style.h"
 #include "plots/tool.h"
 
 enum {
@@ -803,7 +804,9 @@ static int write_outputs(const char *md, size_t mdlen, const family *fam, size_t
     tool_warn("cannot write in %s: %s", dir, strerror(errno));
     rc = 1;
   }
-  if (rc == 0) rc = tool_render_common(tdir, "compare.gp", tmp[1], tmp[2], title);
+  if (rc == 0)
+    rc = tool_render_common(tdir, "compare.gp", tmp[1], tmp[2], title,
+                            STYLE_TB " " STYLE_BASELINE);
   for (int k = 0; k < 3 && rc == 0; k++)
     if (rename(tmp[k], dst[k]) != 0) {
       tool_warn("cannot rename %s to %s: %s", tmp[k], dst[k], strerror(errno));

@@ -1,6 +1,7 @@
 # Geometric mean of A time / B time per family: tb and the baselines as two series, log y axis,
 # a dashed line at 1 (above it B is faster).
-# compare.c sets: datafile (columns index, family, all, tb, baselines, matched), outfile, title.
+# compare.c sets: datafile (columns index, family, all, tb, baselines, matched), outfile, title,
+#   colours (tb's, then the baselines').
 set terminal pngcairo enhanced size 900,600 font "sans,11"
 set output outfile
 set datafile separator "\t"
@@ -22,7 +23,7 @@ set offsets 0, 0, graph 0.15, graph 0.1
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5
 label(v) = sprintf("%.3f", v)
 plot datafile using 1:(1):xtic(2) with points ps 0 notitle, \
-     "" using ($1 - 0.12):4 with points pt 7 ps 1.6 lc rgb "#1f77b4" title "tb", \
+     "" using ($1 - 0.12):4 with points pt 7 ps 1.6 lc rgb word(colours, 1) title "tb", \
      "" using ($1 - 0.12):4:(label($4)) with labels offset char 0,1.2 notitle, \
-     "" using ($1 + 0.12):5 with points pt 5 ps 1.6 lc rgb "#d62728" title "baselines", \
+     "" using ($1 + 0.12):5 with points pt 5 ps 1.6 lc rgb word(colours, 2) title "baselines", \
      "" using ($1 + 0.12):5:(label($5)) with labels offset char 0,1.2 notitle

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/results.h"
+#include "plots/style.h"
 #include "plots/tool.h"
 
 enum { kMaxRows = 1 << 16 };
@@ -147,7 +148,11 @@ int main(int argc, char **argv) {
       fclose(d);
       snprintf(title, sizeof title, "%s: share of copy bandwidth, %s vs %s", families[f], a.gpu,
                b.gpu);
-      if (tool_render_common(templates, "cross_gpu.gp", dat, png, title) != 0) rc = 1;
+      /* The second GPU in lighter shades of the same colours. */
+      if (tool_render_common(templates, "cross_gpu.gp", dat, png, title,
+                             STYLE_TB " " STYLE_TB_LIGHT " " STYLE_BASELINE " "
+                             STYLE_BASELINE_LIGHT) != 0)
+        rc = 1;
     }
     free(a.rows), free(b.rows);
   }

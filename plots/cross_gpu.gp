@@ -1,5 +1,6 @@
 # Share of the copy bandwidth per configuration on two GPUs, tb and the best baseline.
-# cross_gpu.c sets: datafile (columns: config, tb A, tb B, baseline A, baseline B), outfile, title.
+# cross_gpu.c sets: datafile (columns: config, tb A, tb B, baseline A, baseline B), outfile, title,
+#   colours (one per column after config).
 set terminal pngcairo enhanced size 1400,650 font "sans,10"
 set output outfile
 set datafile separator "\t"
@@ -15,5 +16,5 @@ set ylabel "percent of that GPU's measured copy bandwidth (%)"
 set yrange [0:*]
 set grid ytics
 set arrow from graph 0, first 100 to graph 1, first 100 nohead dashtype 2 lc rgb "#444444"
-plot datafile using 2:xtic(1) lc rgb "#1f77b4", "" using 3 lc rgb "#6baed6", \
-     "" using 4 lc rgb "#d62728", "" using 5 lc rgb "#fc9272"
+plot datafile using 2:xtic(1) lc rgb word(colours, 1), "" using 3 lc rgb word(colours, 2), \
+     "" using 4 lc rgb word(colours, 3), "" using 5 lc rgb word(colours, 4)

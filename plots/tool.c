@@ -124,9 +124,10 @@ int tool_render(const char *tdir, const char *tmpl, const char *vars, const char
 }
 
 int tool_render_common(const char *tdir, const char *tmpl, const char *dat, const char *png,
-                       const char *title) {
+                       const char *title, const char *colours) {
   char vars[3 * TOOL_PATH_LEN];
-  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0) {
+  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0 ||
+      tool_gp_var(vars, sizeof vars, "colours", colours) != 0) {
     tool_warn("paths or title too long for gnuplot");
     return -1;
   }

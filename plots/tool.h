@@ -38,8 +38,9 @@ int tool_find_templates(const char *given, const char *probe, char *dir, size_t 
 int tool_render(const char *tdir, const char *tmpl, const char *vars, const char *png);
 
 /* tool_render of a template that takes only the common variables
- * (tool_gp_common); 0, or -1 with a message. */
+ * (tool_gp_common) and colours (its series' colours, plots/style.h); 0, or
+ * -1 with a message. */
 int tool_render_common(const char *tdir, const char *tmpl, const char *dat, const char *png,
-                       const char *title);
+                       const char *title, const char *colours);
 
 #endif
