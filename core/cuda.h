@@ -30,10 +30,6 @@ tb_status tb_cuda_error(cudaError_t e, const char *expr, const char *file, int l
     if (tb_e_ != cudaSuccess) { st = tb_cuda_error(tb_e_, #expr, __FILE__, __LINE__); goto label; } \
   } while (0)
 
-/* Propagate a failing tb_status. */
-#define TB_TRY(expr)                                                        \
-  do { tb_status tb_s_ = (expr); if (tb_s_ != TB_OK) return tb_s_; } while (0)
-
 /* The device the process runs on, read once. */
 typedef struct tb_device_info {
   int ordinal;

@@ -19,6 +19,10 @@ tb_status tb_fail(tb_status s, const char *fmt, ...)
 
 void tb_clear_error(void);
 
+/* Propagate a failing tb_status. */
+#define TB_TRY(expr)                                                        \
+  do { tb_status tb_s_ = (expr); if (tb_s_ != TB_OK) return tb_s_; } while (0)
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,4 @@
-/* Helpers shared by reduce.c and scan.c; not part of the public API. */
+/* Helpers shared by the references; not part of the public API. */
 #ifndef TB_CPUREF_INTERNAL_H
 #define TB_CPUREF_INTERNAL_H
 
@@ -28,6 +28,36 @@ static inline tb_status tb_cpuref_check(const char *fn, tb_type t, tb_op op,
   if (n > 0 && in == NULL)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: in is NULL with n = %lld",
                    fn, (long long)n);
+  return TB_OK;
+}
+
+/* The checks of the interval family's references (they take no operator). */
+static inline tb_status tb_cpuref_check_type(const char *fn, tb_type t) {
+  if (!tb_type_valid(t))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: invalid element type %d", fn, (int)t);
+  return TB_OK;
+}
+
+/* num_objects runs over n_items items: neither negative, and the scan there
+ * when both are positive. */
+static inline tb_status tb_cpuref_check_runs(const char *fn, int32_t num_objects,
+                                             int32_t n_items, const char *scan_name,
+                                             const int32_t *scan) {
+  if (num_objects < 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: num_objects < 0 (%d)", fn, num_objects);
+  if (n_items < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n_items < 0 (%d)", fn, n_items);
+  if (num_objects > 0 && n_items > 0 && scan == NULL)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s is NULL with num_objects = %d", fn, scan_name,
+                   num_objects);
+  return TB_OK;
+}
+
+/* An array of n (> 0) elements must be there. */
+static inline tb_status tb_cpuref_check_array(const char *fn, const char *name, const void *p,
+                                              int64_t n) {
+  if (n > 0 && p == NULL)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s is NULL with %lld elements", fn, name,
+                   (long long)n);
   return TB_OK;
 }
 

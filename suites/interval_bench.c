@@ -226,19 +226,23 @@ static tb_status reference_get(const bench_case *c) {
   ref.want = malloc((size_t)c->n * out_size(c));
   if (!ref.want) return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: reference");
   const int32_t num = prob.num, n = (int32_t)c->n;
+  const tb_type t = c->t;
   switch (c->alg) {
-    case ALG_LBS: tb_cpu_lbs(prob.scan, num, n, ref.want); break;
-    case ALG_EXPAND: tb_cpu_interval_expand(c->t, prob.scan, num, n, data.values, ref.want); break;
+    case ALG_LBS: TB_TRY(tb_cpu_lbs(prob.scan, num, n, ref.want)); break;
+    case ALG_EXPAND:
+      TB_TRY(tb_cpu_interval_expand(t, prob.scan, num, n, data.values, ref.want));
+      break;
     case ALG_MOVE:
-      tb_cpu_interval_move(c->t, prob.gather, prob.scatter, prob.scan, num, n, data.in, ref.want);
+      TB_TRY(tb_cpu_interval_move(t, prob.gather, prob.scatter, prob.scan, num, n, data.in,
+                                  ref.want));
       break;
     case ALG_MOVE_INORDER:
-      tb_cpu_interval_move(c->t, prob.scan, prob.scan, prob.scan, num, n, data.in, ref.want);
+      TB_TRY(tb_cpu_interval_move(t, prob.scan, prob.scan, prob.scan, num, n, data.in, ref.want));
       break;
     case ALG_GATHER:
-      tb_cpu_interval_gather(c->t, prob.gather, prob.scan, num, n, data.in, ref.want);
+      TB_TRY(tb_cpu_interval_gather(t, prob.gather, prob.scan, num, n, data.in, ref.want));
       break;
-    default: tb_cpu_interval_scatter(c->t, prob.scatter, prob.scan, num, n, data.in, ref.want);
+    default: TB_TRY(tb_cpu_interval_scatter(t, prob.scatter, prob.scan, num, n, data.in, ref.want));
   }
   ref.alg = c->alg, ref.t = c->t, ref.n = c->n, ref.seg = c->seg;
   return TB_OK;

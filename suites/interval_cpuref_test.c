@@ -269,17 +269,17 @@ static void test_counts_scan_golden(void) {
 
 static void test_lbs_demo50(void) {
   int32_t obj[LBS50_TOTAL];
-  tb_cpu_lbs(lbs50_scan, LBS50_N, LBS50_TOTAL, obj);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(lbs50_scan, LBS50_N, LBS50_TOTAL, obj), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("lbs 50", obj, lbs50_refs, LBS50_TOTAL), -1);
 }
 
 static void test_lbs_figure40(void) {
   int32_t obj[LBS40_TOTAL], rank[LBS40_TOTAL];
-  tb_cpu_lbs(lbs40_exc_scan, LBS40_N, LBS40_TOTAL, obj);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(lbs40_exc_scan, LBS40_N, LBS40_TOTAL, obj), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("lbs 40", obj, lbs40_lbs, LBS40_TOTAL), -1);
   /* Ranks from the page's own search, so that a search failure does not
    * hide behind the rank check. */
-  tb_cpu_lbs_ranks(lbs40_exc_scan, lbs40_lbs, LBS40_TOTAL, rank);
+  CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(lbs40_exc_scan, lbs40_lbs, LBS40_TOTAL, rank), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("rank 40", rank, lbs40_rank, LBS40_TOTAL), -1);
   /* The page's worked example: item 10 is object 4's, rank 10 - 7 = 3. */
   CU_ASSERT_EQUAL(obj[10], 4);
@@ -288,9 +288,9 @@ static void test_lbs_figure40(void) {
 
 static void test_lbs_small_examples(void) {
   int32_t obj[EXPAND_TOTAL];
-  tb_cpu_lbs(lbs5_scan, 5, 11, obj);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(lbs5_scan, 5, 11, obj), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("lbs 5", obj, lbs5_lbs, 11), -1);
-  tb_cpu_lbs(expand_scan, EXPAND_N, EXPAND_TOTAL, obj);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(expand_scan, EXPAND_N, EXPAND_TOTAL, obj), TB_OK);
   CU_ASSERT_EQUAL(first_mismatch_i32("lbs expand", obj, expand_lbs, EXPAND_TOTAL), -1);
 }
 
@@ -302,7 +302,8 @@ static void test_expand_demo(void) {
     void *values = tb_test_convert(t, expand_values, EXPAND_N);
     void *want = tb_test_convert(t, expand_out, EXPAND_TOTAL);
     void *out = calloc(EXPAND_TOTAL, tb_type_size(t));
-    tb_cpu_interval_expand(t, expand_scan, EXPAND_N, EXPAND_TOTAL, values, out);
+    CU_ASSERT_EQUAL(tb_cpu_interval_expand(t, expand_scan, EXPAND_N, EXPAND_TOTAL, values,
+                    out), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch_bytes("expand demo", t, out, want, EXPAND_TOTAL), -1);
     free(out);
     free(want);
@@ -311,7 +312,7 @@ static void test_expand_demo(void) {
     values = tb_test_convert(t, expand9_values, 9);
     want = tb_test_convert(t, expand9_out, 15);
     out = calloc(15, tb_type_size(t));
-    tb_cpu_interval_expand(t, expand9_scan, 9, 15, values, out);
+    CU_ASSERT_EQUAL(tb_cpu_interval_expand(t, expand9_scan, 9, 15, values, out), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch_bytes("expand comment example", t, out, want, 15), -1);
     free(out);
     free(want);
@@ -327,14 +328,17 @@ static void test_move_demo(void) {
     void *in = tb_test_convert(t, iota, MOVE_TOTAL);
     void *want = tb_test_convert(t, move_out, MOVE_TOTAL);
     void *out = calloc(MOVE_TOTAL, tb_type_size(t));
-    tb_cpu_interval_move(t, move_gather, move_scatter, move_scan, MOVE_N, MOVE_TOTAL, in, out);
+    CU_ASSERT_EQUAL(tb_cpu_interval_move(t, move_gather, move_scatter, move_scan, MOVE_N,
+                    MOVE_TOTAL, in, out), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch_bytes("move demo", t, out, want, MOVE_TOTAL), -1);
 
     /* Gather then scatter through the packed order is the same move. */
     void *packed = calloc(MOVE_TOTAL, tb_type_size(t));
     void *out2 = calloc(MOVE_TOTAL, tb_type_size(t));
-    tb_cpu_interval_gather(t, move_gather, move_scan, MOVE_N, MOVE_TOTAL, in, packed);
-    tb_cpu_interval_scatter(t, move_scatter, move_scan, MOVE_N, MOVE_TOTAL, packed, out2);
+    CU_ASSERT_EQUAL(tb_cpu_interval_gather(t, move_gather, move_scan, MOVE_N, MOVE_TOTAL, in,
+                    packed), TB_OK);
+    CU_ASSERT_EQUAL(tb_cpu_interval_scatter(t, move_scatter, move_scan, MOVE_N, MOVE_TOTAL, packed,
+                    out2), TB_OK);
     CU_ASSERT_EQUAL(first_mismatch_bytes("move demo via gather+scatter", t, out2, want,
                                          MOVE_TOTAL), -1);
     free(out2);
@@ -374,8 +378,8 @@ static void test_lbs_properties(void) {
       int32_t n = random_problem(kProblemGeometries[gi], avg, num, 1000u + gi * 7 + ai, counts,
                                  scan);
       int32_t *obj = malloc((size_t)n * sizeof *obj), *rank = malloc((size_t)n * sizeof *rank);
-      tb_cpu_lbs(scan, num, n, obj);
-      tb_cpu_lbs_ranks(scan, obj, n, rank);
+      CU_ASSERT_EQUAL(tb_cpu_lbs(scan, num, n, obj), TB_OK);
+      CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(scan, obj, n, rank), TB_OK);
       int bad = -1;
       for (int32_t i = 0; i < n && bad < 0; ++i) {
         int32_t j = obj[i];
@@ -434,8 +438,8 @@ static void test_move_gather_scatter_agree(void) {
     random_offsets(&r, counts, num, n_in, gather, scatter, &n_out);
     int32_t *obj = malloc((size_t)(n > 0 ? n : 1) * sizeof *obj);
     int32_t *rank = malloc((size_t)(n > 0 ? n : 1) * sizeof *rank);
-    tb_cpu_lbs(scan, num, n, obj);
-    tb_cpu_lbs_ranks(scan, obj, n, rank);
+    CU_ASSERT_EQUAL(tb_cpu_lbs(scan, num, n, obj), TB_OK);
+    CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(scan, obj, n, rank), TB_OK);
 
     for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
       tb_type t = kAllTypes[ti];
@@ -460,10 +464,10 @@ static void test_move_gather_scatter_agree(void) {
         memcpy(want + (size_t)(scatter[j] + rank[i]) * size,
                in + (size_t)(gather[j] + rank[i]) * size, size);
       }
-      tb_cpu_interval_move(t, gather, scatter, scan, num, n, in, mv);
+      CU_ASSERT_EQUAL(tb_cpu_interval_move(t, gather, scatter, scan, num, n, in, mv), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch_bytes("move vs per-item", t, mv, want, n_out), -1);
 
-      tb_cpu_interval_gather(t, gather, scan, num, n, in, packed);
+      CU_ASSERT_EQUAL(tb_cpu_interval_gather(t, gather, scan, num, n, in, packed), TB_OK);
       for (int32_t i = 0; i < n; ++i) { /* packed[i] is in[gather[obj] + rank] */
         int32_t j = obj[i];
         if (memcmp(packed + (size_t)i * size, in + (size_t)(gather[j] + rank[i]) * size, size)) {
@@ -472,18 +476,18 @@ static void test_move_gather_scatter_agree(void) {
           break;
         }
       }
-      tb_cpu_interval_scatter(t, scatter, scan, num, n, packed, gs);
+      CU_ASSERT_EQUAL(tb_cpu_interval_scatter(t, scatter, scan, num, n, packed, gs), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch_bytes("scatter(gather) vs move", t, gs, mv, n_out), -1);
 
       /* Moving with scan on both sides copies the first n items in place. */
-      tb_cpu_interval_move(t, scan, scan, scan, num, n, in, ident);
+      CU_ASSERT_EQUAL(tb_cpu_interval_move(t, scan, scan, scan, num, n, in, ident), TB_OK);
       CU_ASSERT_EQUAL(first_mismatch_bytes("identity move", t, ident, in, n), -1);
       CU_ASSERT_EQUAL(first_mismatch_bytes("identity move tail", t, ident + (size_t)n * size,
                                            bg + (size_t)n * size, n_out - n), -1);
 
       /* Expand: every item takes its object's value. */
       char *ex = malloc((size_t)(n > 0 ? n : 1) * size);
-      tb_cpu_interval_expand(t, scan, num, n, in, ex);
+      CU_ASSERT_EQUAL(tb_cpu_interval_expand(t, scan, num, n, in, ex), TB_OK);
       int bad = -1;
       for (int32_t i = 0; i < n && bad < 0; ++i)
         if (memcmp(ex + (size_t)i * size, in + (size_t)obj[i] * size, size)) bad = i;
@@ -517,16 +521,57 @@ static void test_bit_exact_copies(void) {
   memcpy(fv, fbits, sizeof fv);
   memcpy(dv, dbits, sizeof dv);
   const int32_t scan[3] = {0, 2, 4}; /* two items each */
-  tb_cpu_interval_expand(TB_FLOAT, scan, 3, 6, fv, fo);
-  tb_cpu_interval_expand(TB_DOUBLE, scan, 3, 6, dv, dout);
+  CU_ASSERT_EQUAL(tb_cpu_interval_expand(TB_FLOAT, scan, 3, 6, fv, fo), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_interval_expand(TB_DOUBLE, scan, 3, 6, dv, dout), TB_OK);
   for (int i = 0; i < 6; ++i) {
     CU_ASSERT_EQUAL(memcmp(&fo[i], &fv[i / 2], sizeof(float)), 0);
     CU_ASSERT_EQUAL(memcmp(&dout[i], &dv[i / 2], sizeof(double)), 0);
   }
   const int32_t g[3] = {2, 1, 0}, s[3] = {0, 1, 2}, one[3] = {0, 1, 2};
   float fm[3];
-  tb_cpu_interval_move(TB_FLOAT, g, s, one, 3, 3, fv, fm);
+  CU_ASSERT_EQUAL(tb_cpu_interval_move(TB_FLOAT, g, s, one, 3, 3, fv, fm), TB_OK);
   for (int i = 0; i < 3; ++i) CU_ASSERT_EQUAL(memcmp(&fm[i], &fv[2 - i], sizeof(float)), 0);
+}
+
+/* Bad arguments: TB_ERR_INVALID_ARGUMENT naming the function and what is
+ * wrong, nothing written. A malformed scan is not one: the references
+ * compute what the definitions give for it (an item before scan[0] belongs
+ * to object -1, rank its index), as the GPU kernels do. */
+static void expect_rejects(tb_status st, const char *text) {
+  CU_ASSERT_EQUAL(st, TB_ERR_INVALID_ARGUMENT);
+  if (!strstr(tb_last_error(), text)) {
+    fprintf(stderr, "message \"%s\" lacks \"%s\"\n", tb_last_error(), text);
+    CU_FAIL("rejection message");
+  }
+}
+
+static void test_bad_arguments(void) {
+  const int32_t scan[3] = {0, 2, 4}, values[3] = {1, 2, 3};
+  int32_t out[6] = {-7, -7, -7, -7, -7, -7};
+  expect_rejects(tb_cpu_lbs(scan, -1, 6, out), "tb_cpu_lbs: num_objects < 0 (-1)");
+  expect_rejects(tb_cpu_lbs(scan, 3, -6, out), "tb_cpu_lbs: n_items < 0 (-6)");
+  expect_rejects(tb_cpu_lbs(NULL, 3, 6, out), "tb_cpu_lbs: scan is NULL with num_objects = 3");
+  expect_rejects(tb_cpu_lbs(scan, 3, 6, NULL), "tb_cpu_lbs: out_obj is NULL with 6 elements");
+  expect_rejects(tb_cpu_lbs_ranks(scan, NULL, 6, out), "tb_cpu_lbs_ranks: obj is NULL");
+  expect_rejects(tb_cpu_interval_expand(TB_TYPE_COUNT, scan, 3, 6, values, out),
+                 "tb_cpu_interval_expand: invalid element type");
+  expect_rejects(tb_cpu_interval_expand(TB_INT32, scan, 3, 6, NULL, out),
+                 "tb_cpu_interval_expand: values is NULL with 3 elements");
+  expect_rejects(tb_cpu_interval_move(TB_INT32, scan, NULL, scan, 3, 6, values, out),
+                 "tb_cpu_interval_move: scatter is NULL");
+  expect_rejects(tb_cpu_interval_gather(TB_INT32, NULL, scan, 3, 6, values, out),
+                 "tb_cpu_interval_gather: gather is NULL");
+  expect_rejects(tb_cpu_interval_scatter(TB_INT32, scan, scan, 3, 6, values, NULL),
+                 "tb_cpu_interval_scatter: out is NULL");
+  for (int i = 0; i < 6; ++i) CU_ASSERT_EQUAL(out[i], -7);
+
+  /* A scan that starts past 0: items before it have object -1, rank i. */
+  const int32_t late[2] = {2, 3};
+  int32_t obj[4], rank[4];
+  CU_ASSERT_EQUAL(tb_cpu_lbs(late, 2, 4, obj), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(late, obj, 4, rank), TB_OK);
+  CU_ASSERT(obj[0] == -1 && obj[1] == -1 && obj[2] == 0 && obj[3] == 1);
+  CU_ASSERT(rank[0] == 0 && rank[1] == 1 && rank[2] == 0 && rank[3] == 0);
 }
 
 static void test_edges(void) {
@@ -535,11 +580,11 @@ static void test_edges(void) {
   int32_t scan[4] = {-1, -1, -1, -1}, out[4] = {-7, -7, -7, -7};
   CU_ASSERT_EQUAL(tb_cpu_counts_scan(zeros, 4, scan), 0);
   for (int j = 0; j < 4; ++j) CU_ASSERT_EQUAL(scan[j], 0);
-  tb_cpu_lbs(scan, 4, 0, out);
-  tb_cpu_interval_expand(TB_INT32, scan, 4, 0, zeros, out);
-  tb_cpu_interval_move(TB_INT32, scan, scan, scan, 4, 0, zeros, out);
-  tb_cpu_interval_gather(TB_INT32, scan, scan, 4, 0, zeros, out);
-  tb_cpu_interval_scatter(TB_INT32, scan, scan, 4, 0, zeros, out);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(scan, 4, 0, out), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_interval_expand(TB_INT32, scan, 4, 0, zeros, out), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_interval_move(TB_INT32, scan, scan, scan, 4, 0, zeros, out), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_interval_gather(TB_INT32, scan, scan, 4, 0, zeros, out), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_interval_scatter(TB_INT32, scan, scan, 4, 0, zeros, out), TB_OK);
   CU_ASSERT_EQUAL(tb_cpu_counts_scan(NULL, 0, NULL), 0);
   for (int j = 0; j < 4; ++j) CU_ASSERT_EQUAL(out[j], -7);
 
@@ -547,15 +592,15 @@ static void test_edges(void) {
   const int32_t c[7] = {0, 0, 2, 0, 0, 1, 0};
   int32_t sc[7], obj[3], rank[3];
   CU_ASSERT_EQUAL(tb_cpu_counts_scan(c, 7, sc), 3);
-  tb_cpu_lbs(sc, 7, 3, obj);
-  tb_cpu_lbs_ranks(sc, obj, 3, rank);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(sc, 7, 3, obj), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(sc, obj, 3, rank), TB_OK);
   CU_ASSERT(obj[0] == 2 && obj[1] == 2 && obj[2] == 5);
   CU_ASSERT(rank[0] == 0 && rank[1] == 1 && rank[2] == 0);
 
   /* One object holds everything. */
   const int32_t one[1] = {0};
   int32_t o5[5];
-  tb_cpu_lbs(one, 1, 5, o5);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(one, 1, 5, o5), TB_OK);
   for (int i = 0; i < 5; ++i) CU_ASSERT_EQUAL(o5[i], 0);
 
   /* A total past INT32_MAX is reported in full. */
@@ -887,6 +932,7 @@ int main(void) {
       {"move / gather / scatter / expand agree, random", test_move_gather_scatter_agree},
       {"copies are bit-exact", test_bit_exact_copies},
       {"edge cases", test_edges},
+      {"bad arguments", test_bad_arguments},
       {"geometry: sum exact, deterministic", test_geometry_sum_exact_everywhere},
       {"geometry: seeds differ", test_geometry_seeds_differ},
       {"geometry: fixed", test_geometry_fixed},

@@ -161,20 +161,17 @@ static tb_status run_op(tb_interval_op op, const problem *p, data *d, const tb_l
   }
 }
 
-static void reference(tb_interval_op op, const problem *p, data *d) {
+static tb_status reference(tb_interval_op op, const problem *p, data *d) {
   const int32_t B = p->num_objects, N = p->n_items;
   switch (op) {
     case TB_INTERVAL_EXPAND:
-      tb_cpu_interval_expand(d->t, p->scan, B, N, d->values, d->want);
-      break;
+      return tb_cpu_interval_expand(d->t, p->scan, B, N, d->values, d->want);
     case TB_INTERVAL_MOVE:
-      tb_cpu_interval_move(d->t, p->gather, p->scatter, p->scan, B, N, d->in, d->want);
-      break;
+      return tb_cpu_interval_move(d->t, p->gather, p->scatter, p->scan, B, N, d->in, d->want);
     case TB_INTERVAL_GATHER:
-      tb_cpu_interval_gather(d->t, p->gather, p->scan, B, N, d->in, d->want);
-      break;
+      return tb_cpu_interval_gather(d->t, p->gather, p->scan, B, N, d->in, d->want);
     default:
-      tb_cpu_interval_scatter(d->t, p->scatter, p->scan, B, N, d->in, d->want);
+      return tb_cpu_interval_scatter(d->t, p->scatter, p->scan, B, N, d->in, d->want);
   }
 }
 
@@ -189,7 +186,7 @@ static bool check_op(tb_interval_op op, const problem *p, data *d, const tb_laun
     return false;
   if (!TB_ASSERT_OK(run_op(op, p, d, box, scratch), what)) return false;
   if (!TB_ASSERT_OK(tb_buffer_download(&d->d_out, d->got, bytes), what)) return false;
-  reference(op, p, d);
+  if (!TB_ASSERT_OK(reference(op, p, d), what)) return false;
   return same_bits(d->t, d->got, d->want, p->n_items, what);
 }
 
@@ -209,9 +206,9 @@ static bool check_lbs(const problem *p, const tb_launch_box *box, tb_buffer *scr
             TB_ASSERT_OK(tb_lbs(p->d_scan.ptr, p->num_objects, N, d_obj.ptr, d_rank.ptr, box,
                                 scratch, 0),
                          what);
+  ok = ok && TB_ASSERT_OK(tb_cpu_lbs(p->scan, p->num_objects, N, want), "tb_cpu_lbs") &&
+       TB_ASSERT_OK(tb_cpu_lbs_ranks(p->scan, want, N, want_rank), "tb_cpu_lbs_ranks");
   if (ok) {
-    tb_cpu_lbs(p->scan, p->num_objects, N, want);
-    tb_cpu_lbs_ranks(p->scan, want, N, want_rank);
     ok = TB_ASSERT_OK(tb_buffer_download(&d_obj, got, sizeof(int32_t) * N), what) &&
          same_bits(TB_INT32, got, want, N, what);
     char rwhat[300];
