@@ -285,7 +285,12 @@ int tb_bench_main(int argc, char **argv) {
       // The display follows --benchmark_format as Google Benchmark's own does.
       StableNameReporter<benchmark::ConsoleReporter> console;
       StableNameReporter<benchmark::JSONReporter> json, file;
+      // Google Benchmark deprecates its CSV reporter but still honours
+      // --benchmark_format=csv, and so does this until it goes.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
       StableNameReporter<benchmark::CSVReporter> csv;
+#pragma GCC diagnostic pop
       benchmark::BenchmarkReporter *display =
           format == "json" ? static_cast<benchmark::BenchmarkReporter *>(&json)
           : format == "csv" ? static_cast<benchmark::BenchmarkReporter *>(&csv)
