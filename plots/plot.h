@@ -78,6 +78,9 @@ double metric_value(const rec *r, metric m);
 void write_value(FILE *f, double v);
 /* Draws one chart with a template; a gnuplot that cannot be started is reported once. */
 int render_chart(const char *tmpl, const char *vars, const char *png);
+/* A chart's two files, <stem>.dat and <stem>.png, the stem formatted from fmt (each PATH_LEN);
+ * 0, or -1 when a path would not fit. */
+int chart_paths(char *dat, char *png, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Writes (and renders) the charts of one group; prefix = DIR/S_<alg>_<type>[_seg<L>]. */
 int write_charts(const suite *s, const group *g, const char *prefix);
 

@@ -2,6 +2,7 @@
  * and the heat map of the swept boxes (heatmap.gp); each a .dat file, rendered to a .png. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,17 @@ static int series_present(const group *g, metric m, int *has) {
     if (s >= 0 && !isnan(metric_value(r, m))) has[s] = 1;
   }
   return 2 + g->nbaselines;
+}
+
+int chart_paths(char *dat, char *png, const char *fmt, ...) {
+  char stem[PATH_LEN];
+  va_list ap;
+  va_start(ap, fmt);
+  const int len = vsnprintf(stem, sizeof stem, fmt, ap);
+  va_end(ap);
+  if (len < 0 || (size_t)len >= sizeof stem) return -1;
+  if (tool_fmt(dat, PATH_LEN, "%s.dat", stem) != 0) return -1;
+  return tool_fmt(png, PATH_LEN, "%s.png", stem);
 }
 
 /* Line-chart data: n, the best box's NTxVT, then one column per implementation that has a value
@@ -210,9 +222,7 @@ int write_charts(const suite *s, const group *g, const char *prefix) {
       {"bandwidth", "percent of copy bandwidth (%)", PCT},
   };
   for (int i = 0; i < 2; i++) {
-    if (tool_fmt(dat, sizeof dat, "%s_%s.dat", prefix, charts[i].kind) != 0 ||
-        tool_fmt(png, sizeof png, "%s_%s.png", prefix, charts[i].kind) != 0)
-      return -1;
+    if (chart_paths(dat, png, "%s_%s", prefix, charts[i].kind) != 0) return -1;
     int shown = write_lines(g, charts[i].m, dat, &ncols, &boxcol);
     if (shown < 0) {
       tool_warn("cannot write %s: %s", dat, strerror(errno));
@@ -240,9 +250,7 @@ int write_charts(const suite *s, const group *g, const char *prefix) {
     if (opt.render) rc |= render_chart("lines.gp", vars, png);
   }
   if (g->box_n == 0) return rc;
-  if (tool_fmt(dat, sizeof dat, "%s_heatmap.dat", prefix) != 0 ||
-      tool_fmt(png, sizeof png, "%s_heatmap.png", prefix) != 0)
-    return -1;
+  if (chart_paths(dat, png, "%s_heatmap", prefix) != 0) return -1;
   if (write_heatmap(g, dat) != 0) {
     tool_warn("cannot write %s: %s", dat, strerror(errno));
     return -1;

@@ -77,10 +77,7 @@ int write_by_vars(const suite *s) {
     const long long pick[3] = {ns[0], ns[nn / 2], ns[nn - 1]};
     const int npick = nn >= 3 ? 3 : nn == 2 ? 2 : 1;
     const long long *chosen = nn >= 3 ? pick : ns;
-    if (tool_fmt(dat, sizeof dat, "%s/%s_%s_%s_by_vars.dat", s->dir, s->name, first->alg,
-                 base) != 0 ||
-        tool_fmt(png, sizeof png, "%s/%s_%s_%s_by_vars.png", s->dir, s->name, first->alg,
-                 base) != 0) {
+    if (chart_paths(dat, png, "%s/%s_%s_%s_by_vars", s->dir, s->name, first->alg, base) != 0) {
       rc = -1;
       continue;
     }
@@ -176,10 +173,8 @@ int write_by_seg(const suite *s) {
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], cmp_rec_ptr_seg);
     char dat[PATH_LEN], png[PATH_LEN], vars[3 * PATH_LEN], title[512], sz[32], nc[16];
-    if (tool_fmt(dat, sizeof dat, "%s/%s_%s_%s_by_seg.dat", s->dir, s->name, first->alg,
-                 first->type) != 0 ||
-        tool_fmt(png, sizeof png, "%s/%s_%s_%s_by_seg.png", s->dir, s->name, first->alg,
-                 first->type) != 0) {
+    if (chart_paths(dat, png, "%s/%s_%s_%s_by_seg", s->dir, s->name, first->alg, first->type) !=
+        0) {
       rc = -1;
       continue;
     }
