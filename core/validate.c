@@ -41,13 +41,21 @@ static int64_t int_at(tb_type t, const void *p, int64_t i) {
   return t == TB_INT32 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];
 }
 
-tb_status tb_compare(tb_type t, const void *got, const void *want, const double *bound,
-                     int64_t n, const char *what) {
-  if (what == NULL) what = "compare";
+/* The arguments of an array comparison. */
+static tb_status check_arrays(tb_type t, const void *got, const void *want, int64_t n,
+                              const char *what) {
   if (!tb_type_valid(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: invalid element type %d", what, (int)t);
   if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n < 0 (%" PRId64 ")", what, n);
   if (n > 0 && (got == NULL || want == NULL))
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: NULL array", what);
+  return TB_OK;
+}
+
+tb_status tb_compare(tb_type t, const void *got, const void *want, const double *bound,
+                     int64_t n, const char *what) {
+  if (what == NULL) what = "compare";
+  const tb_status st = check_arrays(t, got, want, n, what);
+  if (st != TB_OK) return st;
 
   bool fl = tb_type_is_float(t);
   const double *wantf = want;
@@ -84,10 +92,8 @@ tb_status tb_compare(tb_type t, const void *got, const void *want, const double 
 tb_status tb_compare_exact(tb_type t, const void *got, const void *want, int64_t n,
                            const char *what) {
   if (what == NULL) what = "compare";
-  if (!tb_type_valid(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: invalid element type %d", what, (int)t);
-  if (n < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: n < 0 (%" PRId64 ")", what, n);
-  if (n > 0 && (got == NULL || want == NULL))
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: NULL array", what);
+  const tb_status st = check_arrays(t, got, want, n, what);
+  if (st != TB_OK) return st;
   const bool fl = tb_type_is_float(t);
   for (int64_t i = 0; i < n; ++i) {
     if (fl ? float_at(t, got, i) == float_at(t, want, i) : int_at(t, got, i) == int_at(t, want, i))

@@ -52,7 +52,7 @@ static inline tb_status tb_cpuref_check_runs(const char *fn, int32_t num_objects
   return TB_OK;
 }
 
-/* An array of n (> 0) elements must be there. */
+/* An array of n (> 0) elements, read or written, must be there. */
 static inline tb_status tb_cpuref_check_array(const char *fn, const char *name, const void *p,
                                               int64_t n) {
   if (n > 0 && p == NULL)

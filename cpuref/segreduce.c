@@ -54,19 +54,13 @@ static tb_status check_geometry(const char *fn, const char *what, int32_t count,
 }
 
 /* A NULL output that would be written. */
-static tb_status check_out(const char *fn, const char *name, const void *p, int32_t n) {
-  if (n > 0 && p == NULL)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, name);
-  return TB_OK;
-}
-
 tb_status tb_cpu_segreduce_csr(tb_type t, tb_op op, const void *values, int32_t count,
                                const int32_t *csr, int32_t num_segments,
                                const int32_t *sources, tb_value identity, void *out) {
   static const char fn[] = "tb_cpu_segreduce_csr";
   tb_status st = tb_cpuref_check(fn, t, op, values, count);
   if (st == TB_OK) st = check_geometry(fn, "count", count, csr, num_segments, sources);
-  if (st == TB_OK) st = check_out(fn, "out", out, num_segments);
+  if (st == TB_OK) st = tb_cpuref_check_array(fn, "out", out, num_segments);
   if (st != TB_OK) return st;
 
   for (int32_t s = 0; s < num_segments; ++s) {
@@ -89,7 +83,7 @@ tb_status tb_cpu_segreduce_csr_f64(tb_type t, tb_op op, const void *values, int3
   tb_status st = tb_cpuref_check(fn, t, op, values, count);
   if (st == TB_OK) st = tb_cpuref_check_float(fn, t);
   if (st == TB_OK) st = check_geometry(fn, "count", count, csr, num_segments, sources);
-  if (st == TB_OK) st = check_out(fn, "out", out, num_segments);
+  if (st == TB_OK) st = tb_cpuref_check_array(fn, "out", out, num_segments);
   if (st != TB_OK) return st;
 
   double empty = t == TB_FLOAT ? (double)identity.f32 : identity.f64;
@@ -129,7 +123,7 @@ tb_status tb_cpu_reduce_by_key(tb_type t, tb_op op, const int32_t *keys, const v
   tb_status st = tb_cpuref_check(fn, t, op, values, count);
   if (st == TB_OK && count > 0 && keys == NULL)
     st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: keys is NULL with count = %d", fn, (int)count);
-  if (st == TB_OK) st = check_out(fn, "out_values", out_values, count);
+  if (st == TB_OK) st = tb_cpuref_check_array(fn, "out_values", out_values, count);
   if (st != TB_OK) return st;
 
   int32_t k = -1; /* the segment being reduced */
@@ -174,7 +168,7 @@ static tb_status check_spmv(const char *fn, tb_type t, tb_op add_op, const int32
                             const void *y) {
   tb_status st = tb_cpuref_check(fn, t, add_op, cols, nz);
   if (st == TB_OK) st = check_geometry(fn, "nz", nz, csr, num_rows, sources);
-  if (st == TB_OK) st = check_out(fn, "y", y, num_rows);
+  if (st == TB_OK) st = tb_cpuref_check_array(fn, "y", y, num_rows);
   if (st != TB_OK) return st;
   if (x_len < 0)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: x_len < 0 (%d)", fn, (int)x_len);
