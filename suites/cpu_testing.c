@@ -30,6 +30,16 @@ bool tb_test_fits(tb_type t, tb_op op) {
   return ok;
 }
 
+void tb_test_expect_invalid(const char *what, tb_status st, const char *text) {
+  const char *msg = tb_last_error();
+  const bool ok = st == TB_ERR_INVALID_ARGUMENT && msg[0] != '\0' && (!text || strstr(msg, text));
+  CU_ASSERT(ok);
+  if (!ok)
+    printf("\n  %s: status %s, message \"%s\"%s%s\n", what, tb_status_string(st), msg,
+           text ? ", expected to contain " : "", text ? text : "");
+  tb_clear_error();
+}
+
 tb_value tb_test_from_i64(tb_type t, int64_t x) {
   tb_value v;
   memset(&v, 0, sizeof v);

@@ -19,6 +19,11 @@ int tb_test_run(const char *suite, const CU_TestInfo *tests);
 /* Whether op applies to t (tb_check_type_op, without leaving a message). */
 bool tb_test_fits(tb_type t, tb_op op);
 
+/* st must be TB_ERR_INVALID_ARGUMENT with a message, which contains text
+ * when text is not NULL; what labels the call in a failure's printout. The
+ * message is cleared after. */
+void tb_test_expect_invalid(const char *what, tb_status st, const char *text);
+
 /* x as a value of type t, and back as a double (for messages). */
 tb_value tb_test_from_i64(tb_type t, int64_t x);
 double tb_test_as_double(tb_type t, tb_value v);

@@ -358,16 +358,6 @@ static void test_integer_wrap(void) {
   CU_ASSERT_EQUAL(total.i64, -2);
 }
 
-/* status must be TB_ERR_INVALID_ARGUMENT and leave a message. */
-static void expect_invalid(const char *what, tb_status st) {
-  CU_ASSERT_EQUAL(st, TB_ERR_INVALID_ARGUMENT);
-  CU_ASSERT(tb_last_error()[0] != '\0');
-  if (st != TB_ERR_INVALID_ARGUMENT || tb_last_error()[0] == '\0')
-    printf("\n  %s: status %s, message \"%s\"\n", what, tb_status_string(st),
-           tb_last_error());
-  tb_clear_error();
-}
-
 static void test_argument_errors(void) {
   const int32_t in[4] = {1, 2, 3, 4};
   const float in_f[4] = {1, 2, 3, 4};
@@ -376,60 +366,60 @@ static void test_argument_errors(void) {
   tb_value total;
   tb_clear_error();
 
-  expect_invalid("reduce n<0", tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in, -1, &total));
-  expect_invalid("reduce NULL in",
-                 tb_cpu_reduce(TB_INT32, TB_OP_PLUS, NULL, 4, &total));
-  expect_invalid("reduce NULL total",
-                 tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in, 4, NULL));
-  expect_invalid("reduce bad type",
-                 tb_cpu_reduce(TB_TYPE_COUNT, TB_OP_PLUS, in, 4, &total));
-  expect_invalid("reduce negative type",
-                 tb_cpu_reduce((tb_type)-1, TB_OP_PLUS, in, 4, &total));
-  expect_invalid("reduce bad op",
-                 tb_cpu_reduce(TB_INT32, TB_OP_COUNT, in, 4, &total));
-  expect_invalid("reduce bitwise float",
-                 tb_cpu_reduce(TB_FLOAT, TB_OP_BIT_XOR, in_f, 4, &total));
-  expect_invalid("reduce bitwise double",
-                 tb_cpu_reduce(TB_DOUBLE, TB_OP_BIT_AND, in_f, 2, &total));
+  tb_test_expect_invalid("reduce n<0", tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in, -1, &total), NULL);
+  tb_test_expect_invalid("reduce NULL in", tb_cpu_reduce(TB_INT32, TB_OP_PLUS, NULL, 4, &total),
+                         NULL);
+  tb_test_expect_invalid("reduce NULL total", tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in, 4, NULL),
+                         NULL);
+  tb_test_expect_invalid("reduce bad type", tb_cpu_reduce(TB_TYPE_COUNT, TB_OP_PLUS, in, 4, &total),
+                         NULL);
+  tb_test_expect_invalid("reduce negative type",
+                         tb_cpu_reduce((tb_type)-1, TB_OP_PLUS, in, 4, &total), NULL);
+  tb_test_expect_invalid("reduce bad op", tb_cpu_reduce(TB_INT32, TB_OP_COUNT, in, 4, &total),
+                         NULL);
+  tb_test_expect_invalid("reduce bitwise float",
+                         tb_cpu_reduce(TB_FLOAT, TB_OP_BIT_XOR, in_f, 4, &total), NULL);
+  tb_test_expect_invalid("reduce bitwise double",
+                         tb_cpu_reduce(TB_DOUBLE, TB_OP_BIT_AND, in_f, 2, &total), NULL);
 
-  expect_invalid("scan n<0",
-                 tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, in, out, -1, NULL));
-  expect_invalid("scan NULL in",
-                 tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, NULL, out, 4, NULL));
-  expect_invalid("scan NULL out",
-                 tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, in, NULL, 4, &total));
-  expect_invalid("scan bad type",
-                 tb_cpu_scan(TB_TYPE_COUNT, TB_OP_PLUS, true, in, out, 4, NULL));
-  expect_invalid("scan bad op",
-                 tb_cpu_scan(TB_INT64, (tb_op)99, true, in, out, 2, NULL));
-  expect_invalid("scan bitwise float",
-                 tb_cpu_scan(TB_FLOAT, TB_OP_BIT_OR, true, in_f, out, 4, NULL));
+  tb_test_expect_invalid("scan n<0", tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, in, out, -1, NULL),
+                         NULL);
+  tb_test_expect_invalid("scan NULL in",
+                         tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, NULL, out, 4, NULL), NULL);
+  tb_test_expect_invalid("scan NULL out",
+                         tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, in, NULL, 4, &total), NULL);
+  tb_test_expect_invalid("scan bad type",
+                         tb_cpu_scan(TB_TYPE_COUNT, TB_OP_PLUS, true, in, out, 4, NULL), NULL);
+  tb_test_expect_invalid("scan bad op", tb_cpu_scan(TB_INT64, (tb_op)99, true, in, out, 2, NULL),
+                         NULL);
+  tb_test_expect_invalid("scan bitwise float",
+                         tb_cpu_scan(TB_FLOAT, TB_OP_BIT_OR, true, in_f, out, 4, NULL), NULL);
 
-  expect_invalid("reduce_f64 int32",
-                 tb_cpu_reduce_f64(TB_INT32, TB_OP_PLUS, in, 4, &tot_d, NULL));
-  expect_invalid("reduce_f64 n<0",
-                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, in_f, -3, &tot_d, NULL));
-  expect_invalid("reduce_f64 NULL in",
-                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, NULL, 4, &tot_d, NULL));
-  expect_invalid("reduce_f64 NULL total",
-                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, in_f, 4, NULL, NULL));
-  expect_invalid("reduce_f64 bitwise",
-                 tb_cpu_reduce_f64(TB_FLOAT, TB_OP_BIT_AND, in_f, 4, &tot_d, NULL));
-  expect_invalid("scan_f64 int64",
-                 tb_cpu_scan_f64(TB_INT64, TB_OP_PLUS, false, in, out_d, 2,
-                                 NULL, NULL, NULL));
-  expect_invalid("scan_f64 NULL out",
-                 tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, in_f, NULL, 4,
-                                 NULL, NULL, NULL));
-  expect_invalid("scan_f64 NULL in",
-                 tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, NULL, out_d, 4,
-                                 NULL, NULL, NULL));
-  expect_invalid("scan_f64 n<0",
-                 tb_cpu_scan_f64(TB_DOUBLE, TB_OP_PLUS, false, in_f, out_d, -1,
-                                 NULL, NULL, NULL));
-  expect_invalid("scan_f64 bad op",
-                 tb_cpu_scan_f64(TB_DOUBLE, TB_OP_COUNT, false, in_f, out_d, 2,
-                                 NULL, NULL, NULL));
+  tb_test_expect_invalid("reduce_f64 int32",
+                         tb_cpu_reduce_f64(TB_INT32, TB_OP_PLUS, in, 4, &tot_d, NULL), NULL);
+  tb_test_expect_invalid("reduce_f64 n<0",
+                         tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, in_f, -3, &tot_d, NULL), NULL);
+  tb_test_expect_invalid("reduce_f64 NULL in",
+                         tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, NULL, 4, &tot_d, NULL), NULL);
+  tb_test_expect_invalid("reduce_f64 NULL total",
+                         tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, in_f, 4, NULL, NULL), NULL);
+  tb_test_expect_invalid("reduce_f64 bitwise",
+                         tb_cpu_reduce_f64(TB_FLOAT, TB_OP_BIT_AND, in_f, 4, &tot_d, NULL), NULL);
+  tb_test_expect_invalid(
+      "scan_f64 int64",
+      tb_cpu_scan_f64(TB_INT64, TB_OP_PLUS, false, in, out_d, 2, NULL, NULL, NULL), NULL);
+  tb_test_expect_invalid(
+      "scan_f64 NULL out",
+      tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, in_f, NULL, 4, NULL, NULL, NULL), NULL);
+  tb_test_expect_invalid(
+      "scan_f64 NULL in",
+      tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, false, NULL, out_d, 4, NULL, NULL, NULL), NULL);
+  tb_test_expect_invalid(
+      "scan_f64 n<0",
+      tb_cpu_scan_f64(TB_DOUBLE, TB_OP_PLUS, false, in_f, out_d, -1, NULL, NULL, NULL), NULL);
+  tb_test_expect_invalid(
+      "scan_f64 bad op",
+      tb_cpu_scan_f64(TB_DOUBLE, TB_OP_COUNT, false, in_f, out_d, 2, NULL, NULL, NULL), NULL);
 
   /* Nothing to read: no input array needed. */
   CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, NULL, 0, &total), TB_OK);

@@ -184,14 +184,6 @@ static int first_mismatch_i32(const char *what, const int32_t *got, const int32_
   return -1;
 }
 
-static void expect_invalid(const char *what, tb_status st) {
-  CU_ASSERT_EQUAL(st, TB_ERR_INVALID_ARGUMENT);
-  CU_ASSERT(tb_last_error()[0] != '\0');
-  if (st != TB_ERR_INVALID_ARGUMENT || tb_last_error()[0] == '\0')
-    printf("\n  %s: status %s, message \"%s\"\n", what, tb_status_string(st), tb_last_error());
-  tb_clear_error();
-}
-
 /* Exclusive scan of lengths (the CSR array), typed-in lengths only. */
 static int32_t lengths_to_csr(const int32_t *len, int n, int32_t *csr) {
   int32_t sum = 0;
@@ -673,63 +665,89 @@ static void test_bad_arguments(void) {
   tb_value z = tb_test_from_i64(TB_INT32, 0);
   const int32_t bad0[2] = {1, 2}, down[3] = {0, 3, 2}, past[2] = {0, 5};
   const int32_t src_neg[2] = {-1, 0}, src_far[2] = {0, 3};
-  expect_invalid("bitwise float", tb_cpu_segreduce_csr(TB_FLOAT, TB_OP_BIT_AND, vals, 4, csr, 2,
-                                                       NULL, z, out));
-  expect_invalid("bad type", tb_cpu_segreduce_csr(TB_TYPE_COUNT, TB_OP_PLUS, vals, 4, csr, 2,
-                                                  NULL, z, out));
-  expect_invalid("count < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, -1, csr, 2, NULL,
-                                                   z, out));
-  expect_invalid("num < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, -1, NULL, z,
-                                                 out));
-  expect_invalid("no segments", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 0, NULL,
-                                                     z, out));
-  expect_invalid("values NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, NULL, 4, csr, 2, NULL,
-                                                     z, out));
-  expect_invalid("csr NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, NULL, 2, NULL,
-                                                  z, out));
-  expect_invalid("out NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, NULL, z,
-                                                  NULL));
-  expect_invalid("csr[0] != 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, bad0, 2,
-                                                     NULL, z, out));
-  expect_invalid("csr decreases", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, down, 3,
-                                                       NULL, z, out));
-  expect_invalid("csr past count", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, past, 2,
-                                                        NULL, z, out));
-  expect_invalid("source < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2,
-                                                    src_neg, z, out));
-  expect_invalid("source past count", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2,
-                                                           src_far, z, out));
+  tb_test_expect_invalid(
+      "bitwise float", tb_cpu_segreduce_csr(TB_FLOAT, TB_OP_BIT_AND, vals, 4, csr, 2, NULL, z, out),
+      NULL);
+  tb_test_expect_invalid(
+      "bad type", tb_cpu_segreduce_csr(TB_TYPE_COUNT, TB_OP_PLUS, vals, 4, csr, 2, NULL, z, out),
+      NULL);
+  tb_test_expect_invalid("count < 0",
+                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, -1, csr, 2, NULL, z, out),
+                         NULL);
+  tb_test_expect_invalid(
+      "num < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, -1, NULL, z, out), NULL);
+  tb_test_expect_invalid("no segments",
+                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 0, NULL, z, out),
+                         NULL);
+  tb_test_expect_invalid("values NULL",
+                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, NULL, 4, csr, 2, NULL, z, out),
+                         NULL);
+  tb_test_expect_invalid(
+      "csr NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, NULL, 2, NULL, z, out), NULL);
+  tb_test_expect_invalid(
+      "out NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, NULL, z, NULL), NULL);
+  tb_test_expect_invalid("csr[0] != 0",
+                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, bad0, 2, NULL, z, out),
+                         NULL);
+  tb_test_expect_invalid("csr decreases",
+                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, down, 3, NULL, z, out),
+                         NULL);
+  tb_test_expect_invalid("csr past count",
+                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, past, 2, NULL, z, out),
+                         NULL);
+  tb_test_expect_invalid(
+      "source < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, src_neg, z, out),
+      NULL);
+  tb_test_expect_invalid(
+      "source past count",
+      tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, src_far, z, out), NULL);
   double d[2] = {-1, -1};
-  expect_invalid("f64 of int", tb_cpu_segreduce_csr_f64(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2,
-                                                        NULL, z, d, NULL));
-  expect_invalid("f64 csr", tb_cpu_segreduce_csr_f64(TB_FLOAT, TB_OP_PLUS, vals, 4, down, 3,
-                                                     NULL, z, d, NULL));
+  tb_test_expect_invalid(
+      "f64 of int",
+      tb_cpu_segreduce_csr_f64(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, NULL, z, d, NULL), NULL);
+  tb_test_expect_invalid(
+      "f64 csr", tb_cpu_segreduce_csr_f64(TB_FLOAT, TB_OP_PLUS, vals, 4, down, 3, NULL, z, d, NULL),
+      NULL);
   int32_t keys[4] = {0, 0, 1, 1}, ok[4] = {-1, -1, -1, -1}, n = -1;
-  expect_invalid("rbk keys NULL", tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, NULL, vals, 4, out,
-                                                       ok, &n));
-  expect_invalid("rbk out NULL", tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, keys, vals, 4, NULL,
-                                                      ok, &n));
-  expect_invalid("rbk count < 0", tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, keys, vals, -2, out,
-                                                       ok, &n));
-  expect_invalid("keys_to_csr count NULL", tb_cpu_keys_to_csr(keys, 4, ok, NULL));
+  tb_test_expect_invalid("rbk keys NULL",
+                         tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, NULL, vals, 4, out, ok, &n),
+                         NULL);
+  tb_test_expect_invalid("rbk out NULL",
+                         tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, keys, vals, 4, NULL, ok, &n),
+                         NULL);
+  tb_test_expect_invalid("rbk count < 0",
+                         tb_cpu_reduce_by_key(TB_INT32, TB_OP_PLUS, keys, vals, -2, out, ok, &n),
+                         NULL);
+  tb_test_expect_invalid("keys_to_csr count NULL", tb_cpu_keys_to_csr(keys, 4, ok, NULL), NULL);
   int32_t x[3] = {1, 2, 3}, cols_bad[4] = {0, 1, 3, 2}, cols[4] = {0, 1, 2, 2};
-  expect_invalid("spmv col past x", tb_cpu_spmv_csr(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, vals,
-                                                    cols_bad, 4, csr, 2, NULL, x, 3, z, out));
-  expect_invalid("spmv matrix NULL", tb_cpu_spmv_csr(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS,
-                                                     NULL, cols, 4, csr, 2, NULL, x, 3, z, out));
-  expect_invalid("spmv x NULL", tb_cpu_spmv_csr_unary(TB_INT32, TB_OP_PLUS, cols, 4, csr, 2, NULL,
-                                                      NULL, 3, z, out));
-  expect_invalid("spmv bad mul op", tb_cpu_spmv_csr(TB_FLOAT, TB_OP_BIT_OR, TB_OP_PLUS, vals,
-                                                    cols, 4, csr, 2, NULL, x, 3, z, out));
-  expect_invalid("spmv source", tb_cpu_spmv_csr_unary(TB_INT32, TB_OP_PLUS, cols, 4, csr, 2,
-                                                      src_far, x, 3, z, out));
-  expect_invalid("spmv f64 int", tb_cpu_spmv_csr_f64(TB_INT32, vals, cols, 4, csr, 2, NULL, x, 3,
-                                                     d, NULL));
+  tb_test_expect_invalid("spmv col past x",
+                         tb_cpu_spmv_csr(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, vals, cols_bad, 4,
+                                         csr, 2, NULL, x, 3, z, out),
+                         NULL);
+  tb_test_expect_invalid("spmv matrix NULL",
+                         tb_cpu_spmv_csr(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, NULL, cols, 4, csr,
+                                         2, NULL, x, 3, z, out),
+                         NULL);
+  tb_test_expect_invalid(
+      "spmv x NULL",
+      tb_cpu_spmv_csr_unary(TB_INT32, TB_OP_PLUS, cols, 4, csr, 2, NULL, NULL, 3, z, out), NULL);
+  tb_test_expect_invalid("spmv bad mul op",
+                         tb_cpu_spmv_csr(TB_FLOAT, TB_OP_BIT_OR, TB_OP_PLUS, vals, cols, 4, csr, 2,
+                                         NULL, x, 3, z, out),
+                         NULL);
+  tb_test_expect_invalid(
+      "spmv source",
+      tb_cpu_spmv_csr_unary(TB_INT32, TB_OP_PLUS, cols, 4, csr, 2, src_far, x, 3, z, out), NULL);
+  tb_test_expect_invalid("spmv f64 int",
+                         tb_cpu_spmv_csr_f64(TB_INT32, vals, cols, 4, csr, 2, NULL, x, 3, d, NULL),
+                         NULL);
   uint8_t ends[2] = {0, 1};
-  expect_invalid("carry ends NULL", tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, vals, NULL, 2,
-                                                              z, out, NULL));
-  expect_invalid("carry n < 0", tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, vals, ends, -1,
-                                                          z, out, NULL));
+  tb_test_expect_invalid(
+      "carry ends NULL",
+      tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, vals, NULL, 2, z, out, NULL), NULL);
+  tb_test_expect_invalid(
+      "carry n < 0", tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, vals, ends, -1, z, out, NULL),
+      NULL);
   /* Nothing was written. */
   for (int i = 0; i < 4; ++i) CU_ASSERT(out[i] == -1 && ok[i] == -1);
   CU_ASSERT(n == -1 && d[0] == -1 && d[1] == -1);
