@@ -12,9 +12,10 @@
 
 #define TB_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Registers `tests` as one suite, runs it verbosely and returns the process
- * exit code: 0 only when tests ran and none failed. */
-int tb_test_run(const char *suite, const CU_TestInfo *tests);
+/* Registers `tests` (only those whose name contains `only`, when it is not
+ * NULL) as one suite, runs it verbosely and returns the process exit code:
+ * 0 only when tests ran and none failed; 2 when `only` matches no test. */
+int tb_test_run(const char *suite, const CU_TestInfo *tests, const char *only);
 
 /* Whether op applies to t (tb_check_type_op, without leaving a message). */
 bool tb_test_fits(tb_type t, tb_op op);

@@ -935,5 +935,5 @@ int main(void) {
       {"geometry: names", test_geometry_names},
       CU_TEST_INFO_NULL,
   };
-  return tb_test_run("cpuref_interval", tests);
+  return tb_test_run("cpuref_interval", tests, NULL);
 }

@@ -646,5 +646,5 @@ int main(void) {
       {"omp clause of four variables", test_omp_clause},
       CU_TEST_INFO_NULL,
   };
-  return tb_test_run("cpuref_reduce_scan", tests);
+  return tb_test_run("cpuref_reduce_scan", tests, NULL);
 }

@@ -768,5 +768,5 @@ int main(void) {
       {"argument errors write nothing", test_bad_arguments},
       CU_TEST_INFO_NULL,
   };
-  return tb_test_run("cpuref_segreduce", tests);
+  return tb_test_run("cpuref_segreduce", tests, NULL);
 }

@@ -105,6 +105,7 @@ size_t tb_test_free_device_bytes(void) {
 }
 
 int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *tests) {
+  const char *only = NULL;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--quick") == 0 || strcmp(argv[i], "--sanitizer") == 0) {
       tb_test.sanitizer = strcmp(argv[i], "--sanitizer") == 0;
@@ -112,8 +113,11 @@ int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *te
       tb_test.max_random_n = 1 << 16;
     } else if (strncmp(argv[i], "--seed=", 7) == 0) {
       tb_test.seed = strtoull(argv[i] + 7, NULL, 0);
+    } else if (strncmp(argv[i], "--only=", 7) == 0) {
+      only = argv[i] + 7;
     } else {
-      fprintf(stderr, "%s: unknown argument %s (takes --quick, --sanitizer, --seed=N)\n", suite, argv[i]);
+      fprintf(stderr, "%s: unknown argument %s (takes --quick, --sanitizer, --seed=N, --only=TEXT)\n",
+              suite, argv[i]);
       return 2;
     }
   }
@@ -126,5 +130,5 @@ int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *te
   printf("%s on %s (sm_%d%d), seed %llu%s\n", suite, dev.name, dev.sm_major, dev.sm_minor,
          (unsigned long long)tb_test.seed, tb_test.quick ? ", quick" : "");
 
-  return tb_test_run(suite, tests);
+  return tb_test_run(suite, tests, only);
 }

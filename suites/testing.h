@@ -24,7 +24,8 @@ typedef struct tb_test_config {
 
 extern tb_test_config tb_test;
 
-/* Parses --quick, --sanitizer and --seed=N, checks that a GPU is present (printing why
+/* Parses --quick, --sanitizer, --seed=N and --only=TEXT (the tests whose
+ * name contains TEXT), checks that a GPU is present (printing why
  * not and returning false otherwise: a GPU suite never passes without one),
  * runs the tests and returns the process exit code. */
 int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *tests);
