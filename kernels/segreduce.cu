@@ -9,8 +9,10 @@
 // whose tiles scan (run ends, value) pairs with a decoupled look-back.
 // Fronts over the tile core produce the tile's values in thread order and
 // their local rows:
-//   csr:    values loaded striped (or gathered through sources), rows by
-//           flattening the tile's CSR slice;
+//   csr:    values loaded striped and transposed, each segment start in
+//           the tile's CSR slice marking the item that ends the row before
+//           it (the indirect form: values gathered through sources, rows by
+//           a search of the slice);
 //   apply:  values striped, rows from the preprocessed thread codes.
 // Fronts over the run core load the values blocked and mark which items end
 // a segment: from the starts of the segments that begin inside the tile
@@ -60,52 +62,81 @@ __device__ __forceinline__ T item_value(const Inputs& in, int m) {
   return Op<TB_OP_MULTIPLIES>::apply(in.values[m], in.x[c]);
 }
 
-// The tile's values striped (item i * NT + tid), the identity past count.
-// Column indices are loaded for the whole tile before the first gather.
-// Offsets are taken within the tile: first + i * NT + tid may pass INT32_MAX
-// in the last tile, and a wrapped index would pass a `< count` test.
-template <tb_seg_front F, tb_op OP, int NT, int VT>
-__device__ __forceinline__ void load_striped(const Inputs& in, int first, int count, T (&v)[VT]) {
-  const int left = count - first;  // items from first on
-  if constexpr (F == TB_SEG_VALUES) {
-    const T* values = in.values + first;
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      v[i] = k < left ? values[k] : identity<OP>();
-    }
-  } else {
-    const int* cols = in.cols + first;
-    int c[VT];
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      c[i] = k < left ? cols[k] : -1;
-    }
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      const bool ok = c[i] >= 0 && c[i] < in.x_len;
-      const T xv = ok ? in.x[c[i]] : identity<OP>();
-      if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
-      else v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[int64_t(first) + k], xv) : identity<OP>();
-    }
-  }
-}
-
 template <tb_op OP, int NT, int VT>
 struct Tile {
   static constexpr int kTile = NT * VT;
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
-  using Transpose = TileTransposeRounds<T, NT, VT, Seg::kHalf ? 2 : 1>;
+  using Ends = CtaCsrEnds<NT, VT>;
+  // Striped to thread order: 4-byte values within each warp (no CTA
+  // barrier); 8-byte ones across the CTA in two rounds through half a tile,
+  // so that their shared memory stays that of a 4-byte tile.
+  static constexpr bool kWarpIO = !Seg::kHalf;
+  using WarpIO = WarpTranspose<T, VT>;
+  using CtaIO = TileTransposeRounds<T, NT, VT, 2>;
+  union IO {
+    typename WarpIO::Storage warp[NT / 32];
+    typename CtaIO::Storage cta;
+  };
   // Shared memory: one region reused phase by phase, owned by the kernel.
   union Shared {
-    typename Transpose::Storage transpose;
-    int csr[kTile + 1];
+    struct {
+      IO io;
+      typename Ends::Storage ends;
+    } direct;         // values, and the rows from the CSR slice
+    int csr[kTile + 1];  // the indirect form's slice
     typename Seg::Partials partials;
     typename Carry::Storage carry;
   };
+
+  // Value slot i of this thread before the transpose is item
+  // striped_base() + i * kStride of the tile.
+  static constexpr int kStride = kWarpIO ? 32 : NT;
+  __device__ __forceinline__ static int striped_base() {
+    const int tid = threadIdx.x;
+    return kWarpIO ? (tid / 32) * 32 * VT + tid % 32 : tid;
+  }
+
+  __device__ __forceinline__ static void to_blocked(const T (&v)[VT], T (&x)[VT], IO& io) {
+    if constexpr (kWarpIO) WarpIO::blocked_from_striped(v, x, io.warp[threadIdx.x / 32]);
+    else CtaIO::blocked_from_striped(v, x, io.cta);
+  }
+
+  // The tile's values in striped slots, the identity past count. Column
+  // indices are loaded for the whole tile before the first gather. Offsets
+  // are taken within the tile: first + k may pass INT32_MAX in the last
+  // tile, and a wrapped index would pass a `< count` test.
+  template <tb_seg_front F>
+  __device__ __forceinline__ static void load_striped(const Inputs& in, int first, int count,
+                                                      T (&v)[VT]) {
+    const int left = count - first;  // items from first on
+    const int base = striped_base();
+    if constexpr (F == TB_SEG_VALUES) {
+      const T* values = in.values + first + base;
+      if (left >= kTile) {
+#pragma unroll
+        for (int i = 0; i < VT; ++i) v[i] = values[i * kStride];
+      } else {
+#pragma unroll
+        for (int i = 0; i < VT; ++i)
+          v[i] = base + i * kStride < left ? values[i * kStride] : identity<OP>();
+      }
+    } else {
+      const int* cols = in.cols + first + base;
+      int c[VT];
+#pragma unroll
+      for (int i = 0; i < VT; ++i) c[i] = base + i * kStride < left ? cols[i * kStride] : -1;
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const bool ok = c[i] >= 0 && c[i] < in.x_len;
+        const T xv = ok ? in.x[c[i]] : identity<OP>();
+        if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
+        else
+          v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(in.values[int64_t(first) + base + i * kStride], xv)
+                    : identity<OP>();
+      }
+    }
+  }
 };
 
 // ---- kernels ------------------------------------------------------------
@@ -120,7 +151,6 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
            TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
-  constexpr int kSliceLoads = (kTile + 1 + NT - 1) / NT;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
@@ -130,51 +160,48 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
 
   T x[VT];
-  int rows[VT + 1];
-  unsigned starts[VT];
   if (!sources) {
     T v[VT];
-    load_striped<F, OP, NT, VT>(in, first, count, v);
+    K::template load_striped<F>(in, first, count, v);
     if (r.total == 0) {
       K::Carry::run(v, carries, tile, u.carry);
       return;
     }
-    int slice[kSliceLoads];
-#pragma unroll
-    for (int j = 0; j < kSliceLoads; ++j) {
-      const int k = j * NT + int(threadIdx.x);
-      if (k < r.slice) slice[j] = csr[r.begin + k];
-    }
-    K::Transpose::blocked_from_striped(v, x, u.transpose);
-#pragma unroll
-    for (int j = 0; j < kSliceLoads; ++j) {
-      const int k = j * NT + int(threadIdx.x);
-      if (k < r.slice) u.csr[k] = slice[j];
-    }
+    int starts[K::Ends::kLoads];
+    K::Ends::clear(u.direct.ends);
+    K::Ends::load(csr, r, starts);
+    K::to_blocked(v, x, u.direct.io);
+    __syncthreads();  // the marks are cleared
+    K::Ends::mark(starts, r, unsigned(first), end, u.direct.ends);
     __syncthreads();
-    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
-  } else {
-    for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
-    __syncthreads();
-    expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
-    // Item g of row s is item g - csr[s] of the row's source range.
+    int rows[VT];
+    const unsigned flags = K::Ends::read(u.direct.ends, rows);
+    K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
+    return;
+  }
+  // Indirect: the rows first, then item g of row s is item g - csr[s] of
+  // the row's source range.
+  int rows[VT + 1];
+  unsigned starts[VT];
+  for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
+  __syncthreads();
+  expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const unsigned g = thread_first + i;
-      const int s = r.begin + rows[i];
-      x[i] = identity<OP>();
-      if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
-        const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
-        if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
-      }
-    }
-    if (r.total == 0) {
-      __syncthreads();  // every CSR read before the carry storage is written
-      K::Carry::run(x, carries, tile, u.carry);
-      return;
+  for (int i = 0; i < VT; ++i) {
+    const unsigned g = thread_first + i;
+    const int s = r.begin + rows[i];
+    x[i] = identity<OP>();
+    if (g < unsigned(count) && rows[i] < r.slice && s < num_segments) {
+      const int64_t m = sources[s] + (int64_t(g) - int64_t(starts[i]));
+      if (m >= 0 && m < count) x[i] = item_value<F, OP>(in, int(m));
     }
   }
-  K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
+  if (r.total == 0) {
+    __syncthreads();  // every CSR read before the carry storage is written
+    K::Carry::run(x, carries, tile, u.carry);
+    return;
+  }
+  K::Seg::reduce_to_global(x, end_flags<VT>(rows), rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
@@ -190,7 +217,7 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
   T v[VT];
-  load_striped<F, OP, NT, VT>(in, first, count, v);
+  K::template load_striped<F>(in, first, count, v);
   const int code = codes[tile * NT + threadIdx.x];
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   if (r.total == 0) {
@@ -198,10 +225,11 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
     return;
   }
   T x[VT];
-  K::Transpose::blocked_from_striped(v, x, u.transpose);
+  K::to_blocked(v, x, u.direct.io);
   int rows[VT + 1];
   expand_flags_to_rows<VT>(code_row(code), code_flags(code), rows);
-  K::Seg::reduce_to_global(x, rows, r, num_segments, carries, tile, out, u.partials, seg);
+  K::Seg::reduce_to_global(x, code_flags(code), rows, r, num_segments, carries, tile, out,
+                           u.partials, seg);
 }
 
 // ---- one-pass fronts over the run core ------------------------------------

@@ -11,9 +11,9 @@
 // carry-out crosses tiles through a fix-up pass (one CTA, after the tiles)
 // that folds the carries into each tile's first result: no tile waits.
 //
-// Segment indices inside a tile are local rows: rows[i] is item i's row,
-// rows[VT] the row after the thread's last item, and item i ends its row when
-// rows[i] != rows[i + 1].
+// Segment indices inside a tile are local rows. The core takes a thread's
+// end flags (bit i: item i ends its row) and, at each end, the row it ends;
+// an item between ends needs no row, as only ends index the results.
 #pragma once
 
 #include <stdint.h>
@@ -88,6 +88,76 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
     if (i < VT) starts[i] = start;
   }
 }
+
+// The ends of a tile's segments from its CSR slice, without a search per
+// thread: every segment that starts inside the tile marks the item before
+// it with the row that item ends, plus one (the segment's slice index), and
+// a flushing tile marks its last item with its last row. Each thread then
+// reads its VT marks. Two marks share a word and are set with atomicOr, so
+// that duplicate entries of a malformed CSR (empty segments, descending
+// offsets) race on nothing; they give unspecified rows, which the core
+// bounds by the tile's row count.
+template <int NT, int VT>
+struct CtaCsrEnds {
+  static constexpr int kTile = NT * VT;
+  static constexpr int kQuads = (kTile + 7) / 8;  // 16 bytes = 8 marks
+  static constexpr int kLoads = (kTile + NT - 1) / NT;  // slice entries 1 .. kTile
+  struct Storage {
+    union {
+      uint4 quads[kQuads];
+      unsigned words[4 * kQuads];
+      uint16_t mark[8 * kQuads];
+    };
+  };
+
+  // Zeroes the marks; the caller's barrier orders this before mark().
+  __device__ __forceinline__ static void clear(Storage& s) {
+    for (int q = threadIdx.x; q < kQuads; q += NT) s.quads[q] = make_uint4(0, 0, 0, 0);
+  }
+
+  // The slice entries this thread marks from (entry 0 starts row 0: no end).
+  __device__ __forceinline__ static void load(const int* __restrict__ csr, const SegRange& r,
+                                              int (&starts)[kLoads]) {
+#pragma unroll
+    for (int j = 0; j < kLoads; ++j) {
+      const int k = 1 + j * NT + int(threadIdx.x);
+      if (k < r.slice) starts[j] = csr[r.begin + k];
+    }
+  }
+
+  // `end`: one past the tile's last item (count in the last tile).
+  __device__ __forceinline__ static void mark(const int (&starts)[kLoads], const SegRange& r,
+                                              unsigned first, unsigned end, Storage& s) {
+#pragma unroll
+    for (int j = 0; j < kLoads; ++j) {
+      const int k = 1 + j * NT + int(threadIdx.x);
+      if (k < r.slice) {
+        const unsigned e = unsigned(starts[j]) - 1u - first;  // malformed: any value
+        if (e < unsigned(kTile)) set(s, e, k);
+      }
+    }
+    if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile))
+      set(s, end - 1u - first, r.total);
+  }
+
+  // This thread's end flags and, at each end, the row it ends.
+  __device__ __forceinline__ static unsigned read(const Storage& s, int (&rows)[VT]) {
+    const int p = int(threadIdx.x) * VT;
+    unsigned flags = 0;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int m = s.mark[p + i];
+      rows[i] = m - 1;
+      flags |= unsigned(m != 0) << i;
+    }
+    return flags;
+  }
+
+ private:
+  __device__ __forceinline__ static void set(Storage& s, unsigned e, int k) {
+    atomicOr(&s.words[e / 2], unsigned(k) << (16 * (e % 2)));
+  }
+};
 
 // The end flags of a thread's rows: bit i when item i ends its row.
 template <int VT>
@@ -229,13 +299,16 @@ struct CtaSegReduce {
 
   // Reduces the tile's items x (thread order) over their rows and stores the
   // results of rows 0 .. total - 1 to out[begin + row] (rows past
-  // num_segments are dropped). Row 0 still lacks the carry from earlier
-  // tiles: the tile leaves its own carry for the fix-up pass instead of
-  // waiting on its predecessors.
+  // num_segments are dropped). `flags` has bit i when item i ends a row and
+  // rows[i] is then that row (other entries are not read). Row 0 still lacks
+  // the carry from earlier tiles: the tile leaves its own carry for the
+  // fix-up pass instead of waiting on its predecessors.
+  template <int N>
   __device__ __forceinline__ static void reduce_to_global(
-      const T (&x)[VT], const int (&rows)[VT + 1], const SegRange& r, int num_segments,
-      const TileCarries<T>& carries, int64_t tile, T* __restrict__ out, Partials& partials,
-      Storage& s) {
+      const T (&x)[VT], unsigned flags, const int (&rows)[N], const SegRange& r,
+      int num_segments, const TileCarries<T>& carries, int64_t tile, T* __restrict__ out,
+      Partials& partials, Storage& s) {
+    static_assert(N >= VT, "a row per item");
     const T identity = Op<OP>::template identity<T>();
     // Fold within the thread, restarting after every end.
     T acc = identity, scan[VT];
@@ -243,17 +316,18 @@ struct CtaSegReduce {
     for (int i = 0; i < VT; ++i) {
       acc = Op<OP>::apply(acc, x[i]);
       scan[i] = acc;
-      if (rows[i] != rows[i + 1]) acc = identity;
+      if ((flags >> i) & 1) acc = identity;
     }
     T tile_carry_out;
-    T carry = Scan::carry_in(rows[0] != rows[VT], acc, &tile_carry_out, s);
+    T carry = Scan::carry_in(flags != 0, acc, &tile_carry_out, s);
     if (threadIdx.x == 0) carries.leave(tile, tile_carry_out, r.total > 0, r.fresh, r.begin);
     if (!kHalf || r.total <= kCapacity) {
       // Partials in shared memory, then stored coalesced.
 #pragma unroll
       for (int i = 0; i < VT; ++i)
-        if (rows[i] != rows[i + 1]) {
-          if (rows[i] < r.total) partials.values[rows[i]] = Op<OP>::apply(carry, scan[i]);
+        if ((flags >> i) & 1) {
+          if (unsigned(rows[i]) < unsigned(r.total))
+            partials.values[rows[i]] = Op<OP>::apply(carry, scan[i]);
           carry = identity;
         }
       __syncthreads();
@@ -262,8 +336,8 @@ struct CtaSegReduce {
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
-        if (rows[i] != rows[i + 1]) {
-          if (rows[i] < r.total && r.begin + rows[i] < num_segments)
+        if ((flags >> i) & 1) {
+          if (unsigned(rows[i]) < unsigned(r.total) && r.begin + rows[i] < num_segments)
             out[r.begin + rows[i]] = Op<OP>::apply(carry, scan[i]);
           carry = identity;
         }

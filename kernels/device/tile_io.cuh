@@ -114,6 +114,14 @@ struct WarpTranspose {
 #pragma unroll
       for (int i = 0; i < VT; ++i) v[i] = i * 32 + lane < count ? src[i * 32 + lane] : fill;
     }
+    blocked_from_striped(v, x, s);
+  }
+
+  // The warp's items from striped registers (v[i] is item i * 32 + lane) to
+  // blocked ones.
+  __device__ __forceinline__ static void blocked_from_striped(const T (&v)[VT], T (&x)[VT],
+                                                              Storage& s) {
+    const int lane = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < VT; ++i) s.items[slot(i * 32 + lane)] = v[i];
     __syncwarp();
