@@ -74,10 +74,8 @@ struct Tile {
   static constexpr bool kWarpIO = !Seg::kHalf;
   using WarpIO = WarpTranspose<T, VT>;
   using CtaIO = TileTransposeRounds<T, NT, VT, 2>;
-  union IO {
-    typename WarpIO::Storage warp[NT / 32];
-    typename CtaIO::Storage cta;
-  };
+  struct WarpIOs { typename WarpIO::Storage warp[NT / 32]; };
+  using IO = cuda::std::conditional_t<kWarpIO, WarpIOs, typename CtaIO::Storage>;
   // Shared memory: one region reused phase by phase, owned by the kernel.
   union Shared {
     struct {
@@ -99,7 +97,7 @@ struct Tile {
 
   __device__ __forceinline__ static void to_blocked(const T (&v)[VT], T (&x)[VT], IO& io) {
     if constexpr (kWarpIO) WarpIO::blocked_from_striped(v, x, io.warp[threadIdx.x / 32]);
-    else CtaIO::blocked_from_striped(v, x, io.cta);
+    else CtaIO::blocked_from_striped(v, x, io);
   }
 
   // The tile's values in striped slots, the identity past count. Column
