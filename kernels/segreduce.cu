@@ -76,6 +76,11 @@ struct Tile {
   using CtaIO = TileTransposeRounds<T, NT, VT, 2>;
   struct WarpIOs { typename WarpIO::Storage warp[NT / 32]; };
   using IO = cuda::std::conditional_t<kWarpIO, WarpIOs, typename CtaIO::Storage>;
+  // A 4-byte tile of up to 11 items per thread fits 32 registers (one
+  // spilled at VT = 11), which lets an SM hold 2048 threads: the direct CSR
+  // form otherwise takes 40 and loses a quarter of its occupancy (H100).
+  // Larger tiles and 8-byte values would spill heavily: no bound.
+  static constexpr int kMinCtasPerSm = sizeof(T) == 4 && VT <= 11 ? 2048 / NT : 1;
   // Shared memory: one region reused phase by phase, owned by the kernel.
   union Shared {
     struct {
@@ -139,14 +144,46 @@ struct Tile {
 
 // ---- kernels ------------------------------------------------------------
 
-// Segmented reduction over CSR: direct (sources NULL; the values are loaded
-// before the tile's CSR slice, which only the rows need) or indirect
-// (segment s reads from sources[s] on, so the rows come first).
+// Segmented reduction over CSR, direct: item g of the values is item g of
+// the segments. Rows from the marks of the tile's CSR slice.
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
+csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
+           const int* __restrict__ limits, TileCarries<T> carries, T* __restrict__ out) {
+  using K = Tile<OP, NT, VT>;
+  constexpr int kTile = K::kTile;
+  __shared__ typename K::Shared u;
+  __shared__ typename K::Seg::Storage seg;
+  const int64_t tile = blockIdx.x;
+  const int first = int(tile * kTile);
+  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  T v[VT];
+  K::template load_striped<F>(in, first, count, v);
+  if (r.total == 0) {
+    K::Carry::run(v, carries, tile, u.carry);
+    return;
+  }
+  T x[VT];
+  K::Ends::clear(u.direct.ends);
+  K::to_blocked(v, x, u.direct.io);
+  __syncthreads();  // the marks are cleared
+  const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
+  K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
+  __syncthreads();
+  int rows[VT];
+  const unsigned flags = K::Ends::read(u.direct.ends, rows);
+  K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
+}
+
+// Segmented reduction over CSR, indirect: segment s reads its items from
+// sources[s] on, so the rows come first (a search of the tile's CSR slice)
+// and item g of row s is item g - csr[s] of the row's source range. A
+// kernel of its own: its registers would cost the direct form occupancy.
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
-           int num_segments, int count, const int* __restrict__ limits,
-           TileCarries<T> carries, T* __restrict__ out) {
+csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
+                    int num_segments, int count, const int* __restrict__ limits,
+                    TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
@@ -156,34 +193,12 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
-
-  T x[VT];
-  if (!sources) {
-    T v[VT];
-    K::template load_striped<F>(in, first, count, v);
-    if (r.total == 0) {
-      K::Carry::run(v, carries, tile, u.carry);
-      return;
-    }
-    int starts[K::Ends::kLoads];
-    K::Ends::clear(u.direct.ends);
-    K::Ends::load(csr, r, starts);
-    K::to_blocked(v, x, u.direct.io);
-    __syncthreads();  // the marks are cleared
-    K::Ends::mark(starts, r, unsigned(first), end, u.direct.ends);
-    __syncthreads();
-    int rows[VT];
-    const unsigned flags = K::Ends::read(u.direct.ends, rows);
-    K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
-    return;
-  }
-  // Indirect: the rows first, then item g of row s is item g - csr[s] of
-  // the row's source range.
   int rows[VT + 1];
   unsigned starts[VT];
   for (int k = threadIdx.x; k < r.slice; k += NT) u.csr[k] = csr[r.begin + k];
   __syncthreads();
   expand_csr_rows<VT>(thread_first, u.csr, r.slice, end, rows, starts);
+  T x[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const unsigned g = thread_first + i;
@@ -199,13 +214,14 @@ csr_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sourc
     K::Carry::run(x, carries, tile, u.carry);
     return;
   }
-  K::Seg::reduce_to_global(x, end_flags<VT>(rows), rows, r, num_segments, carries, tile, out, u.partials, seg);
+  K::Seg::reduce_to_global(x, end_flags<VT>(rows), rows, r, num_segments, carries, tile, out,
+                           u.partials, seg);
 }
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
 // only its values (and no CSR).
 template <tb_seg_front F, tb_op OP, int NT, int VT>
-__global__ void __launch_bounds__(NT)
+__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
              int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
@@ -453,8 +469,12 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
       }
     }
     const TileCarries<T> carries = carries_of(scratch, tiles);
-    csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, sources, num_segments,
-                                                        count, limits, carries, out);
+    if (sources)
+      csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
+          inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
+    else
+      csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count,
+                                                          limits, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
     return fixup<OP>(carries, tiles, out, stream);
   });

@@ -101,7 +101,6 @@ template <int NT, int VT>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
   static constexpr int kQuads = (kTile + 7) / 8;  // 16 bytes = 8 marks
-  static constexpr int kLoads = (kTile + NT - 1) / NT;  // slice entries 1 .. kTile
   struct Storage {
     union {
       uint4 quads[kQuads];
@@ -115,26 +114,15 @@ struct CtaCsrEnds {
     for (int q = threadIdx.x; q < kQuads; q += NT) s.quads[q] = make_uint4(0, 0, 0, 0);
   }
 
-  // The slice entries this thread marks from (entry 0 starts row 0: no end).
-  __device__ __forceinline__ static void load(const int* __restrict__ csr, const SegRange& r,
-                                              int (&starts)[kLoads]) {
-#pragma unroll
-    for (int j = 0; j < kLoads; ++j) {
-      const int k = 1 + j * NT + int(threadIdx.x);
-      if (k < r.slice) starts[j] = csr[r.begin + k];
-    }
-  }
-
+  // Marks from slice entries 1 .. slice - 1 (entry 0 starts row 0: no end),
+  // read straight from global memory: staging them in registers across the
+  // value transpose cost the kernel a third of its occupancy (H100).
   // `end`: one past the tile's last item (count in the last tile).
-  __device__ __forceinline__ static void mark(const int (&starts)[kLoads], const SegRange& r,
+  __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
                                               unsigned first, unsigned end, Storage& s) {
-#pragma unroll
-    for (int j = 0; j < kLoads; ++j) {
-      const int k = 1 + j * NT + int(threadIdx.x);
-      if (k < r.slice) {
-        const unsigned e = unsigned(starts[j]) - 1u - first;  // malformed: any value
-        if (e < unsigned(kTile)) set(s, e, k);
-      }
+    for (int k = 1 + int(threadIdx.x); k < r.slice; k += NT) {
+      const unsigned e = unsigned(csr[r.begin + k]) - 1u - first;  // malformed: any value
+      if (e < unsigned(kTile)) set(s, e, k);
     }
     if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile))
       set(s, end - 1u - first, r.total);
