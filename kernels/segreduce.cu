@@ -391,11 +391,17 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kRunsBelowLength = 4096;
 constexpr size_t round_up(size_t b) { return (b + 255) / 256 * 256; }
 
-// The per-tile carries in scratch: values, then row-0 indices.
+// The per-tile carries in scratch: values, row-0 partials, row-0 indices.
+size_t carries_bytes(int tiles) {
+  return 2 * round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
+}
 TileCarries<T> carries_of(void* p, int tiles) {
+  char* b = static_cast<char*>(p);
+  const size_t values = round_up(sizeof(T) * size_t(tiles));
   TileCarries<T> c;
-  c.carry = static_cast<T*>(p);
-  c.head = reinterpret_cast<int*>(static_cast<char*>(p) + round_up(sizeof(T) * size_t(tiles)));
+  c.carry = reinterpret_cast<T*>(b);
+  c.row0 = reinterpret_cast<T*>(b + values);
+  c.head = reinterpret_cast<int*>(b + 2 * values);
   return c;
 }
 
@@ -650,6 +656,5 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
 extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
   using namespace tb;
   // The one-pass kernels' status words, or the tile core's carries.
-  const size_t carries = round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
-  return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries);
+  return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries_bytes(tiles));
 }

@@ -255,12 +255,16 @@ struct CtaSegScan {
 // ---- carries between tiles ----------------------------------------------
 
 // What a tile leaves for the fix-up pass: its carry-out (what follows its
-// last segment end, or its whole total when it holds no end) and where its
-// row 0 went. The fix-up folds each tile's carry-in into that one result.
+// last segment end, or its whole total when it holds no end), where its row
+// 0 goes and, when that row started in an earlier tile, the row's partial.
+// The fix-up folds the tile's carry-in into that partial and stores the
+// result: it reads the partials in tile order instead of reading back
+// scattered results, one dependent miss per tile.
 template <typename T>
 struct TileCarries {
   T* carry;   // per tile
   int* head;  // per tile: row 0's output index, kNoEnd, or kFresh
+  T* row0;    // per tile whose head >= 0: row 0's partial
   static constexpr int kNoEnd = -1;  // no segment ends in the tile
   static constexpr int kFresh = -2;  // ends, and row 0 starts at the tile: nothing to fix
 
@@ -320,16 +324,24 @@ struct CtaSegReduce {
         }
       __syncthreads();
       const int end = min(r.total, num_segments - r.begin);
-      for (int k = threadIdx.x; k < end; k += NT) out[r.begin + k] = partials.values[k];
+      for (int k = threadIdx.x; k < end; k += NT) store(k, partials.values[k], r, carries, tile, out);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
         if ((flags >> i) & 1) {
           if (unsigned(rows[i]) < unsigned(r.total) && r.begin + rows[i] < num_segments)
-            out[r.begin + rows[i]] = Op<OP>::apply(carry, scan[i]);
+            store(rows[i], Op<OP>::apply(carry, scan[i]), r, carries, tile, out);
           carry = identity;
         }
     }
+  }
+
+  // Row `row`'s result, or for a continued row 0 its partial for the fix-up.
+  __device__ __forceinline__ static void store(int row, T v, const SegRange& r,
+                                               const TileCarries<T>& carries, int64_t tile,
+                                               T* __restrict__ out) {
+    if (row == 0 && !r.fresh) carries.row0[tile] = v;
+    else out[r.begin + row] = v;
   }
 };
 
@@ -380,12 +392,15 @@ struct CtaCarryFixup {
       }
       // The previous rounds enter as if before thread 0.
       if (threadIdx.x == 0 && !has_end) acc = Op<OP>::apply(running, acc);
+      T row0[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) row0[j] = head[j] >= 0 ? carries.row0[first + j] : identity;
       T total;
       T c = Scan::carry_in(has_end || threadIdx.x == 0, acc, &total, s.scan);
       if (threadIdx.x == 0) c = running;
 #pragma unroll
       for (int j = 0; j < K; ++j) {
-        if (head[j] >= 0) out[head[j]] = Op<OP>::apply(c, out[head[j]]);
+        if (head[j] >= 0) out[head[j]] = Op<OP>::apply(c, row0[j]);
         c = head[j] != TileCarries<T>::kNoEnd ? carry[j] : Op<OP>::apply(c, carry[j]);
       }
       running = total;
