@@ -68,9 +68,9 @@ struct Tile {
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT>;
-  // Striped to thread order: 4-byte values within each warp (no CTA
-  // barrier); 8-byte ones across the CTA in two rounds through half a tile,
-  // so that their shared memory stays that of a 4-byte tile.
+  // Striped to thread order within each warp (no CTA barrier); the largest
+  // 8-byte tiles across the CTA in two rounds through half a tile, so that
+  // their shared memory stays that of a 4-byte tile.
   static constexpr bool kWarpIO = !Seg::kHalf;
   using WarpIO = WarpTranspose<T, VT>;
   using CtaIO = TileTransposeRounds<T, NT, VT, 2>;

@@ -277,13 +277,14 @@ struct TileCarries {
 
 // ---- the whole tile -----------------------------------------------------
 
-// kHalf ("half capacity", for 8-byte types): shared memory holds only half a
-// tile of partials; a tile ending more segments than that (average length
-// under 2) stores its partials straight from registers instead.
+// kHalf ("half capacity", for large 8-byte tiles): when a tile of values and
+// a 16-bit mark per item would not fit 46 KiB of static shared memory, it
+// holds only half a tile of partials; a tile ending more segments than that
+// (average length under 2) stores its partials straight from registers.
 template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegReduce {
   static constexpr int kTile = NT * VT;
-  static constexpr bool kHalf = sizeof(T) > 4;
+  static constexpr bool kHalf = (sizeof(T) + 2) * kTile > 46 * 1024;
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
