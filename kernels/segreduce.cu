@@ -4,8 +4,9 @@
 // build compiles this file once per type.
 //
 // Two cores, chosen per call (runs_pay): the tile core of kernels/device/
-// cta_segreduce.cuh, whose tiles each leave a carry for a one-CTA fix-up
-// pass, and the one-pass run core of kernels/device/cta_reduce_by_key.cuh,
+// cta_segreduce.cuh, whose tiles each leave a carry for a fix-up (a
+// one-CTA scan of the carries, then a fold into each tile's first result),
+// and the one-pass run core of kernels/device/cta_reduce_by_key.cuh,
 // whose tiles scan (run ends, value) pairs with a decoupled look-back.
 // Fronts over the tile core produce the tile's values in thread order and
 // their local rows:
@@ -372,14 +373,22 @@ __global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
   out[s] = next > r && r >= 0 && r < num_segments ? tmp[r] : identity<OP>();
 }
 
-// The carries between tiles, after the tiles (one CTA).
-constexpr int kFixupThreads = 1024, kFixupTiles = 8;
+// The carries between tiles, after the tiles: their scan (one CTA), then
+// each carry-in folded into its tile's continued row 0 (one thread a tile).
+constexpr int kScanThreads = 1024, kScanTiles = 8, kFoldThreads = 256;
 template <tb_op OP>
-__global__ void __launch_bounds__(kFixupThreads)
-fixup_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
-  using Fixup = CtaCarryFixup<OP, T, kFixupThreads, kFixupTiles>;
-  __shared__ typename Fixup::Storage s;
-  Fixup::run(carries, tiles, out, s);
+__global__ void __launch_bounds__(kScanThreads)
+carry_scan_kernel(TileCarries<T> carries, int tiles) {
+  using Scan = CtaCarryScan<OP, T, kScanThreads, kScanTiles>;
+  __shared__ typename Scan::Storage s;
+  Scan::run(carries, tiles, s);
+}
+
+template <tb_op OP>
+__global__ void __launch_bounds__(kFoldThreads)
+carry_fold_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
+  const int64_t t = int64_t(blockIdx.x) * kFoldThreads + threadIdx.x;
+  if (t < tiles) fold_carry_in<OP>(carries, t, out);
 }
 
 // ---- host side ----------------------------------------------------------
@@ -407,7 +416,10 @@ TileCarries<T> carries_of(void* p, int tiles) {
 
 template <tb_op OP>
 tb_status fixup(const TileCarries<T>& carries, int tiles, T* out, cudaStream_t stream) {
-  fixup_kernel<OP><<<1, kFixupThreads, 0, stream>>>(carries, tiles, out);
+  carry_scan_kernel<OP><<<1, kScanThreads, 0, stream>>>(carries, tiles);
+  TB_CUDA_TRY(cudaGetLastError());
+  carry_fold_kernel<OP><<<unsigned(ceil_div(tiles, kFoldThreads)), kFoldThreads, 0, stream>>>(
+      carries, tiles, out);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

@@ -8,8 +8,8 @@
 // its carry-out. A segmented scan of the carry-outs gives each thread its
 // carry-in (the carry-outs from the nearest thread before it that holds an
 // end), which completes the first segment the thread ends. The tile's own
-// carry-out crosses tiles through a fix-up pass (one CTA, after the tiles)
-// that folds the carries into each tile's first result: no tile waits.
+// carry-out crosses tiles through a fix-up after the tiles (a one-CTA scan
+// of the carries, then a fold into each tile's first result): no tile waits.
 //
 // Segment indices inside a tile are local rows. The core takes a thread's
 // end flags (bit i: item i ends its row) and, at each end, the row it ends;
@@ -115,14 +115,25 @@ struct CtaCsrEnds {
   }
 
   // Marks from slice entries 1 .. slice - 1 (entry 0 starts row 0: no end),
-  // read straight from global memory: staging them in registers across the
-  // value transpose cost the kernel a third of its occupancy (H100).
+  // read straight from global memory (staging them in registers across the
+  // value transpose cost the kernel a third of its occupancy, H100), kBatch
+  // loads in flight per thread. Within one instruction a thread's lanes take
+  // every other entry, so that where segments are a single item long two
+  // lanes never set the two marks of one word at once.
   // `end`: one past the tile's last item (count in the last tile).
+  static constexpr int kBatch = 4;
   __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
                                               unsigned first, unsigned end, Storage& s) {
-    for (int k = 1 + int(threadIdx.x); k < r.slice; k += NT) {
-      const unsigned e = unsigned(csr[r.begin + k]) - 1u - first;  // malformed: any value
-      if (e < unsigned(kTile)) set(s, e, k);
+    for (int base = 1; base < r.slice; base += kBatch * NT) {
+      unsigned e[kBatch];
+#pragma unroll
+      for (int q = 0; q < kBatch; ++q) {
+        const int k = entry(base, q);
+        e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;  // malformed: any
+      }
+#pragma unroll
+      for (int q = 0; q < kBatch; ++q)
+        if (e[q] < unsigned(kTile)) set(s, e[q], entry(base, q));
     }
     if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile))
       set(s, end - 1u - first, r.total);
@@ -142,6 +153,9 @@ struct CtaCsrEnds {
   }
 
  private:
+  __device__ __forceinline__ static int entry(int base, int q) {
+    return base + 2 * int(threadIdx.x) + (q & 1) + (q >> 1) * 2 * NT;
+  }
   __device__ __forceinline__ static void set(Storage& s, unsigned e, int k) {
     atomicOr(&s.words[e / 2], unsigned(k) << (16 * (e % 2)));
   }
@@ -361,54 +375,92 @@ struct CtaSegCarry {
   }
 };
 
-// The fix-up pass: one CTA walks the tiles' carries in order, K per thread
-// per round, with a segmented scan (a tile holding an end restarts it), and
-// folds each tile's carry-in into its row 0.
+// The fix-up, first half: one CTA walks the tiles' carries in order, K per
+// thread per round, with a segmented scan (a tile holding an end restarts
+// it), and writes each tile's carry-in over its carry-out. Each thread's K
+// tiles move as 16-byte words. Storing the results is the second half,
+// spread over the GPU (fold_carry_in): from one SM, the scattered stores
+// (one line each) kept its L1 busy for most of the pass (H100).
+template <typename V, int K>
+__device__ __forceinline__ void load_words(const V* p, V (&v)[K]) {
+  static_assert(sizeof(V) * K % 16 == 0, "whole 16-byte words");
+#pragma unroll
+  for (int w = 0; w < int(sizeof(V)) * K / 16; ++w)
+    reinterpret_cast<uint4*>(v)[w] = reinterpret_cast<const uint4*>(p)[w];
+}
+template <typename V, int K>
+__device__ __forceinline__ void store_words(V* p, const V (&v)[K]) {
+#pragma unroll
+  for (int w = 0; w < int(sizeof(V)) * K / 16; ++w)
+    reinterpret_cast<uint4*>(p)[w] = reinterpret_cast<const uint4*>(v)[w];
+}
+
 template <tb_op OP, typename T, int NT, int K>
-struct CtaCarryFixup {
+struct CtaCarryScan {
   using Scan = CtaSegScan<OP, T, NT>;
   struct Storage { typename Scan::Storage scan; };
 
   __device__ __forceinline__ static void run(const TileCarries<T>& carries, int64_t tiles,
-                                             T* __restrict__ out, Storage& s) {
+                                             Storage& s) {
     const T identity = Op<OP>::template identity<T>();
+    constexpr int kNoEnd = TileCarries<T>::kNoEnd;
     T running = identity;  // inclusive carry before this round
     for (int64_t round = 0; round < tiles; round += int64_t(NT) * K) {
       const int64_t first = round + int64_t(threadIdx.x) * K;
+      const bool whole = first + K <= tiles;
       T carry[K];
       int head[K];
+      if (whole) {
+        load_words(carries.carry + first, carry);
+        load_words(carries.head + first, head);
+      } else {
 #pragma unroll
-      for (int j = 0; j < K; ++j) {
-        const bool in = first + j < tiles;
-        carry[j] = in ? carries.carry[first + j] : identity;
-        head[j] = in ? carries.head[first + j] : TileCarries<T>::kNoEnd;
+        for (int j = 0; j < K; ++j) {
+          const bool in = first + j < tiles;
+          carry[j] = in ? carries.carry[first + j] : identity;
+          head[j] = in ? carries.head[first + j] : kNoEnd;
+        }
       }
       bool has_end = false;
       T acc = identity;
 #pragma unroll
       for (int j = 0; j < K; ++j) {
-        const bool ends = head[j] != TileCarries<T>::kNoEnd;
+        const bool ends = head[j] != kNoEnd;
         acc = ends ? carry[j] : Op<OP>::apply(acc, carry[j]);
         has_end |= ends;
       }
       // The previous rounds enter as if before thread 0.
       if (threadIdx.x == 0 && !has_end) acc = Op<OP>::apply(running, acc);
-      T row0[K];
-#pragma unroll
-      for (int j = 0; j < K; ++j) row0[j] = head[j] >= 0 ? carries.row0[first + j] : identity;
       T total;
       T c = Scan::carry_in(has_end || threadIdx.x == 0, acc, &total, s.scan);
       if (threadIdx.x == 0) c = running;
+      T in[K];
 #pragma unroll
       for (int j = 0; j < K; ++j) {
-        if (head[j] >= 0) out[head[j]] = Op<OP>::apply(c, row0[j]);
-        c = head[j] != TileCarries<T>::kNoEnd ? carry[j] : Op<OP>::apply(c, carry[j]);
+        in[j] = c;
+        c = head[j] != kNoEnd ? carry[j] : Op<OP>::apply(c, carry[j]);
+      }
+      if (whole) {
+        store_words(carries.carry + first, in);
+      } else {
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+          if (first + j < tiles) carries.carry[first + j] = in[j];
       }
       running = total;
       __syncthreads();  // the scan storage is reused next round
     }
   }
 };
+
+// The fix-up, second half: tile t's carry-in (from CtaCarryScan) folded
+// into its continued row 0.
+template <tb_op OP, typename T>
+__device__ __forceinline__ void fold_carry_in(const TileCarries<T>& carries, int64_t t,
+                                              T* __restrict__ out) {
+  const int head = carries.head[t];
+  if (head >= 0) out[head] = Op<OP>::apply(carries.carry[t], carries.row0[t]);
+}
 
 // ---- reduce-by-key: segments from runs of equal keys --------------------
 
