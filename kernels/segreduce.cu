@@ -164,13 +164,16 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
     K::Carry::run(v, carries, tile, u.carry);
     return;
   }
-  T x[VT];
+  // The marks while the values are still in flight: where segments are
+  // short the slice is as long as the values, and both streams then load
+  // at once instead of one after the other.
   K::Ends::clear(u.direct.ends);
-  K::to_blocked(v, x, u.direct.io);
   __syncthreads();  // the marks are cleared
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
   K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
+  T x[VT];
+  K::to_blocked(v, x, u.direct.io);
   int rows[VT];
   const unsigned flags = K::Ends::read(u.direct.ends, rows);
   K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
