@@ -95,8 +95,11 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
 // a flushing tile marks its last item with its last row. Each thread then
 // reads its VT marks. Two marks share a word and are set with atomicOr, so
 // that duplicate entries of a malformed CSR (empty segments, descending
-// offsets) race on nothing; they give unspecified rows, which the core
-// bounds by the tile's row count.
+// offsets) race on nothing. Such an entry lands on an item already marked
+// and ORs two rows into one that another end may hold: the tile then notes
+// the collision and every end takes its own item's index as its row, so
+// that no two ends write one partial (the results are unspecified, as
+// documented, and the core bounds the rows by the tile's row count).
 template <int NT, int VT>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
@@ -107,11 +110,13 @@ struct CtaCsrEnds {
       unsigned words[4 * kQuads];
       uint16_t mark[8 * kQuads];
     };
+    unsigned collided;  // nonzero: an item got two marks (malformed CSR)
   };
 
   // Zeroes the marks; the caller's barrier orders this before mark().
   __device__ __forceinline__ static void clear(Storage& s) {
     for (int q = threadIdx.x; q < kQuads; q += NT) s.quads[q] = make_uint4(0, 0, 0, 0);
+    if (threadIdx.x == 0) s.collided = 0;
   }
 
   // Marks from slice entries 1 .. slice - 1 (entry 0 starts row 0: no end),
@@ -142,11 +147,12 @@ struct CtaCsrEnds {
   // This thread's end flags and, at each end, the row it ends.
   __device__ __forceinline__ static unsigned read(const Storage& s, int (&rows)[VT]) {
     const int p = int(threadIdx.x) * VT;
+    const bool unique = !s.collided;
     unsigned flags = 0;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const int m = s.mark[p + i];
-      rows[i] = m - 1;
+      rows[i] = unique ? m - 1 : p + i;
       flags |= unsigned(m != 0) << i;
     }
     return flags;
@@ -157,7 +163,9 @@ struct CtaCsrEnds {
     return base + 2 * int(threadIdx.x) + (q & 1) + (q >> 1) * 2 * NT;
   }
   __device__ __forceinline__ static void set(Storage& s, unsigned e, int k) {
-    atomicOr(&s.words[e / 2], unsigned(k) << (16 * (e % 2)));
+    const unsigned shift = 16 * (e % 2);
+    const unsigned before = atomicOr(&s.words[e / 2], unsigned(k) << shift);
+    if ((before >> shift) & 0xffffu) atomicOr(&s.collided, 1u);
   }
 };
 
