@@ -665,42 +665,42 @@ static void test_bad_arguments(void) {
   tb_value z = tb_test_from_i64(TB_INT32, 0);
   const int32_t bad0[2] = {1, 2}, down[3] = {0, 3, 2}, past[2] = {0, 5};
   const int32_t src_neg[2] = {-1, 0}, src_far[2] = {0, 3};
-  tb_test_expect_invalid(
-      "bitwise float", tb_cpu_segreduce_csr(TB_FLOAT, TB_OP_BIT_AND, vals, 4, csr, 2, NULL, z, out),
-      NULL);
-  tb_test_expect_invalid(
-      "bad type", tb_cpu_segreduce_csr(TB_TYPE_COUNT, TB_OP_PLUS, vals, 4, csr, 2, NULL, z, out),
-      NULL);
-  tb_test_expect_invalid("count < 0",
-                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, -1, csr, 2, NULL, z, out),
-                         NULL);
-  tb_test_expect_invalid(
-      "num < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, -1, NULL, z, out), NULL);
-  tb_test_expect_invalid("no segments",
-                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 0, NULL, z, out),
-                         NULL);
-  tb_test_expect_invalid("values NULL",
-                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, NULL, 4, csr, 2, NULL, z, out),
-                         NULL);
-  tb_test_expect_invalid(
-      "csr NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, NULL, 2, NULL, z, out), NULL);
-  tb_test_expect_invalid(
-      "out NULL", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, NULL, z, NULL), NULL);
-  tb_test_expect_invalid("csr[0] != 0",
-                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, bad0, 2, NULL, z, out),
-                         NULL);
-  tb_test_expect_invalid("csr decreases",
-                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, down, 3, NULL, z, out),
-                         NULL);
-  tb_test_expect_invalid("csr past count",
-                         tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, past, 2, NULL, z, out),
-                         NULL);
-  tb_test_expect_invalid(
-      "source < 0", tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, src_neg, z, out),
-      NULL);
-  tb_test_expect_invalid(
-      "source past count",
-      tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 4, csr, 2, src_far, z, out), NULL);
+  /* Each bad argument of tb_cpu_segreduce_csr alone, with the message text it
+   * must give. */
+  const struct {
+    const char *label, *text;
+    tb_type t;
+    tb_op op;
+    bool no_values, no_out;
+    int32_t count, num;
+    const int32_t *csr, *sources;
+  } bad[] = {
+      {"bitwise float", "does not apply to", TB_FLOAT, TB_OP_BIT_AND, false, false, 4, 2, csr,
+       NULL},
+      {"bad type", "invalid element type", TB_TYPE_COUNT, TB_OP_PLUS, false, false, 4, 2, csr,
+       NULL},
+      {"count < 0", "n < 0 (-1)", TB_INT32, TB_OP_PLUS, false, false, -1, 2, csr, NULL},
+      {"num < 0", "num_segments < 0 (-1)", TB_INT32, TB_OP_PLUS, false, false, 4, -1, csr, NULL},
+      {"no segments", "no segments for count = 4", TB_INT32, TB_OP_PLUS, false, false, 4, 0, csr,
+       NULL},
+      {"values NULL", "in is NULL", TB_INT32, TB_OP_PLUS, true, false, 4, 2, csr, NULL},
+      {"csr NULL", "csr is NULL", TB_INT32, TB_OP_PLUS, false, false, 4, 2, NULL, NULL},
+      {"out NULL", "out is NULL", TB_INT32, TB_OP_PLUS, false, true, 4, 2, csr, NULL},
+      {"csr[0] != 0", "csr[0] is 1, not 0", TB_INT32, TB_OP_PLUS, false, false, 4, 2, bad0, NULL},
+      {"csr decreases", "csr decreases at 2", TB_INT32, TB_OP_PLUS, false, false, 4, 3, down, NULL},
+      {"csr past count", "csr[1] = 5 is past count = 4", TB_INT32, TB_OP_PLUS, false, false, 4, 2,
+       past, NULL},
+      {"source < 0", "segment 0 reads [-1, 1)", TB_INT32, TB_OP_PLUS, false, false, 4, 2, csr,
+       src_neg},
+      {"source past count", "segment 1 reads [3, 5)", TB_INT32, TB_OP_PLUS, false, false, 4, 2, csr,
+       src_far},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+    tb_test_expect_invalid(
+        bad[i].label,
+        tb_cpu_segreduce_csr(bad[i].t, bad[i].op, bad[i].no_values ? NULL : vals, bad[i].count,
+                             bad[i].csr, bad[i].num, bad[i].sources, z, bad[i].no_out ? NULL : out),
+        bad[i].text);
   double d[2] = {-1, -1};
   tb_test_expect_invalid(
       "f64 of int",
