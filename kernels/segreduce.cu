@@ -170,12 +170,12 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
   K::Ends::clear(u.direct.ends);
   __syncthreads();  // the marks are cleared
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
-  const bool rising = K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
-  const bool unique = __syncthreads_and(rising);
+  K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
+  __syncthreads();
   T x[VT];
   K::to_blocked(v, x, u.direct.io);
   int rows[VT];
-  const unsigned flags = K::Ends::read(u.direct.ends, unique, rows);
+  const unsigned flags = K::Ends::read(u.direct.ends, rows);
   K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 

@@ -93,14 +93,13 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
 // thread: every segment that starts inside the tile marks the item before
 // it with the row that item ends, plus one (the segment's slice index), and
 // a flushing tile marks its last item with its last row. Each thread then
-// reads its VT marks. Two marks share a word and are set with atomicOr.
-// Entries that rise strictly (and stay below a flushing tile's end) mark
-// each item at most once; mark() checks that on the entries it loads, and
-// a tile where they do not (a malformed CSR: descending or repeated
-// offsets, whose rows OR together into one another end may hold) gives each
-// end its own item's index as its row, so that no two ends write one
-// partial (the results are then unspecified, as documented, and the core
-// bounds the rows by the tile's row count).
+// reads its VT marks. Two marks share a word and are set with atomicOr, so
+// that duplicate entries of a malformed CSR (empty segments, descending
+// offsets) race on nothing. Such an entry lands on an item already marked
+// and ORs two rows into one that another end may hold: the tile then notes
+// the collision and every end takes its own item's index as its row, so
+// that no two ends write one partial (the results are unspecified, as
+// documented, and the core bounds the rows by the tile's row count).
 template <int NT, int VT>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
@@ -111,11 +110,13 @@ struct CtaCsrEnds {
       unsigned words[4 * kQuads];
       uint16_t mark[8 * kQuads];
     };
+    unsigned collided;  // nonzero: an item got two marks (malformed CSR)
   };
 
   // Zeroes the marks; the caller's barrier orders this before mark().
   __device__ __forceinline__ static void clear(Storage& s) {
     for (int q = threadIdx.x; q < kQuads; q += NT) s.quads[q] = make_uint4(0, 0, 0, 0);
+    if (threadIdx.x == 0) s.collided = 0;
   }
 
   // Marks from slice entries 1 .. slice - 1 (entry 0 starts row 0: no end),
@@ -123,47 +124,30 @@ struct CtaCsrEnds {
   // value transpose cost the kernel a third of its occupancy, H100), kBatch
   // loads in flight per thread. Within one instruction a thread's lanes take
   // every other entry, so that where segments are a single item long two
-  // lanes never set the two marks of one word at once. Returns whether the
-  // entries this thread checked rise strictly: its own two pairs per batch
-  // and each pair's successor (the next lane's, or for lane 31 one more
-  // load). The caller ANDs that over the tile in its barrier.
+  // lanes never set the two marks of one word at once.
   // `end`: one past the tile's last item (count in the last tile).
   static constexpr int kBatch = 4;
-  __device__ __forceinline__ static bool mark(const int* __restrict__ csr, const SegRange& r,
+  __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
                                               unsigned first, unsigned end, Storage& s) {
-    const int lane = threadIdx.x % 32;
-    bool rising = true;
     for (int base = 1; base < r.slice; base += kBatch * NT) {
-      int c[kBatch];
+      unsigned e[kBatch];
 #pragma unroll
       for (int q = 0; q < kBatch; ++q) {
         const int k = entry(base, q);
-        c[q] = k < r.slice ? csr[r.begin + k] : 0;
+        e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;  // malformed: any
       }
 #pragma unroll
-      for (int q = 0; q < kBatch; q += 2) {
-        const int k = entry(base, q);  // k + 1 is q + 1's, k + 2 the next lane's q
-        int next = __shfl_down_sync(kFullMask, c[q], 1);
-        if (lane == 31 && k + 2 < r.slice) next = csr[r.begin + k + 2];
-        rising &= (k + 1 >= r.slice || c[q] < c[q + 1]) && (k + 2 >= r.slice || c[q + 1] < next);
-      }
-#pragma unroll
-      for (int q = 0; q < kBatch; ++q) {
-        const unsigned e = unsigned(c[q]) - 1u - first;
-        if (entry(base, q) < r.slice && e < unsigned(kTile)) set(s, e, entry(base, q));
-      }
+      for (int q = 0; q < kBatch; ++q)
+        if (e[q] < unsigned(kTile)) set(s, e[q], entry(base, q));
     }
-    if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile)) {
-      rising &= r.slice < 2 || csr[r.begin + r.slice - 1] < int(end);
+    if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile))
       set(s, end - 1u - first, r.total);
-    }
-    return rising;
   }
 
-  // This thread's end flags and, at each end, the row it ends. `unique`:
-  // every item got at most one mark (mark() returned true in every thread).
-  __device__ __forceinline__ static unsigned read(const Storage& s, bool unique, int (&rows)[VT]) {
+  // This thread's end flags and, at each end, the row it ends.
+  __device__ __forceinline__ static unsigned read(const Storage& s, int (&rows)[VT]) {
     const int p = int(threadIdx.x) * VT;
+    const bool unique = !s.collided;
     unsigned flags = 0;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
@@ -179,7 +163,9 @@ struct CtaCsrEnds {
     return base + 2 * int(threadIdx.x) + (q & 1) + (q >> 1) * 2 * NT;
   }
   __device__ __forceinline__ static void set(Storage& s, unsigned e, int k) {
-    atomicOr(&s.words[e / 2], unsigned(k) << (16 * (e % 2)));
+    const unsigned shift = 16 * (e % 2);
+    const unsigned before = atomicOr(&s.words[e / 2], unsigned(k) << shift);
+    if ((before >> shift) & 0xffffu) atomicOr(&s.collided, 1u);
   }
 };
 
