@@ -70,8 +70,8 @@ struct Tile {
   using Carry = CtaSegCarry<OP, T, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT>;
   // Striped to thread order within each warp (no CTA barrier); the largest
-  // 8-byte tiles across the CTA in two rounds through half a tile, so that
-  // their shared memory stays that of a 4-byte tile.
+  // tiles across the CTA in two rounds through half a tile, with their marks
+  // read before (the two share memory), so that they fit 48 KiB.
   static constexpr bool kWarpIO = !Seg::kHalf;
   using WarpIO = WarpTranspose<T, VT>;
   using CtaIO = TileTransposeRounds<T, NT, VT, 2>;
@@ -83,11 +83,17 @@ struct Tile {
   // Larger tiles and 8-byte values would spill heavily: no bound.
   static constexpr int kMinCtasPerSm = sizeof(T) == 4 && VT <= 11 ? 2048 / NT : 1;
   // Shared memory: one region reused phase by phase, owned by the kernel.
+  struct DirectApart {
+    IO io;
+    typename Ends::Storage ends;
+  };
+  union DirectShared {
+    IO io;
+    typename Ends::Storage ends;
+  };
   union Shared {
-    struct {
-      IO io;
-      typename Ends::Storage ends;
-    } direct;         // values, and the rows from the CSR slice
+    // values, and the rows from the CSR slice
+    cuda::std::conditional_t<kWarpIO, DirectApart, DirectShared> direct;
     int csr[kTile + 1];  // the indirect form's slice
     typename Seg::Partials partials;
     typename Carry::Storage carry;
@@ -173,9 +179,16 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
   K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
   T x[VT];
-  K::to_blocked(v, x, u.direct.io);
   int rows[VT];
-  const unsigned flags = K::Ends::read(u.direct.ends, rows);
+  unsigned flags;
+  if constexpr (K::kWarpIO) {
+    K::to_blocked(v, x, u.direct.io);
+    flags = K::Ends::read(u.direct.ends, rows);
+  } else {
+    flags = K::Ends::read(u.direct.ends, rows);
+    __syncthreads();  // the marks are read before the transpose overwrites them
+    K::to_blocked(v, x, u.direct.io);
+  }
   K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 

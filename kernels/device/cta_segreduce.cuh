@@ -93,38 +93,35 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
 // thread: every segment that starts inside the tile marks the item before
 // it with the row that item ends, plus one (the segment's slice index), and
 // a flushing tile marks its last item with its last row. Each thread then
-// reads its VT marks. Two marks share a word and are set with atomicOr, so
-// that duplicate entries of a malformed CSR (empty segments, descending
-// offsets) race on nothing. Such an entry lands on an item already marked
-// and ORs two rows into one that another end may hold: the tile then notes
-// the collision and every end takes its own item's index as its row, so
-// that no two ends write one partial (the results are unspecified, as
-// documented, and the core bounds the rows by the tile's row count).
+// reads its VT marks. A mark is a word set with atomicMax: each value is set
+// on one item at most, so an item keeps one of the values set on it and no
+// two items hold the same one. Entries of a malformed CSR (descending or
+// repeated offsets) that land on one item thus race on nothing and still
+// leave every end a row of its own, so that no two ends write one partial
+// (the results are unspecified, as documented, and the core bounds the
+// rows by the tile's row count). With 16-bit marks ORed into shared words
+// two rows could merge into one another end holds; detecting that cost the
+// 4-byte core 3-7 points of copy bandwidth (H100).
 template <int NT, int VT>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
-  static constexpr int kQuads = (kTile + 7) / 8;  // 16 bytes = 8 marks
+  static constexpr int kQuads = (kTile + 3) / 4;  // 16 bytes = 4 marks
   struct Storage {
     union {
       uint4 quads[kQuads];
-      unsigned words[4 * kQuads];
-      uint16_t mark[8 * kQuads];
+      int mark[4 * kQuads];
     };
-    unsigned collided;  // nonzero: an item got two marks (malformed CSR)
   };
 
   // Zeroes the marks; the caller's barrier orders this before mark().
   __device__ __forceinline__ static void clear(Storage& s) {
     for (int q = threadIdx.x; q < kQuads; q += NT) s.quads[q] = make_uint4(0, 0, 0, 0);
-    if (threadIdx.x == 0) s.collided = 0;
   }
 
   // Marks from slice entries 1 .. slice - 1 (entry 0 starts row 0: no end),
   // read straight from global memory (staging them in registers across the
   // value transpose cost the kernel a third of its occupancy, H100), kBatch
-  // loads in flight per thread. Within one instruction a thread's lanes take
-  // every other entry, so that where segments are a single item long two
-  // lanes never set the two marks of one word at once.
+  // loads in flight per thread.
   // `end`: one past the tile's last item (count in the last tile).
   static constexpr int kBatch = 4;
   __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
@@ -133,39 +130,28 @@ struct CtaCsrEnds {
       unsigned e[kBatch];
 #pragma unroll
       for (int q = 0; q < kBatch; ++q) {
-        const int k = entry(base, q);
+        const int k = base + q * NT + int(threadIdx.x);
         e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;  // malformed: any
       }
 #pragma unroll
       for (int q = 0; q < kBatch; ++q)
-        if (e[q] < unsigned(kTile)) set(s, e[q], entry(base, q));
+        if (e[q] < unsigned(kTile)) atomicMax(&s.mark[e[q]], base + q * NT + int(threadIdx.x));
     }
     if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile))
-      set(s, end - 1u - first, r.total);
+      atomicMax(&s.mark[end - 1u - first], r.total);
   }
 
   // This thread's end flags and, at each end, the row it ends.
   __device__ __forceinline__ static unsigned read(const Storage& s, int (&rows)[VT]) {
     const int p = int(threadIdx.x) * VT;
-    const bool unique = !s.collided;
     unsigned flags = 0;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const int m = s.mark[p + i];
-      rows[i] = unique ? m - 1 : p + i;
+      rows[i] = m - 1;
       flags |= unsigned(m != 0) << i;
     }
     return flags;
-  }
-
- private:
-  __device__ __forceinline__ static int entry(int base, int q) {
-    return base + 2 * int(threadIdx.x) + (q & 1) + (q >> 1) * 2 * NT;
-  }
-  __device__ __forceinline__ static void set(Storage& s, unsigned e, int k) {
-    const unsigned shift = 16 * (e % 2);
-    const unsigned before = atomicOr(&s.words[e / 2], unsigned(k) << shift);
-    if ((before >> shift) & 0xffffu) atomicOr(&s.collided, 1u);
   }
 };
 
@@ -299,14 +285,14 @@ struct TileCarries {
 
 // ---- the whole tile -----------------------------------------------------
 
-// kHalf ("half capacity", for large 8-byte tiles): when a tile of values and
-// a 16-bit mark per item would not fit 46 KiB of static shared memory, it
+// kHalf ("half capacity", for large tiles): when a tile of values and a
+// 32-bit mark per item would not fit 46 KiB of static shared memory, it
 // holds only half a tile of partials; a tile ending more segments than that
 // (average length under 2) stores its partials straight from registers.
 template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegReduce {
   static constexpr int kTile = NT * VT;
-  static constexpr bool kHalf = (sizeof(T) + 2) * kTile > 46 * 1024;
+  static constexpr bool kHalf = (sizeof(T) + 4) * kTile > 46 * 1024;
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
