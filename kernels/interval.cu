@@ -49,8 +49,7 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   bool ok[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    const int k = LB::slot_of(i);
-    const int o = k < t.a_count ? s.lb.obj[k] : -1;
+    const int o = LB::object(t, s.lb, i);
     ok[i] = o >= 0;
     if (ok[i]) v[i] = s.values[LB::slot(t, o)];
   }
@@ -90,7 +89,7 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
-    const int o = k < t.a_count ? s.lb.obj[k] : -1;
+    const int o = LB::object(t, s.lb, i);
     int64_t src = -1;
     dst[i] = -1;
     if (o >= 0) {

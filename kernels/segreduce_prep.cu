@@ -8,6 +8,7 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_segreduce.cuh"
+#include "kernels/device/warp_search.cuh"
 #include "kernels/reduce_scan_dispatch.h"
 #include "kernels/segreduce_dispatch.h"
 
@@ -23,11 +24,9 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 
 // limits[p] = upper_bound(csr, p * tile) - 1, the segment holding the tile's
 // first item, with kContinued when that segment starts before it;
-// limits[tiles] = the number of segments. One warp per limit: the kernel is
-// bound by the latency of its dependent loads, so each round the 32 lanes
-// probe 32 evenly spaced entries and the ballot narrows the range to one
-// gap between them (5 rounds for 4M segments, where a binary search takes
-// 22). A malformed CSR narrows to some entry: unspecified, in range.
+// limits[tiles] = the number of segments. One warp per limit
+// (warp_partition_point). A malformed CSR narrows to some entry:
+// unspecified, in range.
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int* __restrict__ limits) {
@@ -40,15 +39,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
     if (lane == 0) limits[p] = n;
     return;
   }
-  int lo = 0, hi = n;  // the upper bound of key lies in [lo, hi]
-  while (lo < hi) {
-    const int probe = lo + int(int64_t(hi - lo) * (lane + 1) / 33);  // in [lo, hi)
-    const int below = __popc(__ballot_sync(0xffffffffu, csr[probe] <= key));
-    const int after = __shfl_sync(0xffffffffu, probe, max(below - 1, 0)) + 1;
-    const int at = __shfl_sync(0xffffffffu, probe, min(below, 31));
-    if (below > 0) lo = after;
-    if (below < 32) hi = at;
-  }
+  const int lo = warp_partition_point(0, n, [&](int m) { return csr[m] <= key; });
   if (lane == 0) {
     const int seg = max(lo - 1, 0);
     limits[p] = seg | (csr[seg] != key ? kContinued : 0);
