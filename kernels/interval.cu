@@ -49,7 +49,8 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   bool ok[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    const int o = LB::object(t, s.lb, i);
+    const int k = LB::slot_of(i);
+    const int o = k < t.a_count ? s.lb.obj[k] : -1;
     ok[i] = o >= 0;
     if (ok[i]) v[i] = s.values[LB::slot(t, o)];
   }
@@ -89,7 +90,7 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
-    const int o = LB::object(t, s.lb, i);
+    const int o = k < t.a_count ? s.lb.obj[k] : -1;
     int64_t src = -1;
     dst[i] = -1;
     if (o >= 0) {

@@ -10,7 +10,6 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_load_balance.cuh"
-#include "kernels/device/warp_search.cuh"
 #include "kernels/interval_dispatch.h"
 
 namespace tb {
@@ -20,21 +19,20 @@ constexpr int kPartitionThreads = 128;
 
 // ---- kernels ------------------------------------------------------------
 
-// partition[p] = scan entries among the first p * tile merged elements (the
-// upper-bound Merge Path of items 0, 1, 2, ... with the scan): entry m goes
-// before the item it meets on diagonal diag when scan[m] < diag - m, and
-// among diag elements at least diag - n_items are entries and at most
-// min(diag, n_objects). One warp per boundary (warp_partition_point).
+// One binary search per tile boundary: partition[p] = scan entries among the
+// first p * tile merged elements. Not the segmented partition's warp search
+// (warp_partition_point): a boundary's range here depends on its diagonal,
+// so its 32 probes a round are 32 lines no other boundary shares, and with
+// one object per item that traffic cost lbs and expand 10-17 points of copy
+// bandwidth (H100, 2^26 items).
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
-  const int64_t p = (int64_t(blockIdx.x) * kPartitionThreads + threadIdx.x) / 32;
-  if (p >= bounds) return;  // the whole warp
-  const int64_t diag = min(p * tile, int64_t(n_items) + n_objects);
-  const int64_t m =
-      warp_partition_point(max(diag - n_items, int64_t(0)), min(diag, int64_t(n_objects)),
-                           [&](int64_t m) { return scan[m] < diag - m; });
-  if (threadIdx.x % 32 == 0) partition[p] = int(m);
+  const int64_t p = int64_t(blockIdx.x) * kPartitionThreads + threadIdx.x;
+  if (p >= bounds) return;
+  const int64_t diag = min(int64_t(p) * tile, int64_t(n_items) + n_objects);
+  partition[p] = int(merge_path<int64_t>(diag, 0, n_items, n_objects,
+                                         [&](int64_t m) { return scan[m]; }));
 }
 
 // obj[i] = upper_bound(scan, i) - 1 and, when rank is given,
@@ -52,7 +50,10 @@ lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   LB::search(t, s);
   int o[VT];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) o[i] = LB::object(t, s, i);
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    o[i] = k < t.a_count ? s.obj[k] : -1;
+  }
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
@@ -116,8 +117,8 @@ extern "C" tb_status tb_lbs_partition(const int32_t* d_scan, int num_objects, in
   *scratch_bytes = round_up(sizeof(int) * size_t(bounds));
   *tiles = 0;
   if (!scratch || n_items == 0) return TB_OK;
-  const int64_t grid = ceil_div(32 * int64_t(bounds), kPartitionThreads);
-  partition_kernel<<<unsigned(grid), kPartitionThreads, 0, stream>>>(
+  const int grid = int(ceil_div(bounds, kPartitionThreads));
+  partition_kernel<<<grid, kPartitionThreads, 0, stream>>>(
       d_scan, num_objects, n_items, tile, bounds, static_cast<int*>(scratch));
   TB_CUDA_TRY(cudaGetLastError());
   *tiles = bounds - 1;

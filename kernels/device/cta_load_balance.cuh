@@ -28,24 +28,38 @@
 
 namespace tb {
 
-// Loads src[0, count) (count <= N, the same in every thread) into dst in
-// shared memory, striped so that each warp instruction reads consecutive
-// addresses; every load is issued before the first store, and rounds past
-// count are not issued at all (a slice is often far shorter than N, and
-// predicated-off rounds still cost issue slots). No barrier.
+// Upper-bound Merge Path of the items first, first + 1, ..., first + n_items - 1
+// with n_scan scan entries (scan_at(m) reads entry m): how many entries are
+// among the first diag merged elements. Entry m goes before the item it would
+// be compared with when scan_at(m) < first + diag - m. Reads only entries in
+// [0, n_scan); the result is in [max(0, diag - n_items), min(diag, n_scan)].
+template <typename I, class ScanAt>
+__device__ __forceinline__ I merge_path(I diag, I first, I n_items, I n_scan, ScanAt scan_at) {
+  I lo = diag > n_items ? diag - n_items : I(0);
+  I hi = diag < n_scan ? diag : n_scan;
+  while (lo < hi) {
+    const I mid = (lo + hi) / 2;
+    if (I(scan_at(mid)) < first + diag - mid) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Loads src[0, count) (count <= N) into dst in shared memory, striped so
+// that each warp instruction reads consecutive addresses; every load is
+// issued before the first store. No barrier. (Leaving the rounds past count
+// with a break instead of predicating them took move 15 more registers.)
 template <int NT, int N, typename T>
 __device__ __forceinline__ void cta_load_slice(const T* __restrict__ src, int count, T* dst) {
   constexpr int kLoads = (N + NT - 1) / NT;
   T v[kLoads];
 #pragma unroll
   for (int i = 0; i < kLoads; ++i) {
-    if (i * NT >= count) break;
     const int k = i * NT + int(threadIdx.x);
     if (k < count) v[i] = src[k];
   }
 #pragma unroll
   for (int i = 0; i < kLoads; ++i) {
-    if (i * NT >= count) break;
     const int k = i * NT + int(threadIdx.x);
     if (k < count) dst[k] = v[i];
   }
@@ -100,7 +114,7 @@ struct CtaLoadBalance {
   }
 
   // A tile with no scan entry lies inside one object (b0 - 1, or none
-  // when b0 = 0): it needs no search.
+  // when b0 = 0): it needs no marks and no max-scan, and so no barrier.
   __device__ __forceinline__ static bool one_object(const Tile& t) { return t.b_count == 0; }
 
   // Loads the tile's scan slice into s.scan and clears s.obj. No barrier:
@@ -111,7 +125,6 @@ struct CtaLoadBalance {
     if (one_object(t)) return;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-      if (i * NT >= t.a_count) break;
       const int k = i * NT + int(threadIdx.x);
       if (k < t.a_count) s.obj[k] = INT_MIN;
     }
@@ -121,11 +134,18 @@ struct CtaLoadBalance {
   // __syncwarp that slot_of's reads need (a warp reads back only the slots
   // it wrote).
   __device__ __forceinline__ static void search(const Tile& t, Storage& s) {
-    if (one_object(t)) return;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    if (one_object(t)) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int k = tid * VT + i;
+        if (k < t.a_count) s.obj[k] = t.b0 - 1;
+      }
+      __syncwarp();
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
-      if (i * NT >= t.n_slice) break;
       const int k = i * NT + tid, j = t.b_lo + k;
       if (k < t.n_slice && j >= t.b0) {
         // An entry before the tile's first item (only a scan with negative
@@ -162,15 +182,7 @@ struct CtaLoadBalance {
     __syncwarp();
   }
 
-  // The object of this thread's i-th item (slot_of(i)) once search() has
-  // returned; -1 past the tile's items or before the first object.
-  __device__ __forceinline__ static int object(const Tile& t, const Storage& s, int i) {
-    const int k = slot_of(i);
-    if (k >= t.a_count) return -1;
-    return one_object(t) ? t.b0 - 1 : s.obj[k];
-  }
-
-  // Where object o (>= 0, from object()) sits in the tile's slices.
+  // Where object o (>= 0, from s.obj) sits in the tile's slices.
   __device__ __forceinline__ static int slot(const Tile& t, int o) { return o - t.b_lo; }
 };
 
