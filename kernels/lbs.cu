@@ -22,9 +22,9 @@ constexpr int kPartitionThreads = 128;
 // One binary search per tile boundary: partition[p] = scan entries among the
 // first p * tile merged elements. Not the segmented partition's warp search
 // (warp_partition_point): a boundary's range here depends on its diagonal,
-// so its 32 probes a round are 32 lines no other boundary shares, and with
-// one object per item that traffic cost lbs and expand 10-17 points of copy
-// bandwidth (H100, 2^26 items).
+// so its 32 probes a round are 32 lines no other boundary shares. Tried
+// (with another change, NOTES.md), lbs and expand lost 8-17 points of copy
+// bandwidth at one and two items per object (H100, 2^26 items).
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
