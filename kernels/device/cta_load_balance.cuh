@@ -10,7 +10,8 @@
 // tile's ranges, loads its slice of the scan (with the entry before it, for
 // ranks) and finds every item's object in shared memory: each object marks
 // the item where its run starts, then a max-scan over the tile carries each
-// mark forward.
+// mark forward. A tile holding no scan entry lies inside one object and
+// skips both (most tiles, once runs are longer than a tile).
 //
 // Marks are shared atomicMax: of several objects starting at one item (all
 // but the last empty) the last wins, as upper_bound's does. No thread waits

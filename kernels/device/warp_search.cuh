@@ -1,4 +1,5 @@
-// A search by one warp: the partition kernels run one warp per boundary.
+// A search by one warp, for partitions that run one warp per boundary (the
+// segmented family's tile limits, segreduce_prep.cu).
 #pragma once
 
 #include <stdint.h>
