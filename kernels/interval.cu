@@ -12,18 +12,12 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_load_balance.cuh"
+#include "kernels/dispatch.cuh"
 #include "kernels/interval_dispatch.h"
-
-#define TB_CAT_(a, b) a##b
-#define TB_CAT(a, b) TB_CAT_(a, b)
-#define TB_STR_(a) #a
-#define TB_STR(a) TB_STR_(a)
 
 namespace tb {
 namespace {
 
-using int32 = int32_t;
-using int64 = long long;
 using T = TB_ELEM;
 
 // ---- kernels ------------------------------------------------------------
@@ -128,10 +122,17 @@ template <int NT, int VT>
 constexpr bool move_fits() {
   return lb_bytes<NT, VT>() + 2 * (NT * VT + 1) * sizeof(int) <= 48 * 1024;
 }
-template <int NT, int VT>
-constexpr bool family_fits() {
-  return expand_fits<NT, VT>() && move_fits<NT, VT>();
-}
+// One grid for the family: a box runs every operation or none.
+struct Fits {
+  template <int NT, int VT>
+  static constexpr bool fits() { return expand_fits<NT, VT>() && move_fits<NT, VT>(); }
+};
+constexpr BoxSpec kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+};
+using Boxes = Compiled<family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
 
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,
@@ -167,11 +168,6 @@ tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, con
   return TB_OK;
 }
 
-tb_status no_box(tb_launch_box box) {
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the interval grid for %s",
-                 box.nt, box.vt, TB_STR(TB_ELEM));
-}
-
 }  // namespace
 }  // namespace tb
 
@@ -181,14 +177,10 @@ extern "C" tb_status TB_CAT(tb_interval_expand_, TB_ELEM)(
   using namespace tb;
   const T* values = static_cast<const T*>(d_values);
   T* out = static_cast<T*>(d_out);
-#define TB_BOX(NT, VT)                                                                          \
-  if constexpr (family_fits<NT, VT>())                                                          \
-    if (box.nt == NT && box.vt == VT)                                                           \
-      return expand_run<NT, VT>(d_scan, num_objects, n_items, values, out, scratch,             \
-                                scratch_bytes, stream);
-#include "kernels/interval_grid.def"
-#undef TB_BOX
-  return no_box(box);
+  return with_box<kGrid, Boxes>(box, [&](auto b) {
+    return expand_run<b.NT, b.VT>(d_scan, num_objects, n_items, values, out, scratch,
+                                  scratch_bytes, stream);
+  });
 }
 
 extern "C" tb_status TB_CAT(tb_interval_move_, TB_ELEM)(
@@ -198,22 +190,12 @@ extern "C" tb_status TB_CAT(tb_interval_move_, TB_ELEM)(
   using namespace tb;
   const T* in = static_cast<const T*>(d_in);
   T* out = static_cast<T*>(d_out);
-#define TB_BOX(NT, VT)                                                                          \
-  if constexpr (family_fits<NT, VT>())                                                          \
-    if (box.nt == NT && box.vt == VT)                                                           \
-      return move_run<NT, VT>(op, d_gather, d_scatter, d_scan, num_objects, n_items, in, n_in,  \
-                              out, n_out, scratch, scratch_bytes, stream);
-#include "kernels/interval_grid.def"
-#undef TB_BOX
-  return no_box(box);
+  return with_box<kGrid, Boxes>(box, [&](auto b) {
+    return move_run<b.NT, b.VT>(op, d_gather, d_scatter, d_scan, num_objects, n_items, in, n_in,
+                                out, n_out, scratch, scratch_bytes, stream);
+  });
 }
 
-// One grid for the family: a box runs every operation or none.
-extern "C" int TB_CAT(tb_interval_box_fits_, TB_ELEM)(tb_launch_box box) {
-  using namespace tb;
-#define TB_BOX(NT, VT) \
-  if (box.nt == NT && box.vt == VT) return family_fits<NT, VT>();
-#include "kernels/interval_grid.def"
-#undef TB_BOX
-  return 0;
-}
+extern "C" const tb_grid TB_CAT(tb_interval_grid_, TB_ELEM) = {
+    "interval", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
+    tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};

@@ -9,27 +9,9 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-static const tb_launch_box kGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#include "kernels/interval_grid.def"
-#undef TB_BOX
-};
-enum { kGridSize = sizeof kGrid / sizeof kGrid[0] };
-
-static int interval_box_fits(tb_type t, tb_launch_box box) {
-  switch (t) {
-    case TB_INT32: return tb_interval_box_fits_int32(box);
-    case TB_INT64: return tb_interval_box_fits_int64(box);
-    case TB_FLOAT: return tb_interval_box_fits_float(box);
-    case TB_DOUBLE: return tb_interval_box_fits_double(box);
-    default: return 0;
-  }
-}
-
-static int lbs_box_fits(tb_type t, tb_launch_box box) {
-  (void)t;
-  return tb_lbs_box_fits(box);
-}
+static const tb_grid *const kIntervalGrids[TB_TYPE_COUNT] = {
+    &tb_interval_grid_int32, &tb_interval_grid_int64, &tb_interval_grid_float,
+    &tb_interval_grid_double};
 
 /* The average count of a geometry, which the tuned boxes depend on: short
  * runs put half of every tile into scan entries and want large tiles, long
@@ -41,12 +23,13 @@ static double avg_count(int64_t num_objects, int64_t n_items) {
 /* box, or when a tile of it does not fit the type (the generated rows come
  * from int32 sweeps), the box of the grid with the same NT and the largest
  * VT below that fits; the largest fitting box of a smaller NT after that. */
-static tb_launch_box fitting(tb_launch_box box, int (*fits)(tb_type, tb_launch_box), tb_type t) {
-  if (fits(t, box)) return box;
-  tb_launch_box best = {0, 0};
-  for (int i = 0; i < kGridSize; ++i) {
-    const tb_launch_box b = kGrid[i];
-    if (!fits(t, b) || b.nt > box.nt || (b.nt == box.nt && b.vt > box.vt)) continue;
+static tb_launch_box fitting(tb_launch_box box, const tb_grid *grid) {
+  if (grid->verdict(TB_OP_PLUS, box) == TB_BOX_RUNS) return box;
+  tb_launch_box boxes[64], best = {0, 0};
+  const int n = grid->list(TB_OP_PLUS, boxes, 64);
+  for (int i = 0; i < n && i < 64; ++i) {
+    const tb_launch_box b = boxes[i];
+    if (b.nt > box.nt || (b.nt == box.nt && b.vt > box.vt)) continue;
     if (b.nt > best.nt || (b.nt == best.nt && b.vt > best.vt)) best = b;
   }
   return best;
@@ -56,53 +39,21 @@ static tb_launch_box fitting(tb_launch_box box, int (*fits)(tb_type, tb_launch_b
  * box of the int32 sweep at the nearest count. */
 tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
   return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)),
-                 lbs_box_fits, TB_INT32);
+                 &tb_lbs_grid_any);
 }
 
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items) {
   if (op < 0 || op >= TB_INTERVAL_OP_COUNT || !tb_type_valid(type)) return (tb_launch_box){0, 0};
   const tb_tuned_family family = op == TB_INTERVAL_EXPAND ? TB_TUNED_EXPAND : TB_TUNED_MOVE;
-  return fitting(tb_tuned_box(family, type, avg_count(num_objects, n_items)), interval_box_fits,
-                 type);
+  return fitting(tb_tuned_box(family, type, avg_count(num_objects, n_items)),
+                 kIntervalGrids[type]);
 }
 
-static int list_grid(int (*fits)(tb_type, tb_launch_box), tb_type t, tb_launch_box *out,
-                     int cap) {
-  int count = 0;
-  for (int i = 0; i < kGridSize; ++i) {
-    if (!fits(t, kGrid[i])) continue;
-    if (count < cap) out[count] = kGrid[i];
-    ++count;
-  }
-  return count;
-}
-
-int tb_lbs_grid(tb_launch_box *out, int cap) { return list_grid(lbs_box_fits, TB_INT32, out, cap); }
+int tb_lbs_grid(tb_launch_box *out, int cap) { return tb_lbs_grid_any.list(TB_OP_PLUS, out, cap); }
 
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? list_grid(interval_box_fits, type, out, cap) : 0;
-}
-
-/* NULL or {0, 0}: the default; otherwise a box of the grid that fits. */
-static tb_status resolve_box(const char *fn, int (*fits)(tb_type, tb_launch_box), tb_type t,
-                             const tb_launch_box *box, tb_launch_box def, tb_launch_box *out) {
-  if (!box || (box->nt == 0 && box->vt == 0)) {
-    *out = def;
-    return TB_OK;
-  }
-  for (int i = 0; i < kGridSize; ++i) {
-    if (kGrid[i].nt != box->nt || kGrid[i].vt != box->vt) continue;
-    if (!fits(t, *box))
-      return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                     "%s: launch box %dx%d does not fit in shared memory for %s", fn, box->nt,
-                     box->vt, tb_type_name(t));
-    *out = *box;
-    return TB_OK;
-  }
-  return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                 "%s: launch box %dx%d is not in the grid (kernels/interval_grid.def)", fn,
-                 box->nt, box->vt);
+  return tb_type_valid(type) ? kIntervalGrids[type]->list(TB_OP_PLUS, out, cap) : 0;
 }
 
 /* The checks every call shares: sizes that fit int32, a scan when there are
@@ -192,8 +143,8 @@ tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, in
   TB_TRY(check_sizes(fn, d_scan, num_objects, n_items));
   TB_TRY(check_array(fn, "d_obj", d_obj, sizeof(int32_t), n_items));
   TB_TRY(check_array(fn, "d_rank", d_rank, sizeof(int32_t), 0));
-  TB_TRY(resolve_box(fn, lbs_box_fits, TB_INT32, box, tb_lbs_default_box(num_objects, n_items),
-                     &a.box));
+  TB_TRY(tb_resolve_box(fn, &tb_lbs_grid_any, TB_TYPE_COUNT, TB_OP_PLUS, box,
+                        tb_lbs_default_box(num_objects, n_items), &a.box));
   if (n_items == 0) return TB_OK;
   a.num_objects = (int)num_objects, a.n_items = (int)n_items;
   return with_scratch(lbs_call, &a, scratch, stream);
@@ -243,8 +194,8 @@ static tb_status interval_run(const char *fn, interval_args *a, int64_t num_obje
   TB_TRY(check_array(fn, "d_out", a->out, sz, n_items));
   TB_TRY(check_count(fn, "n_in", a->n_in));
   TB_TRY(check_count(fn, "n_out", a->n_out));
-  TB_TRY(resolve_box(fn, interval_box_fits, a->type, box,
-                     tb_interval_default_box(a->op, a->type, num_objects, n_items), &a->box));
+  TB_TRY(tb_resolve_box(fn, kIntervalGrids[a->type], a->type, TB_OP_PLUS, box,
+                        tb_interval_default_box(a->op, a->type, num_objects, n_items), &a->box));
   if (n_items == 0) return TB_OK;
   a->num_objects = (int)num_objects, a->n_items = (int)n_items;
   return with_scratch(interval_call, a, scratch, stream);

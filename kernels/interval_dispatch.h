@@ -6,6 +6,7 @@
 #ifndef TB_KERNELS_INTERVAL_DISPATCH_H
 #define TB_KERNELS_INTERVAL_DISPATCH_H
 
+#include "kernels/grid.h"
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -18,7 +19,7 @@ extern "C" {
 tb_status tb_lbs_run(tb_launch_box box, const int32_t *d_scan, int num_objects, int n_items,
                      int32_t *d_obj, int32_t *d_rank, void *scratch, size_t *scratch_bytes,
                      cudaStream_t stream);
-int tb_lbs_box_fits(tb_launch_box box);
+extern const tb_grid tb_lbs_grid_any;
 /* The Merge Path partition every tiled kernel of the family starts from:
  * partition[p] = scan entries among the first p * tile merged elements, for
  * p = 0 .. tiles, written to the start of scratch. Sets *scratch_bytes to
@@ -44,7 +45,7 @@ tb_status tb_offsets_validate_run(const int32_t *d_scan, int num_objects, int n_
                                     int num_objects, int n_items, const void *d_in, int64_t n_in, \
                                     void *d_out, int64_t n_out, void *scratch,                 \
                                     size_t *scratch_bytes, cudaStream_t stream);               \
-  int tb_interval_box_fits_##name(tb_launch_box box);
+  extern const tb_grid tb_interval_grid_##name;
 TB_INTERVAL_DECLARE(int32)
 TB_INTERVAL_DECLARE(int64)
 TB_INTERVAL_DECLARE(float)

@@ -10,6 +10,7 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_load_balance.cuh"
+#include "kernels/dispatch.cuh"
 #include "kernels/interval_dispatch.h"
 
 namespace tb {
@@ -81,17 +82,23 @@ __global__ void validate_kernel(const int* __restrict__ scan, int n, int n_items
 
 // ---- host side ----------------------------------------------------------
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 int tiles_of(int n_objects, int n_items, int tile) {
   return int(ceil_div(int64_t(n_objects) + n_items, tile));
 }
 
-template <int NT, int VT>
-constexpr bool lbs_fits() {
-  return sizeof(typename CtaLoadBalance<NT, VT>::Storage) <= 48 * 1024;
-}
+struct Fits {
+  template <int NT, int VT>
+  static constexpr bool fits() {
+    return sizeof(typename CtaLoadBalance<NT, VT>::Storage) <= 48 * 1024;
+  }
+};
+constexpr BoxSpec kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#include "kernels/interval_grid.def"
+#undef TB_BOX
+};
+using Boxes = Compiled<family_bit(TB_TUNED_LBS), TB_TYPE_ANY, Fits>;
 
 template <int NT, int VT>
 tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* rank, void* scratch,
@@ -129,25 +136,14 @@ extern "C" tb_status tb_lbs_run(tb_launch_box box, const int32_t* d_scan, int nu
                                 int n_items, int32_t* d_obj, int32_t* d_rank, void* scratch,
                                 size_t* scratch_bytes, cudaStream_t stream) {
   using namespace tb;
-#define TB_BOX(NT, VT)                                                                       \
-  if constexpr (lbs_fits<NT, VT>())                                                          \
-    if (box.nt == NT && box.vt == VT)                                                        \
-      return lbs_run<NT, VT>(d_scan, num_objects, n_items, d_obj, d_rank, scratch,           \
-                             scratch_bytes, stream);
-#include "kernels/interval_grid.def"
-#undef TB_BOX
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the lbs grid", box.nt,
-                 box.vt);
+  return with_box<kGrid, Boxes>(box, [&](auto b) {
+    return lbs_run<b.NT, b.VT>(d_scan, num_objects, n_items, d_obj, d_rank, scratch,
+                               scratch_bytes, stream);
+  });
 }
 
-extern "C" int tb_lbs_box_fits(tb_launch_box box) {
-  using namespace tb;
-#define TB_BOX(NT, VT) \
-  if (box.nt == NT && box.vt == VT) return lbs_fits<NT, VT>();
-#include "kernels/interval_grid.def"
-#undef TB_BOX
-  return 0;
-}
+extern "C" const tb_grid tb_lbs_grid_any = {"lbs", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
+                                             tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
 
 extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_objects, int n_items,
                                              bool strict, uint32_t* d_first_bad,

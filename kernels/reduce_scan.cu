@@ -17,19 +17,12 @@
 #include "kernels/device/ops.cuh"
 #include "kernels/device/tile_io.cuh"
 #include "kernels/device/tile_status.cuh"
+#include "kernels/dispatch.cuh"
 #include "kernels/reduce_scan_dispatch.h"
-
-#define TB_CAT_(a, b) a##b
-#define TB_CAT(a, b) TB_CAT_(a, b)
-#define TB_STR_(a) #a
-#define TB_ELEM_NAME TB_STR_(TB_ELEM)
 
 namespace tb {
 namespace {
 
-// TB_ELEM names the type as core/types.h does; map it to the C++ type.
-using int32 = int32_t;
-using int64 = long long;
 using T = TB_ELEM;
 
 template <tb_op OP>
@@ -194,8 +187,6 @@ scan_downsweep_kernel(const T* in, T* out, int64_t n, int64_t tiles_per_cta,
 
 // ---- host side ----------------------------------------------------------
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // CTAs of `kernel` that fit on the device at once.
 template <auto kKernel>
@@ -295,68 +286,35 @@ tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_tota
   return TB_OK;
 }
 
-// Scans keep a tile in shared memory; boxes whose tile does not fit in the
-// static 48 KiB are left out of the grid for this type.
-template <int NT, int VT>
-constexpr bool scan_fits() {
-  return sizeof(ScanTileStorage<TB_OP_PLUS, NT, VT>) <= 48 * 1024;
-}
+// ---- the grids ------------------------------------------------------------
 
-tb_status no_box(const char* family, tb_launch_box box) {
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the %s grid for %s",
-                 box.nt, box.vt, family, TB_ELEM_NAME);
-}
-
-template <tb_op OP>
-tb_status reduce_box(tb_launch_box box, const T* in, int64_t n, T* d_total, void* scratch,
-                     size_t* scratch_bytes, cudaStream_t stream) {
-#define TB_BOX(NT, VT) \
-  if (box.nt == NT && box.vt == VT) \
-    return reduce_run<OP, NT, VT>(in, n, d_total, scratch, scratch_bytes, stream);
+constexpr BoxSpec kReduceGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
 #include "kernels/reduce_grid.def"
-#undef TB_BOX
-  return no_box("reduce", box);
-}
-
-template <tb_op OP>
-tb_status scan_box(tb_launch_box box, tb_scan_algo algo, const T* in, T* out, int64_t n,
-                   bool inclusive, T* d_total, void* scratch, size_t* scratch_bytes,
-                   cudaStream_t stream) {
-#define TB_BOX(NT, VT)                                                                  \
-  if constexpr (scan_fits<NT, VT>())                                                    \
-    if (box.nt == NT && box.vt == VT)                                                   \
-      return algo == TB_SCAN_REDUCE_THEN_SCAN                                           \
-                 ? scan_rts_run<OP, NT, VT>(in, out, n, inclusive, d_total, scratch,    \
-                                            scratch_bytes, stream)                      \
-                 : scan_lookback_run<OP, NT, VT>(in, out, n, inclusive, d_total, scratch, \
-                                                 scratch_bytes, stream);
+};
+constexpr BoxSpec kScanGrid[] = {
 #include "kernels/scan_grid.def"
 #undef TB_BOX
-  return no_box("scan", box);
-}
+};
 
-// Calls F<OP>(args...) for a run-time operator; bitwise operators exist for
-// integers only (the C layer has already rejected them for floats).
-#define TB_OP_SWITCH(op, CALL)                                                        \
-  switch (op) {                                                                       \
-    case TB_OP_PLUS: return CALL(TB_OP_PLUS);                                          \
-    case TB_OP_MIN: return CALL(TB_OP_MIN);                                            \
-    case TB_OP_MAX: return CALL(TB_OP_MAX);                                            \
-    case TB_OP_MULTIPLIES: return CALL(TB_OP_MULTIPLIES);                              \
-    default: break;                                                                    \
-  }                                                                                    \
-  if constexpr (cuda::std::is_integral<T>::value) {                                    \
-    switch (op) {                                                                      \
-      case TB_OP_BIT_AND: return CALL(TB_OP_BIT_AND);                                  \
-      case TB_OP_BIT_OR: return CALL(TB_OP_BIT_OR);                                    \
-      case TB_OP_BIT_XOR: return CALL(TB_OP_BIT_XOR);                                  \
-      default: break;                                                                  \
-    }                                                                                  \
-  }                                                                                    \
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "operator %d does not apply to %s", int(op), TB_ELEM_NAME);
+// Scans keep a tile in shared memory; boxes whose tile does not fit in the
+// static 48 KiB are left out of the grid for this type.
+struct ScanFits {
+  template <int NT, int VT>
+  static constexpr bool fits() {
+    return sizeof(ScanTileStorage<TB_OP_PLUS, NT, VT>) <= 48 * 1024;
+  }
+};
+
+template <tb_op OP>
+using ReduceBoxes = Compiled<family_bit(TB_TUNED_REDUCE), kTypeOf<T>, AnyBoxFits, OP>;
+template <tb_op OP>
+using ScanBoxes = Compiled<family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
 
 }  // namespace
 }  // namespace tb
+
+// ---- entry points (kernels/reduce_scan_dispatch.h) ---------------------------
 
 extern "C" tb_status TB_CAT(tb_reduce_, TB_ELEM)(tb_op op, tb_launch_box box, const void* d_in,
                                                  int64_t n, void* d_total, void* scratch,
@@ -364,9 +322,11 @@ extern "C" tb_status TB_CAT(tb_reduce_, TB_ELEM)(tb_op op, tb_launch_box box, co
   using namespace tb;
   const T* in = static_cast<const T*>(d_in);
   T* total = static_cast<T*>(d_total);
-#define TB_CALL(OP) reduce_box<OP>(box, in, n, total, scratch, scratch_bytes, stream)
-  TB_OP_SWITCH(op, TB_CALL)
-#undef TB_CALL
+  return with_op<T>(op, [&](auto o) {
+    return with_box<kReduceGrid, ReduceBoxes<o>>(box, [&](auto b) {
+      return reduce_run<o, b.NT, b.VT>(in, n, total, scratch, scratch_bytes, stream);
+    });
+  });
 }
 
 extern "C" tb_status TB_CAT(tb_scan_, TB_ELEM)(tb_op op, tb_scan_kind kind, tb_scan_algo algo,
@@ -378,17 +338,20 @@ extern "C" tb_status TB_CAT(tb_scan_, TB_ELEM)(tb_op op, tb_scan_kind kind, tb_s
   T* out = static_cast<T*>(d_out);
   T* total = static_cast<T*>(d_total);
   const bool inclusive = kind == TB_SCAN_INCLUSIVE;
-#define TB_CALL(OP) \
-  scan_box<OP>(box, algo, in, out, n, inclusive, total, scratch, scratch_bytes, stream)
-  TB_OP_SWITCH(op, TB_CALL)
-#undef TB_CALL
+  return with_op<T>(op, [&](auto o) {
+    return with_box<kScanGrid, ScanBoxes<o>>(box, [&](auto b) {
+      if (algo == TB_SCAN_REDUCE_THEN_SCAN)
+        return scan_rts_run<o, b.NT, b.VT>(in, out, n, inclusive, total, scratch, scratch_bytes,
+                                           stream);
+      return scan_lookback_run<o, b.NT, b.VT>(in, out, n, inclusive, total, scratch,
+                                              scratch_bytes, stream);
+    });
+  });
 }
 
-extern "C" int TB_CAT(tb_scan_box_fits_, TB_ELEM)(tb_launch_box box) {
-  using namespace tb;
-#define TB_BOX(NT, VT) \
-  if (box.nt == NT && box.vt == VT) return scan_fits<NT, VT>();
-#include "kernels/scan_grid.def"
-#undef TB_BOX
-  return 0;
-}
+extern "C" const tb_grid TB_CAT(tb_reduce_grid_, TB_ELEM) = {
+    "reduce", tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::list,
+    tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::verdict};
+extern "C" const tb_grid TB_CAT(tb_scan_grid_, TB_ELEM) = {
+    "scan", tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::list,
+    tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::verdict};

@@ -9,43 +9,17 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-#define TB_BOX(NT, VT) {NT, VT},
-static const tb_launch_box kReduceGrid[] = {
-#include "kernels/reduce_grid.def"
-};
-static const tb_launch_box kScanGrid[] = {
-#include "kernels/scan_grid.def"
-};
-#undef TB_BOX
-enum {
-  kReduceGridSize = sizeof kReduceGrid / sizeof kReduceGrid[0],
-  kScanGridSize = sizeof kScanGrid / sizeof kScanGrid[0],
-};
+static const tb_grid *const kReduceGrids[TB_TYPE_COUNT] = {
+    &tb_reduce_grid_int32, &tb_reduce_grid_int64, &tb_reduce_grid_float, &tb_reduce_grid_double};
+static const tb_grid *const kScanGrids[TB_TYPE_COUNT] = {
+    &tb_scan_grid_int32, &tb_scan_grid_int64, &tb_scan_grid_float, &tb_scan_grid_double};
 
-static int scan_box_fits(tb_type t, tb_launch_box box) {
-  switch (t) {
-    case TB_INT32: return tb_scan_box_fits_int32(box);
-    case TB_INT64: return tb_scan_box_fits_int64(box);
-    case TB_FLOAT: return tb_scan_box_fits_float(box);
-    case TB_DOUBLE: return tb_scan_box_fits_double(box);
-    default: return 0;
-  }
+int tb_reduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
+  return tb_type_valid(type) ? kReduceGrids[type]->list(op, out, cap) : 0;
 }
 
-int tb_reduce_grid(tb_type type, tb_launch_box *out, int cap) {
-  if (!tb_type_valid(type)) return 0;
-  for (int i = 0; i < kReduceGridSize && i < cap; ++i) out[i] = kReduceGrid[i];
-  return kReduceGridSize;
-}
-
-int tb_scan_grid(tb_type type, tb_launch_box *out, int cap) {
-  int count = 0;
-  for (int i = 0; i < kScanGridSize; ++i) {
-    if (!scan_box_fits(type, kScanGrid[i])) continue;
-    if (count < cap) out[count] = kScanGrid[i];
-    ++count;
-  }
-  return count;
+int tb_scan_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
+  return tb_type_valid(type) ? kScanGrids[type]->list(op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): the fastest box at the largest
@@ -59,30 +33,6 @@ tb_launch_box tb_scan_default_box(tb_type type) {
 tb_scan_algo tb_scan_default_algo(tb_type type) {
   (void)type;
   return TB_SCAN_LOOKBACK;
-}
-
-/* Resolves NULL / {0, 0} to the default and rejects boxes outside the
- * family's grid; fits (NULL: every grid box) says whether the family can run
- * a box for the type. */
-static tb_status resolve_box(const char *fn, const char *family, const tb_launch_box *grid,
-                             int grid_size, int (*fits)(tb_type, tb_launch_box), tb_type type,
-                             const tb_launch_box *box, tb_launch_box def, tb_launch_box *out) {
-  if (!box || (box->nt == 0 && box->vt == 0)) {
-    *out = def;
-    return TB_OK;
-  }
-  for (int i = 0; i < grid_size; ++i) {
-    if (grid[i].nt != box->nt || grid[i].vt != box->vt) continue;
-    if (fits && !fits(type, *box))
-      return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                     "%s: launch box %dx%d: a %s tile of %s does not fit in shared memory", fn,
-                     box->nt, box->vt, family, tb_type_name(type));
-    *out = *box;
-    return TB_OK;
-  }
-  return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                 "%s: launch box %dx%d is not in the %s grid (tb_%s_grid lists it)", fn,
-                 box->nt, box->vt, family, family);
 }
 
 static tb_status check_common(const char *fn, tb_type type, tb_op op, const void *d_in,
@@ -144,8 +94,8 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
   TB_TRY(check_common("tb_reduce", type, op, d_in, n));
   if (!d_total && !h_total)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_reduce: neither d_total nor h_total is given");
-  TB_TRY(resolve_box("tb_reduce", "reduce", kReduceGrid, kReduceGridSize, NULL, type, box,
-                     tb_reduce_default_box(type), &b));
+  TB_TRY(tb_resolve_box("tb_reduce", kReduceGrids[type], type, op, box,
+                        tb_reduce_default_box(type), &b));
 
   size_t need = 0;
   TB_TRY(kReduce[type](op, b, d_in, n, d_total, NULL, &need, stream));
@@ -176,8 +126,8 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
   if (algo == TB_SCAN_DEFAULT) algo = tb_scan_default_algo(type);
   if (algo != TB_SCAN_LOOKBACK && algo != TB_SCAN_REDUCE_THEN_SCAN)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown algorithm %d", (int)algo);
-  TB_TRY(resolve_box("tb_scan", "scan", kScanGrid, kScanGridSize, scan_box_fits, type, box,
-                     tb_scan_default_box(type), &b));
+  TB_TRY(tb_resolve_box("tb_scan", kScanGrids[type], type, op, box, tb_scan_default_box(type),
+                        &b));
 
   size_t need = 0;
   TB_TRY(kScan[type](op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));

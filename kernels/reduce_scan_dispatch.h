@@ -5,6 +5,7 @@
 #ifndef TB_KERNELS_REDUCE_SCAN_DISPATCH_H
 #define TB_KERNELS_REDUCE_SCAN_DISPATCH_H
 
+#include "kernels/grid.h"
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -23,7 +24,8 @@ extern "C" {
                            tb_launch_box box, const void *d_in, void *d_out, int64_t n,  \
                            void *d_total, void *scratch, size_t *scratch_bytes,          \
                            cudaStream_t stream);                                         \
-  int tb_scan_box_fits_##name(tb_launch_box box);
+  extern const tb_grid tb_reduce_grid_##name;                                             \
+  extern const tb_grid tb_scan_grid_##name;
 TB_FOR_EACH_TYPE(TB_DECLARE_DISPATCH)
 #undef TB_DECLARE_DISPATCH
 

@@ -28,18 +28,12 @@
 #include "kernels/device/cta_reduce_by_key.cuh"
 #include "kernels/device/cta_segreduce.cuh"
 #include "kernels/device/tile_io.cuh"
+#include "kernels/dispatch.cuh"
 #include "kernels/segreduce_dispatch.h"
-
-#define TB_CAT_(a, b) a##b
-#define TB_CAT(a, b) TB_CAT_(a, b)
-#define TB_STR_(a) #a
-#define TB_STR(a) TB_STR_(a)
 
 namespace tb {
 namespace {
 
-using int32 = int32_t;
-using int64 = long long;
 using T = TB_ELEM;
 
 template <tb_op OP>
@@ -417,12 +411,9 @@ carry_fold_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
 
 // ---- host side ----------------------------------------------------------
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // The average segment length from which the tile core is faster for 8-byte
 // values too (runs_pay).
 constexpr int64_t kRunsBelowLength = 4096;
-constexpr size_t round_up(size_t b) { return (b + 255) / 256 * 256; }
 
 // The per-tile carries in scratch: values, row-0 partials, row-0 indices.
 size_t carries_bytes(int tiles) {
@@ -511,11 +502,14 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
       }
     }
     const TileCarries<T> carries = carries_of(scratch, tiles);
-    if (sources)
-      csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
-          inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
-    else
-      csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count,
+    if constexpr (F == TB_SEG_VALUES)  // SpMV has no sources
+      if (sources) {
+        csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
+            inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
+        TB_CUDA_TRY(cudaGetLastError());
+        return fixup<OP>(carries, tiles, out, stream);
+      }
+    csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count,
                                                           limits, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
     return fixup<OP>(carries, tiles, out, stream);
@@ -563,67 +557,19 @@ tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out,
   });
 }
 
-tb_status no_box(tb_launch_box box) {
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the segreduce grid for %s",
-                 box.nt, box.vt, TB_STR(TB_ELEM));
-}
+// ---- the grid -------------------------------------------------------------
 
-// Calls CALL(OP) for a run-time operator; bitwise operators exist for
-// integers only (the C layer has already rejected them for floats).
-#define TB_OP_SWITCH(op, CALL)                                                        \
-  switch (op) {                                                                       \
-    case TB_OP_PLUS: return CALL(TB_OP_PLUS);                                          \
-    case TB_OP_MIN: return CALL(TB_OP_MIN);                                            \
-    case TB_OP_MAX: return CALL(TB_OP_MAX);                                            \
-    case TB_OP_MULTIPLIES: return CALL(TB_OP_MULTIPLIES);                              \
-    default: break;                                                                    \
-  }                                                                                    \
-  if constexpr (cuda::std::is_integral<T>::value) {                                    \
-    switch (op) {                                                                      \
-      case TB_OP_BIT_AND: return CALL(TB_OP_BIT_AND);                                  \
-      case TB_OP_BIT_OR: return CALL(TB_OP_BIT_OR);                                    \
-      case TB_OP_BIT_XOR: return CALL(TB_OP_BIT_XOR);                                  \
-      default: break;                                                                  \
-    }                                                                                  \
-  }                                                                                    \
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "operator %d does not apply to %s", int(op),  \
-                 TB_STR(TB_ELEM));
-
-template <tb_op OP>
-tb_status csr_box(tb_launch_box box, const tb_seg_inputs* in, const int* csr, const int* sources,
-                  int num_segments, int count, const int* limits, void* scratch, T* out,
-                  cudaStream_t stream) {
-#define TB_BOX(NT, VT)              \
-  if (box.nt == NT && box.vt == VT) \
-    return csr_run<OP, NT, VT>(in, csr, sources, num_segments, count, limits, scratch, out, stream);
+constexpr BoxSpec kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
 #include "kernels/segreduce_grid.def"
 #undef TB_BOX
-  return no_box(box);
-}
+};
 
+// Every box fits (8-byte tiles stage half a tile at a time); the other
+// operators at the tuned boxes of both segreduce and reduce-by-key.
 template <tb_op OP>
-tb_status apply_box(tb_launch_box box, const tb_seg_inputs* in, const int* codes,
-                    const int* limits, int num_segments, int count, void* scratch, T* out,
-                    cudaStream_t stream) {
-#define TB_BOX(NT, VT)              \
-  if (box.nt == NT && box.vt == VT) \
-    return apply_run<OP, NT, VT>(in, codes, limits, num_segments, count, scratch, out, stream);
-#include "kernels/segreduce_grid.def"
-#undef TB_BOX
-  return no_box(box);
-}
-
-template <tb_op OP>
-tb_status by_key_box(tb_launch_box box, const int* keys, const T* values, int count,
-                     int* keys_out, T* values_out, int* d_num, void* scratch,
-                     cudaStream_t stream) {
-#define TB_BOX(NT, VT)              \
-  if (box.nt == NT && box.vt == VT) \
-    return by_key_run<OP, NT, VT>(keys, values, count, keys_out, values_out, d_num, scratch, stream);
-#include "kernels/segreduce_grid.def"
-#undef TB_BOX
-  return no_box(box);
-}
+using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY),
+                       kTypeOf<T>, AnyBoxFits, OP>;
 
 template <tb_op OP>
 tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* tmp, T* out,
@@ -637,6 +583,8 @@ tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* 
 }  // namespace
 }  // namespace tb
 
+// ---- entry points (kernels/segreduce_dispatch.h) ----------------------------
+
 extern "C" tb_status TB_CAT(tb_seg_csr_, TB_ELEM)(tb_op op, tb_launch_box box,
                                                   const tb_seg_inputs* in, const int32_t* d_csr,
                                                   const int32_t* d_sources, int num_segments,
@@ -645,10 +593,12 @@ extern "C" tb_status TB_CAT(tb_seg_csr_, TB_ELEM)(tb_op op, tb_launch_box box,
                                                   cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
-#define TB_CALL(OP) \
-  csr_box<OP>(box, in, d_csr, d_sources, num_segments, count, d_limits, status, out, stream)
-  TB_OP_SWITCH(op, TB_CALL)
-#undef TB_CALL
+  return with_op<T>(op, [&](auto o) {
+    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
+      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, count, d_limits, status,
+                                    out, stream);
+    });
+  });
 }
 
 extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
@@ -659,10 +609,12 @@ extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
                                                     cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
-#define TB_CALL(OP) \
-  apply_box<OP>(box, in, d_codes, d_limits, num_segments, count, status, out, stream)
-  TB_OP_SWITCH(op, TB_CALL)
-#undef TB_CALL
+  return with_op<T>(op, [&](auto o) {
+    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
+      return apply_run<o, b.NT, b.VT>(in, d_codes, d_limits, num_segments, count, status, out,
+                                      stream);
+    });
+  });
 }
 
 extern "C" tb_status TB_CAT(tb_seg_reduce_by_key_, TB_ELEM)(
@@ -671,10 +623,12 @@ extern "C" tb_status TB_CAT(tb_seg_reduce_by_key_, TB_ELEM)(
   using namespace tb;
   const T* values = static_cast<const T*>(d_values);
   T* out = static_cast<T*>(d_values_out);
-#define TB_CALL(OP) \
-  by_key_box<OP>(box, d_keys, values, count, d_keys_out, out, d_num, status, stream)
-  TB_OP_SWITCH(op, TB_CALL)
-#undef TB_CALL
+  return with_op<T>(op, [&](auto o) {
+    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
+      return by_key_run<o, b.NT, b.VT>(d_keys, values, count, d_keys_out, out, d_num, status,
+                                       stream);
+    });
+  });
 }
 
 extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_rank,
@@ -684,9 +638,9 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
   using namespace tb;
   const T* tmp = static_cast<const T*>(d_tmp);
   T* out = static_cast<T*>(d_out);
-#define TB_CALL(OP) fill_run<OP>(d_rank, num_segments, d_num2, tmp, out, stream)
-  TB_OP_SWITCH(op, TB_CALL)
-#undef TB_CALL
+  return with_op<T>(op, [&](auto o) {
+    return fill_run<o>(d_rank, num_segments, d_num2, tmp, out, stream);
+  });
 }
 
 extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
@@ -694,3 +648,7 @@ extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
   // The one-pass kernels' status words, or the tile core's carries.
   return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries_bytes(tiles));
 }
+
+extern "C" const tb_grid TB_CAT(tb_seg_grid_, TB_ELEM) = {
+    "segreduce", tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::list,
+    tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::verdict};

@@ -48,17 +48,11 @@ static const per_type *kernels_of(tb_type t) {
 
 /* ---- launch boxes ------------------------------------------------------------ */
 
-static const tb_launch_box kGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#include "kernels/segreduce_grid.def"
-#undef TB_BOX
-};
-enum { kGridSize = sizeof kGrid / sizeof kGrid[0] };
+static const tb_grid *const kGrids[TB_TYPE_COUNT] = {&tb_seg_grid_int32, &tb_seg_grid_int64,
+                                                       &tb_seg_grid_float, &tb_seg_grid_double};
 
-int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap) {
-  if (!tb_type_valid(type)) return 0;
-  for (int i = 0; i < kGridSize && i < cap; ++i) out[i] = kGrid[i];
-  return kGridSize;
+int tb_segreduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
+  return tb_type_valid(type) ? kGrids[type]->list(op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): per type, the best geometric
@@ -72,20 +66,10 @@ tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
   return tb_tuned_box(TB_TUNED_REDUCE_BY_KEY, type, 0);
 }
 
-/* Resolves NULL / {0, 0} to def and rejects boxes outside the grid. */
-static tb_status resolve_box(const char *fn, const tb_launch_box *box, tb_launch_box def,
-                             tb_launch_box *out) {
-  if (!box || (box->nt == 0 && box->vt == 0)) {
-    *out = def;
-    return TB_OK;
-  }
-  for (int i = 0; i < kGridSize; ++i)
-    if (kGrid[i].nt == box->nt && kGrid[i].vt == box->vt) {
-      *out = *box;
-      return TB_OK;
-    }
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: launch box %dx%d is not in the segreduce grid",
-                 fn, box->nt, box->vt);
+/* The box of a call with op (a preprocess: plus, which every box has). */
+static tb_status resolve_box(const char *fn, tb_type type, tb_op op, const tb_launch_box *box,
+                             tb_launch_box def, tb_launch_box *out) {
+  return tb_resolve_box(fn, kGrids[type], type, op, box, def, out);
 }
 
 /* ---- argument checks --------------------------------------------------------- */
@@ -257,7 +241,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, op, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
                          (int)num_segments, (int)count, support_empty, d_out};
   return run_csr(&p, b, scratch, stream);
@@ -281,7 +265,7 @@ tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, i
   static const char fn[] = "tb_spmv_csr_unary";
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, add_op, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -300,7 +284,7 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, add_op, box, tb_segreduce_default_box(type), &b));
   const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -330,7 +314,7 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
     TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
   }
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, box, tb_reduce_by_key_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, op, box, tb_reduce_by_key_default_box(type), &b));
   const per_type *k = kernels_of(type);
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   carve c = {0, NULL};
@@ -415,7 +399,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
                    spmv ? "num_rows" : "num_segments"));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, tb_segreduce_default_box(type), &b));
   size_t scan_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
@@ -482,7 +466,7 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   TB_TRY(check_size(fn, "count", count, 0));
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, tb_segreduce_default_box(type), &b));
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   const size_t status_bytes = tb_seg_count_status_bytes(tiles);
   tb_seg_plan *p = NULL;
@@ -512,7 +496,10 @@ static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind k
   if (plan->kind != kind)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: the plan was made for %s, not %s", fn,
                    kPlanName[plan->kind], kPlanName[kind]);
-  return check_type_op(fn, plan->type, op);
+  TB_TRY(check_type_op(fn, plan->type, op));
+  /* A plan made at a box that op does not have in this build. */
+  tb_launch_box b;
+  return resolve_box(fn, plan->type, op, &plan->box, plan->box, &b);
 }
 
 static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,

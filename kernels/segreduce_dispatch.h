@@ -11,6 +11,7 @@
 #ifndef TB_KERNELS_SEGREDUCE_DISPATCH_H
 #define TB_KERNELS_SEGREDUCE_DISPATCH_H
 
+#include "kernels/grid.h"
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -92,7 +93,8 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
   tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_rank, int num_segments,             \
                                const int32_t *d_num2, const void *d_tmp, void *d_out,         \
                                cudaStream_t stream);                                           \
-  size_t tb_seg_status_bytes_##name(int tiles);
+  size_t tb_seg_status_bytes_##name(int tiles);                                                 \
+  extern const tb_grid tb_seg_grid_##name;
 TB_SEG_DECLARE(int32)
 TB_SEG_DECLARE(int64)
 TB_SEG_DECLARE(float)

@@ -9,6 +9,7 @@
 #include "core/cuda.h"
 #include "kernels/device/cta_segreduce.cuh"
 #include "kernels/device/warp_search.cuh"
+#include "kernels/dispatch.cuh"
 #include "kernels/reduce_scan_dispatch.h"
 #include "kernels/segreduce_dispatch.h"
 
@@ -17,7 +18,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThreads), 1)); }
 
 // ---- kernels ------------------------------------------------------------
@@ -125,10 +125,15 @@ __global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x
     if (cols[i] < 0 || cols[i] >= x_len) atomicMin(first_bad, unsigned(i));
 }
 
-tb_status no_box(tb_launch_box box) {
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not in the segreduce grid",
-                 box.nt, box.vt);
-}
+// The boxes of every type's segreduce.cu (kernels/dispatch.cuh): the
+// preprocessed forms are type-free.
+constexpr BoxSpec kGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#include "kernels/segreduce_grid.def"
+#undef TB_BOX
+};
+using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY),
+                       TB_TYPE_ANY, AnyBoxFits>;
 
 }  // namespace
 }  // namespace tb
@@ -170,22 +175,18 @@ extern "C" tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t* d_cs
                                           int num_segments, int count, const int32_t* d_limits,
                                           int32_t* d_codes, cudaStream_t stream) {
   using namespace tb;
-#define TB_BOX(NT, VT)                                                                     \
-  if (box.nt == NT && box.vt == VT) {                                                      \
-    const int tiles = int(ceil_div(count, NT * VT));                                       \
-    if (tiles == 0) return TB_OK;                                                          \
-    csr_codes_kernel<NT, VT><<<tiles, NT, 0, stream>>>(d_csr, num_segments, count,         \
-                                                       d_limits, d_codes);                 \
-    TB_CUDA_TRY(cudaGetLastError());                                                       \
-    return TB_OK;                                                                          \
-  }
-#include "kernels/segreduce_grid.def"
-#undef TB_BOX
-  return no_box(box);
+  return with_box<kGrid, Boxes>(box, [&](auto b) {
+    const int tiles = int(ceil_div(count, b.NT * b.VT));
+    if (tiles == 0) return TB_OK;
+    csr_codes_kernel<b.NT, b.VT><<<tiles, b.NT, 0, stream>>>(d_csr, num_segments, count,
+                                                             d_limits, d_codes);
+    TB_CUDA_TRY(cudaGetLastError());
+    return TB_OK;
+  });
 }
 
 extern "C" size_t tb_seg_count_status_bytes(int tiles) {
-  return (tb::TileStatusArray<int>::bytes(tiles) + 255) / 256 * 256;
+  return tb::round_up(tb::TileStatusArray<int>::bytes(tiles));
 }
 
 extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_keys, int count,
@@ -193,25 +194,21 @@ extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_key
                                          int32_t* d_keys_out, int32_t* d_num, void* status,
                                          cudaStream_t stream) {
   using namespace tb;
-#define TB_BOX(NT, VT)                                                                       \
-  if (box.nt == NT && box.vt == VT) {                                                        \
-    const int tiles = int(ceil_div(count, NT * VT));                                         \
-    if (tiles == 0) {                                                                        \
-      TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));                   \
-      if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int32_t), stream));            \
-      return TB_OK;                                                                          \
-    }                                                                                        \
-    TileStatusArray<int> counts;                                                             \
-    counts.bind(status, tiles);                                                              \
-    TB_CUDA_TRY(cudaMemsetAsync(status, 0, TileStatusArray<int>::status_bytes(tiles), stream)); \
-    key_runs_kernel<NT, VT><<<tiles, NT, 0, stream>>>(d_keys, count, counts, d_limits,       \
-                                                      d_codes, d_keys_out, d_num);           \
-    TB_CUDA_TRY(cudaGetLastError());                                                         \
-    return TB_OK;                                                                            \
-  }
-#include "kernels/segreduce_grid.def"
-#undef TB_BOX
-  return no_box(box);
+  return with_box<kGrid, Boxes>(box, [&](auto b) {
+    const int tiles = int(ceil_div(count, b.NT * b.VT));
+    if (tiles == 0) {
+      TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));
+      if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int32_t), stream));
+      return TB_OK;
+    }
+    TileStatusArray<int> counts;
+    counts.bind(status, tiles);
+    TB_CUDA_TRY(cudaMemsetAsync(status, 0, TileStatusArray<int>::status_bytes(tiles), stream));
+    key_runs_kernel<b.NT, b.VT><<<tiles, b.NT, 0, stream>>>(d_keys, count, counts, d_limits,
+                                                            d_codes, d_keys_out, d_num);
+    TB_CUDA_TRY(cudaGetLastError());
+    return TB_OK;
+  });
 }
 
 extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int x_len,

@@ -297,10 +297,14 @@ tb_status tb_segreduce_validate(const int32_t *d_csr, int64_t num_segments, int6
 
 /* ---- launch boxes -------------------------------------------------------- */
 
-/* The boxes of the family's grid that `type` supports, written to out (up to
- * cap); returns how many there are. */
-int tb_reduce_grid(tb_type type, tb_launch_box *out, int cap);
-int tb_scan_grid(tb_type type, tb_launch_box *out, int cap);
+/* The boxes a call may name for `type` (and `op`, where the family has
+ * operators), written to out (up to cap); returns how many there are. The
+ * library built for tests and sweeps has every box of the family's grid
+ * that fits the type for plus, the operator the sweeps time, and the tuned
+ * boxes for every other operator; the installed library (./tilebench
+ * install) has the tuned boxes only. */
+int tb_reduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap);
+int tb_scan_grid(tb_type type, tb_op op, tb_launch_box *out, int cap);
 /* The boxes the omp_reduce sweep measures (any nt of 1..1024 runs). */
 int tb_omp_grid(tb_launch_box *out, int cap);
 /* Load-balancing search; interval expand, move, gather and scatter share one
@@ -309,7 +313,7 @@ int tb_lbs_grid(tb_launch_box *out, int cap);
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap);
 /* Segmented reduction, reduce-by-key and SpMV share one grid
  * (kernels/segreduce_grid.def). */
-int tb_segreduce_grid(tb_type type, tb_launch_box *out, int cap);
+int tb_segreduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap);
 
 /* Tuned defaults come from a table generated from a committed box sweep
  * per architecture (kernels/tuned/<arch>.inc, tools/gen_defaults). The name

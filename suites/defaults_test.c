@@ -29,14 +29,14 @@ static void test_fixed_families(void) {
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     char what[64];
     snprintf(what, sizeof what, "reduce %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_reduce_grid((tb_type)t, grid, kMax), tb_reduce_default_box((tb_type)t), what);
+    expect_in(grid, tb_reduce_grid((tb_type)t, TB_OP_PLUS, grid, kMax), tb_reduce_default_box((tb_type)t), what);
     snprintf(what, sizeof what, "scan %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_scan_grid((tb_type)t, grid, kMax), tb_scan_default_box((tb_type)t), what);
+    expect_in(grid, tb_scan_grid((tb_type)t, TB_OP_PLUS, grid, kMax), tb_scan_default_box((tb_type)t), what);
     snprintf(what, sizeof what, "segreduce %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_segreduce_grid((tb_type)t, grid, kMax), tb_segreduce_default_box((tb_type)t),
+    expect_in(grid, tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, kMax), tb_segreduce_default_box((tb_type)t),
               what);
     snprintf(what, sizeof what, "reduce_by_key %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_segreduce_grid((tb_type)t, grid, kMax),
+    expect_in(grid, tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, kMax),
               tb_reduce_by_key_default_box((tb_type)t), what);
   }
   const tb_launch_box omp = tb_omp_default_box();

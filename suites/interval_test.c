@@ -498,10 +498,10 @@ static void test_bad_input(void) {
   EXPECT(tb_lbs(s, 10, 10, o, (int32_t *)(odd + 1), NULL, NULL, 0), L,
          "d_rank is not aligned", "4-byte elements");
   EXPECT(tb_lbs(s, 10, 10, o, NULL, &off_grid, NULL, 0), L,
-         "launch box 100x3", "is not in the grid");
-  EXPECT(tb_lbs(s, 10, 10, o, NULL, &half, NULL, 0), L, "launch box 128x0", "is not in the grid");
+         "launch box 100x3", "is not in the lbs grid");
+  EXPECT(tb_lbs(s, 10, 10, o, NULL, &half, NULL, 0), L, "launch box 128x0", "is not in the lbs grid");
   EXPECT(tb_lbs(s, 10, 10, o, NULL, &too_big, NULL, 0), L,
-         "launch box 512x15", "does not fit in shared memory");
+         "launch box 512x15", "does not fit in shared memory for lbs");
   EXPECT(tb_interval_expand(TB_INT32, s, 10, 10, NULL, o, NULL, NULL, 0), E,
          "d_values is NULL", "n_items = 10");
   EXPECT(tb_interval_expand(TB_INT32, s, 10, 10, s, NULL, NULL, NULL, 0), E,
@@ -512,7 +512,7 @@ static void test_bad_input(void) {
   EXPECT(tb_interval_expand(TB_INT32, s, 10, big, s, o, NULL, NULL, 0), E,
          "n_items = 2147483648", "outside [0, INT32_MAX]");
   EXPECT(tb_interval_expand(TB_INT32, s, 10, 10, s, o, &lbs_only, NULL, 0), E,
-         "launch box 512x7", "does not fit in shared memory for int32");
+         "launch box 512x7", "does not fit in shared memory for interval over int32");
   EXPECT(tb_interval_move(TB_INT32, NULL, s, s, 10, 10, s, 10, o, 10, NULL, NULL, 0), M,
          "d_gather is NULL", "n_items = 10");
   EXPECT(tb_interval_move(TB_INT32, s, NULL, s, 10, 10, s, 10, o, 10, NULL, NULL, 0), M,

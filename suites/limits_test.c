@@ -415,7 +415,7 @@ static void segmented_at(int64_t count, const tb_buffer *values, const tb_buffer
     goto done;
 
   tb_launch_box boxes[32];
-  const int nboxes = tb_segreduce_grid(t, boxes, 32);
+  const int nboxes = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 32);
   for (int b = 0; b < nboxes; ++b) {
     const tb_launch_box def = tb_segreduce_default_box(t);
     if (tb_test.sanitizer && (boxes[b].nt != def.nt || boxes[b].vt != def.vt)) continue;

@@ -110,7 +110,7 @@ static void register_all(void) {
         add((tb_type)t, ops[o], n, IMPL_CUB, tuned);
         if (ops[o] != TB_OP_PLUS || !sweeps_boxes(n)) continue;
         tb_launch_box boxes[64];
-        const int count = tb_reduce_grid((tb_type)t, boxes, 64);
+        const int count = tb_reduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64);
         for (int b = 0; b < count && b < 64; ++b) add((tb_type)t, ops[o], n, IMPL_TB, boxes[b]);
       }
 }

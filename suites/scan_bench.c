@@ -138,7 +138,7 @@ static void register_all(void) {
         add((tb_type)t, op, kind, TB_SCAN_DEFAULT, n, IMPL_CUB, tuned);
         if (v != 0 || !sweeps_boxes(n)) continue; /* boxes: exclusive sum */
         tb_launch_box boxes[64];
-        const int count = tb_scan_grid((tb_type)t, boxes, 64);
+        const int count = tb_scan_grid((tb_type)t, TB_OP_PLUS, boxes, 64);
         for (int a = 0; a < 2; ++a)
           for (int b = 0; b < count && b < 64; ++b)
             add((tb_type)t, op, kind, a ? TB_SCAN_REDUCE_THEN_SCAN : TB_SCAN_LOOKBACK, n, IMPL_TB,

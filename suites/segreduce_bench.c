@@ -313,7 +313,7 @@ static void register_all(void) {
     for (int g = 0; g < nseg; ++g)
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         tb_launch_box boxes[64];
-        const int nbox = n == max_n() ? tb_segreduce_grid((tb_type)t, boxes, 64) : 0;
+        const int nbox = n == max_n() ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
         for (int a = ALG_SEGREDUCE; a < ALG_COUNT; a += 2) {
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);

@@ -89,7 +89,7 @@ static bool count_matches(int64_t got, int64_t want, const char *what, const cha
 
 /* The boxes of the family's grid for t. */
 static int grid_of(tb_type t, tb_launch_box *out) {
-  const int n = tb_segreduce_grid(t, out, kMaxBoxes);
+  const int n = tb_segreduce_grid(t, TB_OP_PLUS, out, kMaxBoxes);
   CU_ASSERT(n > 0 && n <= kMaxBoxes);
   return n < 0 ? 0 : n > kMaxBoxes ? kMaxBoxes : n;
 }
@@ -98,6 +98,20 @@ static bool in_grid(const tb_launch_box *grid, int n, tb_launch_box b) {
   for (int i = 0; i < n; ++i)
     if (grid[i].nt == b.nt && grid[i].vt == b.vt) return true;
   return false;
+}
+
+/* Whether the build has op at box (NULL: the tuned default, always): the
+ * grid is plus's, the other operators are compiled at the tuned boxes. */
+static bool op_at_box(tb_type t, int op, const tb_launch_box *box) {
+  if (!box) return true;
+  tb_launch_box g[kMaxBoxes];
+  const int n = tb_segreduce_grid(t, (tb_op)op, g, kMaxBoxes);
+  return in_grid(g, n < kMaxBoxes ? n : kMaxBoxes, *box);
+}
+
+/* op_swept, where the build has op at box. */
+static bool op_swept_at(tb_type t, int op, const tb_launch_box *box) {
+  return op_swept(t, op) && op_at_box(t, op, box);
 }
 
 /* Under --quick / --sanitizer (every launch many times slower there) the
@@ -450,7 +464,7 @@ static void test_segreduce_every_case(void) {
         /* Odd boxes use a scratch allocated inside the call. */
         tb_buffer *s = b % 2 ? NULL : &scratch;
         for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-          if (!op_swept((tb_type)t, op)) continue;
+          if (!op_swept_at((tb_type)t, op, box)) continue;
           values v;
           if (!values_make(&v, (tb_type)t, (tb_op)op, g.count, &r)) ++failures;
           else
@@ -490,7 +504,8 @@ static void test_segreduce_edges(void) {
         for (int op = 0; op < 2; ++op) {
           v.op = wrap_ops[op];
           check_segreduce(&g, &v, false, false, NULL, NULL, &o);
-          check_segreduce(&g, &v, true, true, n_grid > 0 ? &grid[0] : NULL, NULL, &o);
+          const bool at = n_grid > 0 && op_at_box((tb_type)t, v.op, &grid[0]);
+          check_segreduce(&g, &v, true, true, at ? &grid[0] : NULL, NULL, &o);
         }
       }
       values_free(&v);
@@ -704,7 +719,7 @@ static void test_reduce_by_key_every_case(void) {
           ++failures;
         } else {
           for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-            if (!op_swept((tb_type)t, op)) continue;
+            if (!op_swept_at((tb_type)t, op, box)) continue;
             values v;
             if (!values_make(&v, (tb_type)t, (tb_op)op, k.count, &r) ||
                 !check_rbk(&k, &v, variant++ % 8, box, b % 2 ? NULL : &scratch, &o))
@@ -930,7 +945,7 @@ static void test_spmv_every_case(void) {
           continue;
         }
         for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-          if (!op_swept((tb_type)t, op)) continue;
+          if (!op_swept_at((tb_type)t, op, box)) continue;
           spvals sv;
           if (!spvals_make(&sv, (tb_type)t, (tb_op)op, &m, &r)) ++failures;
           else
@@ -1193,7 +1208,7 @@ static void test_preprocess_apply(void) {
                                                      g->num_segments, se, boxes[b], &plan, 0),
                          what)) {
           for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op)
-            for (int rep = 0; rep < reps && op_swept((tb_type)t, op); ++rep) {
+            for (int rep = 0; rep < reps && op_swept_at((tb_type)t, op, boxes[b]); ++rep) {
               values v;
               snprintf(form, sizeof form, "apply #%d%s", rep, se ? " support_empty" : "");
               describe(what, sizeof what, "segreduce", (tb_type)t, (tb_op)op, form, boxes[b],
@@ -1229,7 +1244,7 @@ static void test_preprocess_apply(void) {
                                            "upload cols")))
               break;
             for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-              if (!op_swept((tb_type)t, op)) continue;
+              if (!op_swept_at((tb_type)t, op, boxes[b])) continue;
               spvals sv;
               if (!spvals_make(&sv, (tb_type)t, (tb_op)op, &m, &r)) ++failures;
               else
@@ -1283,7 +1298,7 @@ static void test_preprocess_apply(void) {
               compare(TB_INT32, o.got_keys, o.want_keys, NULL, runs, kwhat);
           }
           for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op)
-            for (int rep = 0; rep < reps && op_swept((tb_type)t, op); ++rep) {
+            for (int rep = 0; rep < reps && op_swept_at((tb_type)t, op, boxes[b]); ++rep) {
               values v;
               snprintf(form, sizeof form, "apply #%d", rep);
               describe(what, sizeof what, "reduce_by_key", (tb_type)t, (tb_op)op, form, boxes[b],
@@ -1514,6 +1529,27 @@ static void test_bad_input(void) {
            SU, box, GRID);
     EXPECT_NO_PLAN(tb_segreduce_csr_preprocess(TB_FLOAT, C, csr, S, false, &candidates[i], &p, 0),
                    SP, box, GRID);
+  }
+  /* A box of the grid that min is not compiled at (plus has every box, the
+   * other operators the tuned ones): the call, and the apply of a plan made
+   * at it, say so. */
+  for (int i = 0; i < n_grid; ++i) {
+    if (op_at_box(TB_FLOAT, TB_OP_MIN, &grid[i])) continue;
+    char box[64];
+    snprintf(box, sizeof box, "launch box %dx%d", grid[i].nt, grid[i].vt);
+    const char *const NOT_MIN = "is not compiled for segreduce over float with operator min";
+    EXPECT(tb_segreduce_csr(TB_FLOAT, TB_OP_MIN, in, C, csr, S, NULL, false, out, &grid[i], NULL,
+                            0),
+           SC, box, NOT_MIN);
+    EXPECT(tb_reduce_by_key(TB_FLOAT, TB_OP_MIN, zeros, in, C, NULL, out, &h_runs, NULL,
+                            &grid[i], NULL, 0),
+           RK, box, NOT_MIN);
+    tb_seg_plan *at = NULL;
+    if (TB_ASSERT_OK(tb_segreduce_csr_preprocess(TB_FLOAT, C, csr, S, false, &grid[i], &at, 0),
+                     "plan at a plus-only box"))
+      EXPECT(tb_segreduce_apply(at, TB_OP_MIN, in, out, NULL, 0), SA, box, NOT_MIN);
+    tb_seg_plan_free(at);
+    break;
   }
   /* csr[0] = 5 in managed memory (direct; indirect with support_empty), in pinned host memory */
   EXPECT(tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, managed, S, NULL, false, out, NULL, NULL, 0),

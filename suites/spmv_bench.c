@@ -320,7 +320,7 @@ static void register_all(void) {
       add(i, t, IMPL_TB, true, tuned);
       if (kMatrices[i].kind != TB_MATRIX_UNIFORM_ROWS) continue;
       tb_launch_box boxes[64];
-      const int nbox = tb_segreduce_grid(t, boxes, 64);
+      const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
       for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, false, boxes[b]);
     }
 }

@@ -1,0 +1,232 @@
+// Host-side dispatch, one shape for every family's translation unit: a
+// call's run-time operator and launch box become template arguments
+// (with_op, with_box), and the same list of boxes answers the C layer's grid
+// queries (grid_list, grid_verdict), so a family's grid is written once, in
+// its .def, and checked where it is launched.
+//
+// Which boxes a translation unit compiles (Compiled):
+//   the full grid (tests and sweeps link it): every box of the .def that
+//     fits, for plus, the operator the sweeps time; every other operator at
+//     the family's tuned boxes (kernels/tuned/), the ones a call without a
+//     box runs. Operators are orthogonal to the tiling a box chooses, and
+//     compiling each at every box tripled the build.
+//   TB_GRID_TUNED (the installed library, //kernels:tilebench): the tuned
+//     boxes only, for every operator.
+#ifndef TB_KERNELS_DISPATCH_CUH
+#define TB_KERNELS_DISPATCH_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <type_traits>
+#include <utility>
+
+#include "core/status.h"
+#include "kernels/grid.h"
+#include "kernels/tuned.h"
+
+#define TB_CAT_(a, b) a##b
+#define TB_CAT(a, b) TB_CAT_(a, b)
+#define TB_STR_(a) #a
+#define TB_STR(a) TB_STR_(a)
+
+namespace tb {
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// Scratch areas start 256-byte aligned.
+constexpr size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The element types as core/types.h names them (TB_ELEM), and back.
+using int32 = int32_t;
+using int64 = long long;
+template <class T> constexpr tb_type kTypeOf = TB_TYPE_COUNT;
+template <> constexpr tb_type kTypeOf<int32> = TB_INT32;
+template <> constexpr tb_type kTypeOf<int64> = TB_INT64;
+template <> constexpr tb_type kTypeOf<float> = TB_FLOAT;
+template <> constexpr tb_type kTypeOf<double> = TB_DOUBLE;
+
+// ---- operators -------------------------------------------------------------
+
+// Calls f(std::integral_constant<tb_op, OP>()) for a run-time operator of T:
+// the bitwise operators exist for integers only (the C layer has rejected
+// them for floats already).
+template <class T, class F>
+tb_status with_op(tb_op op, F&& f) {
+  using std::integral_constant;
+  switch (op) {
+    case TB_OP_PLUS: return f(integral_constant<tb_op, TB_OP_PLUS>());
+    case TB_OP_MIN: return f(integral_constant<tb_op, TB_OP_MIN>());
+    case TB_OP_MAX: return f(integral_constant<tb_op, TB_OP_MAX>());
+    case TB_OP_MULTIPLIES: return f(integral_constant<tb_op, TB_OP_MULTIPLIES>());
+    default: break;
+  }
+  if constexpr (std::is_integral<T>::value) {
+    switch (op) {
+      case TB_OP_BIT_AND: return f(integral_constant<tb_op, TB_OP_BIT_AND>());
+      case TB_OP_BIT_OR: return f(integral_constant<tb_op, TB_OP_BIT_OR>());
+      case TB_OP_BIT_XOR: return f(integral_constant<tb_op, TB_OP_BIT_XOR>());
+      default: break;
+    }
+  }
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "operator %d does not apply to %s", int(op),
+                 tb_type_name(kTypeOf<T>));
+}
+
+// ---- boxes -----------------------------------------------------------------
+
+struct BoxSpec {
+  int nt, vt;
+};
+
+// A compiled box, as with_box passes it.
+template <int NT_, int VT_>
+struct Box {
+  static constexpr int NT = NT_, VT = VT_;
+};
+
+// Every tuned row, of every architecture's table.
+struct TunedSpec {
+  tb_tuned_family family;
+  int type;
+  int nt, vt;
+};
+constexpr TunedSpec kTunedRows[] = {
+#define TB_TUNED(F, TYPE, AVG, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
+#include "kernels/tuned/sm_90.inc"
+#undef TB_TUNED
+};
+
+constexpr unsigned family_bit(tb_tuned_family f) { return 1u << unsigned(f); }
+
+// Whether (nt, vt) is a tuned box of one of `families` (family_bit ORed)
+// for type (TB_TYPE_ANY: for any type).
+constexpr bool is_tuned(unsigned families, int type, int nt, int vt) {
+  for (const TunedSpec& r : kTunedRows)
+    if ((families & family_bit(r.family)) && r.nt == nt && r.vt == vt &&
+        (type == TB_TYPE_ANY || r.type == TB_TYPE_ANY || r.type == type))
+      return true;
+  return false;
+}
+
+// The boxes of a family that a translation unit compiles for OP (see the
+// top of the file). Fits::fits<NT, VT>() says whether the box's storage fits
+// the family's shared memory for the unit's type.
+template <unsigned kFamilies, int kType, class Fits, tb_op OP = TB_OP_PLUS>
+struct Compiled {
+  template <int NT, int VT>
+  static constexpr tb_box_verdict verdict() {
+    if constexpr (!Fits::template fits<NT, VT>()) return TB_BOX_TOO_LARGE;
+#ifdef TB_GRID_TUNED
+    if (!is_tuned(kFamilies, kType, NT, VT)) return TB_BOX_NOT_COMPILED;
+#else
+    if (OP != TB_OP_PLUS && !is_tuned(kFamilies, kType, NT, VT)) return TB_BOX_NOT_COMPILED;
+#endif
+    return TB_BOX_RUNS;
+  }
+};
+
+// Every box fits.
+struct AnyBoxFits {
+  template <int NT, int VT>
+  static constexpr bool fits() { return true; }
+};
+
+template <const auto& Grid>
+constexpr size_t kGridSize = sizeof(Grid) / sizeof(Grid[0]);
+
+template <const auto& Grid, class Keep, size_t I, class F>
+bool try_box(tb_launch_box box, F& f, tb_status& st) {
+  constexpr BoxSpec b = Grid[I];
+  if constexpr (Keep::template verdict<b.nt, b.vt>() == TB_BOX_RUNS) {
+    if (box.nt == b.nt && box.vt == b.vt) {
+      st = f(Box<b.nt, b.vt>());
+      return true;
+    }
+  }
+  return false;
+}
+
+template <const auto& Grid, class Keep, class F, size_t... I>
+bool find_box(tb_launch_box box, F& f, tb_status& st, std::index_sequence<I...>) {
+  return (try_box<Grid, Keep, I>(box, f, st) || ...);
+}
+
+// Calls f(Box<NT, VT>()) for the box of Grid that equals box, if Keep
+// compiles it; the C layer has checked the box against the same list.
+template <const auto& Grid, class Keep, class F>
+tb_status with_box(tb_launch_box box, F&& f) {
+  tb_status st = TB_OK;
+  if (find_box<Grid, Keep>(box, f, st, std::make_index_sequence<kGridSize<Grid>>())) return st;
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not compiled", box.nt, box.vt);
+}
+
+template <const auto& Grid, class Keep, size_t... I>
+int grid_list(tb_launch_box* out, int cap, std::index_sequence<I...>) {
+  int n = 0;
+  const auto add = [&](BoxSpec b, tb_box_verdict v) {
+    if (v != TB_BOX_RUNS) return;
+    if (n < cap) out[n] = tb_launch_box{b.nt, b.vt};
+    ++n;
+  };
+  (add(Grid[I], Keep::template verdict<Grid[I].nt, Grid[I].vt>()), ...);
+  return n;
+}
+
+// The boxes Keep compiles, in grid order: the count, at most cap of them
+// written to out (the C layer's tb_*_grid).
+template <const auto& Grid, class Keep>
+int grid_list(tb_launch_box* out, int cap) {
+  return grid_list<Grid, Keep>(out, cap, std::make_index_sequence<kGridSize<Grid>>());
+}
+
+template <const auto& Grid, class Keep, size_t... I>
+tb_box_verdict grid_verdict(tb_launch_box box, std::index_sequence<I...>) {
+  tb_box_verdict v = TB_BOX_NOT_IN_GRID;
+  (void)((box.nt == Grid[I].nt && box.vt == Grid[I].vt &&
+          (v = Keep::template verdict<Grid[I].nt, Grid[I].vt>(), true)) ||
+         ...);
+  return v;
+}
+
+// What a call at box would meet: runs, not in the grid, too large for the
+// type, or not compiled for the operator.
+template <const auto& Grid, class Keep>
+tb_box_verdict grid_verdict(tb_launch_box box) {
+  return grid_verdict<Grid, Keep>(box, std::make_index_sequence<kGridSize<Grid>>());
+}
+
+// Whether op applies to T: the bitwise operators to integers only.
+template <class T>
+constexpr bool op_applies(tb_op op) {
+  return op >= TB_OP_PLUS && (op < TB_OP_BIT_AND || (std::is_integral<T>::value && op < TB_OP_COUNT));
+}
+
+// The tb_grid functions of a family over T with operators, Boxes<OP> its
+// Compiled: `extern "C" const tb_grid tb_scan_grid_int32 = {"scan",
+// OpGrid<...>::list, OpGrid<...>::verdict};`.
+template <class T, const auto& Grid, template <tb_op> class Boxes>
+struct OpGrid {
+  static int list(tb_op op, tb_launch_box* out, int cap) {
+    int n = 0;
+    if (op_applies<T>(op))
+      with_op<T>(op, [&](auto o) { return n = grid_list<Grid, Boxes<o>>(out, cap), TB_OK; });
+    return n;
+  }
+  static tb_box_verdict verdict(tb_op op, tb_launch_box box) {
+    tb_box_verdict v = TB_BOX_NOT_COMPILED;
+    if (op_applies<T>(op))
+      with_op<T>(op, [&](auto o) { return v = grid_verdict<Grid, Boxes<o>>(box), TB_OK; });
+    return v;
+  }
+};
+
+// The same for a family without operators.
+template <const auto& Grid, class Boxes>
+struct PlainGrid {
+  static int list(tb_op, tb_launch_box* out, int cap) { return grid_list<Grid, Boxes>(out, cap); }
+  static tb_box_verdict verdict(tb_op, tb_launch_box box) { return grid_verdict<Grid, Boxes>(box); }
+};
+
+}  // namespace tb
+
+#endif
