@@ -119,16 +119,18 @@ struct CtaLoadBalance {
   __device__ __forceinline__ static bool one_object(const Tile& t) { return t.b_count == 0; }
 
   // Loads the tile's scan slice into s.scan. No barrier: the caller issues
-  // its own slice loads, then clear(), then __syncthreads().
+  // its own slice loads and clear(), then __syncthreads().
   __device__ __forceinline__ static void load_scan(const int* __restrict__ scan, const Tile& t,
                                                    Storage& s) {
     cta_load_slice<NT, kTile + 1>(scan + t.b_lo, t.n_slice, s.scan);
   }
 
-  // Clears s.obj for the marks (none for one object). Predicated, not
-  // branched, and after every slice load: a branch before the caller's
-  // loads cost expand 13% at one item per object, a clear before them cost
-  // the search 5% (H100).
+  // Clears s.obj for the marks (none for one object): predicated, never
+  // branched around the loads (a branch cost expand 13% at one item per
+  // object). Where it goes is the caller's, measured per kernel on the H100:
+  // the search clears after its slice load (5% faster at one item per
+  // object), expand and move before theirs (8-byte expand lost 4-5% at 2-4
+  // items per object with the clear after).
   __device__ __forceinline__ static void clear(const Tile& t, Storage& s) {
     const int n_clear = one_object(t) ? 0 : t.a_count;
 #pragma unroll
