@@ -34,6 +34,7 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
     T values[LB::kTile + 1];
   } s;
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::clear(t, s.lb);  // before the loads (see clear())
   LB::load_scan(scan, t, s.lb);
   cta_load_slice<NT, LB::kTile + 1>(values + t.b_lo, t.n_slice, s.values);
   __syncthreads();
@@ -71,6 +72,7 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
     int scatter[kScatter ? kSlice : 1];
   } s;
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::clear(t, s.lb);
   LB::load_scan(scan, t, s.lb);
   if (kGather) cta_load_slice<NT, kSlice>(gather + t.b_lo, t.n_slice, s.gather);
   if (kScatter) cta_load_slice<NT, kSlice>(scatter + t.b_lo, t.n_slice, s.scatter);

@@ -47,6 +47,7 @@ lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   __shared__ typename LB::Storage s;
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::load_scan(scan, t, s);
+  LB::clear(t, s);
   __syncthreads();
   LB::search(t, s);
   int o[VT];

@@ -88,7 +88,13 @@ struct Tile {
   union Shared {
     // values, and the rows from the CSR slice
     cuda::std::conditional_t<kWarpIO, DirectApart, DirectShared> direct;
-    int csr[kTile + 1];  // the indirect form's slice
+    typename Seg::Partials partials;
+    typename Carry::Storage carry;
+  };
+  // The indirect form's: its CSR slice, no marks (as apply's, for the L1
+  // its gathers through sources hit).
+  union IndirectShared {
+    int csr[kTile + 1];
     typename Seg::Partials partials;
     typename Carry::Storage carry;
   };
@@ -205,7 +211,7 @@ csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restric
                     TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
-  __shared__ typename K::Shared u;
+  __shared__ typename K::IndirectShared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);

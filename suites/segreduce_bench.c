@@ -3,11 +3,16 @@
  * apply path) beside cub::DeviceSegmentedReduce::Reduce and
  * cub::DeviceReduce::ReduceByKey, for plus over int32, int64, float and
  * double, 2^20..2^26 items and average segment lengths L = 1..16384, lengths
- * uniform in [1, 2L - 1] as CUB's and cuSPARSE's published figures draw them (TB_GEOM_UNIFORM: no empty
- * segments, so the kernels run without support_empty).
+ * uniform in [1, 2L - 1] as CUB's and cuSPARSE's published figures draw them (TB_GEOM_UNIFORM: no
+ * empty segments, so the kernels run without support_empty).
  *
  * Reduce-by-key sees the same geometry: run i of the keys is segment i and
  * holds key i, so its runs are exactly the CSR segments.
+ *
+ * The indirect rows (tb only: CUB's segmented reduction has no sources
+ * array) read segment s from sources[s] = n - csr[s + 1], the segments laid
+ * out in reverse: the same items as the direct rows, through the indirect
+ * kernel, which the ratio to the direct row prices.
  *
  * The apply rows time tb_segreduce_apply / tb_reduce_by_key_apply with the
  * plan made once outside the timed region (the iterative-solver case: the
@@ -20,6 +25,7 @@
  * Bytes that must move (s the element size, S segments, n items):
  *   segreduce, segreduce_apply   n s + 4 (S + 1) + S s
  *                                (values, the S + 1 offsets CUB reads, results)
+ *   segreduce_indirect           the same + 4 S (the sources)
  *   reduce_by_key(_apply)        4 n + n s + S (4 + s) + 4
  *                                (keys, values, unique keys and results, run count)
  * The apply rows use the same counts as the direct ones, so the two compare
@@ -47,15 +53,16 @@ typedef enum {
   ALG_SEGREDUCE_APPLY,
   ALG_REDUCE_BY_KEY,
   ALG_REDUCE_BY_KEY_APPLY,
+  ALG_SEGREDUCE_INDIRECT,
   ALG_COUNT
 } algorithm;
 typedef enum { IMPL_TB, IMPL_CUB } impl;
 
 static const char *kAlgName[ALG_COUNT] = {"segreduce", "segreduce_apply", "reduce_by_key",
-                                          "reduce_by_key_apply"};
+                                          "reduce_by_key_apply", "segreduce_indirect"};
 
 static bool is_apply(algorithm a) { return a == ALG_SEGREDUCE_APPLY || a == ALG_REDUCE_BY_KEY_APPLY; }
-static bool by_key(algorithm a) { return a >= ALG_REDUCE_BY_KEY; }
+static bool by_key(algorithm a) { return a == ALG_REDUCE_BY_KEY || a == ALG_REDUCE_BY_KEY_APPLY; }
 
 typedef struct {
   algorithm alg;
@@ -76,14 +83,15 @@ typedef struct {
   int32_t num;   /* segments = runs */
   int32_t *csr;  /* num + 1 start offsets, the last one n (CUB's form) */
   int32_t *keys; /* n keys: run i holds key i */
-  tb_buffer d_csr, d_keys;
+  int32_t *sources; /* the indirect rows': n - csr[s + 1] */
+  tb_buffer d_csr, d_keys, d_sources;
 } problem;
 
 static problem prob = {.n = -1};
 
 static void problem_release(void) {
-  free(prob.csr), free(prob.keys);
-  tb_buffer_free(&prob.d_csr), tb_buffer_free(&prob.d_keys);
+  free(prob.csr), free(prob.keys), free(prob.sources);
+  tb_buffer_free(&prob.d_csr), tb_buffer_free(&prob.d_keys), tb_buffer_free(&prob.d_sources);
   memset(&prob, 0, sizeof prob);
   prob.n = -1;
 }
@@ -98,7 +106,8 @@ static tb_status problem_get(int64_t n, int seg) {
   int32_t *counts = malloc(sizeof(int32_t) * num);
   prob.csr = malloc(sizeof(int32_t) * (num + 1));
   prob.keys = malloc(sizeof(int32_t) * n);
-  if (!counts || !prob.csr || !prob.keys) {
+  prob.sources = malloc(sizeof(int32_t) * num);
+  if (!counts || !prob.csr || !prob.keys || !prob.sources) {
     free(counts);
     return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %lld segments", (long long)num);
   }
@@ -111,11 +120,13 @@ static tb_status problem_get(int64_t n, int seg) {
       at += counts[i];
     }
     prob.csr[num] = at; /* == n: the counts sum to n exactly */
+    for (int32_t i = 0; i < (int32_t)num; ++i) prob.sources[i] = at - prob.csr[i + 1];
   }
   free(counts);
   TB_TRY(st);
   prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
   TB_TRY(tb_buffer_put(&prob.d_csr, prob.csr, sizeof(int32_t) * (num + 1)));
+  TB_TRY(tb_buffer_put(&prob.d_sources, prob.sources, sizeof(int32_t) * num));
   return tb_buffer_put(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
 }
 
@@ -149,7 +160,7 @@ static void values_release(void) {
 /* ---- the CPU's answer for (family, type, n, seg), kept for its benchmarks ---- */
 
 static struct {
-  bool by_key;
+  bool by_key, indirect;
   tb_type t;
   int64_t n;
   int seg;
@@ -159,7 +170,9 @@ static struct {
 } ref = {.t = TB_TYPE_COUNT};
 
 static tb_status reference_get(const bench_case *c) {
-  if (ref.t == c->t && ref.by_key == by_key(c->alg) && ref.n == c->n && ref.seg == c->seg)
+  const bool indirect = c->alg == ALG_SEGREDUCE_INDIRECT;
+  if (ref.t == c->t && ref.by_key == by_key(c->alg) && ref.indirect == indirect && ref.n == c->n &&
+      ref.seg == c->seg)
     return TB_OK;
   free(ref.values), free(ref.keys);
   ref.keys = NULL;
@@ -178,11 +191,13 @@ static tb_status reference_get(const bench_case *c) {
       return tb_fail(TB_ERR_MISMATCH, "segreduce sweep: %d runs of keys for %d segments", ref.num,
                      prob.num);
   } else {
-    TB_TRY(tb_cpu_segreduce_csr(c->t, TB_OP_PLUS, in, (int32_t)c->n, prob.csr, prob.num, NULL,
-                                tb_identity(c->t, TB_OP_PLUS), ref.values));
+    TB_TRY(tb_cpu_segreduce_csr(c->t, TB_OP_PLUS, in, (int32_t)c->n, prob.csr, prob.num,
+                                indirect ? prob.sources : NULL, tb_identity(c->t, TB_OP_PLUS),
+                                ref.values));
     ref.num = prob.num;
   }
-  ref.by_key = by_key(c->alg), ref.t = c->t, ref.n = c->n, ref.seg = c->seg;
+  ref.by_key = by_key(c->alg), ref.indirect = indirect, ref.t = c->t, ref.n = c->n,
+  ref.seg = c->seg;
   return TB_OK;
 }
 
@@ -202,6 +217,9 @@ static tb_status launch(void *arg) {
         return tb_cub_segreduce(c->t, plus, in, csr, prob.num, d_out.ptr, &scratch, 0);
       return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, NULL, false, d_out.ptr, &c->box,
                               &scratch, 0);
+    case ALG_SEGREDUCE_INDIRECT:
+      return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, prob.d_sources.ptr, false,
+                              d_out.ptr, &c->box, &scratch, 0);
     case ALG_SEGREDUCE_APPLY: return tb_segreduce_apply(plan, plus, in, d_out.ptr, &scratch, 0);
     case ALG_REDUCE_BY_KEY:
       if (c->which == IMPL_CUB)
@@ -260,7 +278,7 @@ static tb_status validate(const bench_case *c) {
 static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num) {
   const int64_t s = (int64_t)tb_type_size(t);
   if (by_key(alg)) return 4 * n + n * s + num * (4 + s) + 4;
-  return n * s + 4 * (num + 1) + num * s;
+  return n * s + 4 * (num + 1) + num * s + (alg == ALG_SEGREDUCE_INDIRECT ? 4 * num : 0);
 }
 
 static void run(tb_bench_state *st, void *arg) {
@@ -314,10 +332,12 @@ static void register_all(void) {
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         tb_launch_box boxes[64];
         const int nbox = n == max_n() ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
-        for (int a = ALG_SEGREDUCE; a < ALG_COUNT; a += 2) {
+        for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);
           add((algorithm)(a + 1), (tb_type)t, n, seg[g], IMPL_TB, tuned); /* apply */
+          if (a == ALG_SEGREDUCE)
+            add(ALG_SEGREDUCE_INDIRECT, (tb_type)t, n, seg[g], IMPL_TB, tuned);
           for (int b = 0; b < nbox && b < 64; ++b)
             add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, boxes[b]);
         }

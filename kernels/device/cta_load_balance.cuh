@@ -118,20 +118,26 @@ struct CtaLoadBalance {
   // when b0 = 0): it needs no marks and no max-scan, and so no barrier.
   __device__ __forceinline__ static bool one_object(const Tile& t) { return t.b_count == 0; }
 
-  // Clears s.obj (unless one object) and loads the tile's scan slice into
-  // s.scan. No barrier: the caller issues its own slice loads, then
-  // __syncthreads(). The clear comes first and is predicated, so that no
-  // branch separates these loads from the caller's (with one after them,
-  // expand at one item per object took 13% longer, H100).
+  // Loads the tile's scan slice into s.scan. No barrier: the caller issues
+  // its own slice loads and clear(), then __syncthreads().
   __device__ __forceinline__ static void load_scan(const int* __restrict__ scan, const Tile& t,
                                                    Storage& s) {
+    cta_load_slice<NT, kTile + 1>(scan + t.b_lo, t.n_slice, s.scan);
+  }
+
+  // Clears s.obj for the marks (none for one object): predicated, never
+  // branched around the loads (a branch cost expand 13% at one item per
+  // object). Where it goes is the caller's, measured per kernel on the H100:
+  // the search clears after its slice load (5% faster at one item per
+  // object), expand and move before theirs (8-byte expand lost 4-5% at 2-4
+  // items per object with the clear after).
+  __device__ __forceinline__ static void clear(const Tile& t, Storage& s) {
     const int n_clear = one_object(t) ? 0 : t.a_count;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const int k = i * NT + int(threadIdx.x);
       if (k < n_clear) s.obj[k] = INT_MIN;
     }
-    cta_load_slice<NT, kTile + 1>(scan + t.b_lo, t.n_slice, s.scan);
   }
 
   // After that barrier: the object of every item into s.obj. Ends with the
