@@ -4,14 +4,17 @@
 // queries (grid_list, grid_verdict), so a family's grid is written once, in
 // its .def, and checked where it is launched.
 //
-// Which boxes a translation unit compiles (Compiled):
-//   the full grid (tests and sweeps link it): every box of the .def that
-//     fits, for plus, the operator the sweeps time; every other operator at
-//     the family's tuned boxes (kernels/tuned/), the ones a call without a
-//     box runs. Operators are orthogonal to the tiling a box chooses, and
-//     compiling each at every box tripled the build.
-//   TB_GRID_TUNED (the installed library, //kernels:tilebench): the tuned
-//     boxes only, for every operator.
+// Each family's .cu compiles in two kernel sets (Compiled), which split its
+// grid between them:
+//   tuned (the default): the family's tuned boxes (kernels/tuned/), the ones
+//     a call without a box runs, for every operator. The installed library
+//     (//kernels:tilebench) is this set alone;
+//   wide (TB_GRID_WIDE): every other box of the .def that fits, for plus,
+//     the operator the sweeps time. An operator does not change a box's
+//     tiling or memory traffic, and compiling each at every box was most of
+//     the build. Tests and sweeps link both sets (//kernels:kernels).
+// A set's exports carry its suffix (TB_EXPORT: tb_scan_int32 and
+// tb_scan_int32_wide); the C layer picks the set whose grid runs the box.
 #ifndef TB_KERNELS_DISPATCH_CUH
 #define TB_KERNELS_DISPATCH_CUH
 
@@ -29,6 +32,16 @@
 #define TB_CAT(a, b) TB_CAT_(a, b)
 #define TB_STR_(a) #a
 #define TB_STR(a) TB_STR_(a)
+
+#ifdef TB_GRID_WIDE
+#define TB_SET_SUFFIX _wide
+#else
+#define TB_SET_SUFFIX
+#endif
+// The name of an export of this set for the unit's type: TB_EXPORT(tb_scan_).
+#define TB_EXPORT(prefix) TB_CAT(TB_CAT(prefix, TB_ELEM), TB_SET_SUFFIX)
+// The same for a type-free unit: TB_EXPORT_ANY(tb_lbs_run).
+#define TB_EXPORT_ANY(name) TB_CAT(name, TB_SET_SUFFIX)
 
 namespace tb {
 
@@ -108,20 +121,21 @@ constexpr bool is_tuned(unsigned families, int type, int nt, int vt) {
   return false;
 }
 
-// The boxes of a family that a translation unit compiles for OP (see the
-// top of the file). Fits::fits<NT, VT>() says whether the box's storage fits
-// the family's shared memory for the unit's type.
+// The boxes of a family that this unit's set compiles for OP (see the top
+// of the file): the tuned boxes of `kFamilies` for kType, or the rest for
+// plus. Fits::fits<NT, VT>() says whether the box's storage fits the
+// family's shared memory for the unit's type.
 template <unsigned kFamilies, int kType, class Fits, tb_op OP = TB_OP_PLUS>
 struct Compiled {
   template <int NT, int VT>
   static constexpr tb_box_verdict verdict() {
     if constexpr (!Fits::template fits<NT, VT>()) return TB_BOX_TOO_LARGE;
-#ifdef TB_GRID_TUNED
-    if (!is_tuned(kFamilies, kType, NT, VT)) return TB_BOX_NOT_COMPILED;
+#ifdef TB_GRID_WIDE
+    const bool runs = OP == TB_OP_PLUS && !is_tuned(kFamilies, kType, NT, VT);
 #else
-    if (OP != TB_OP_PLUS && !is_tuned(kFamilies, kType, NT, VT)) return TB_BOX_NOT_COMPILED;
+    const bool runs = is_tuned(kFamilies, kType, NT, VT);
 #endif
-    return TB_BOX_RUNS;
+    return runs ? TB_BOX_RUNS : TB_BOX_NOT_COMPILED;
   }
 };
 

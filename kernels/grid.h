@@ -1,6 +1,12 @@
 /* Internal: a family's launch-box grid as its translation units compile it
  * (kernels/dispatch.cuh), and the one box resolution every entry point
- * uses. */
+ * uses.
+ *
+ * Each family and type is compiled in kernel sets that split its grid: the
+ * tuned set (every operator at the tuned boxes), which the installed
+ * library holds alone, and the wide set (plus at the other boxes), which
+ * the library of the tests and sweeps adds (built with TB_WIDE_SET). A
+ * family's tables are indexed [type][set]; TB_SETS(x) writes one row. */
 #ifndef TB_KERNELS_GRID_H
 #define TB_KERNELS_GRID_H
 
@@ -11,6 +17,16 @@ extern "C" {
 #endif
 
 /* What a call at a box would meet. */
+#ifdef TB_WIDE_SET
+enum { TB_KERNEL_SETS = 2 };
+#define TB_SETS(x) \
+  { &x, &x##_wide }
+#else
+enum { TB_KERNEL_SETS = 1 };
+#define TB_SETS(x) \
+  { &x }
+#endif
+
 typedef enum tb_box_verdict {
   TB_BOX_RUNS,
   TB_BOX_NOT_IN_GRID,  /* not a box of the family's .def */
@@ -28,10 +44,19 @@ typedef struct tb_grid {
   tb_box_verdict (*verdict)(tb_op op, tb_launch_box box);
 } tb_grid;
 
-/* *out = box, or def for NULL / {0, 0}; a box that would not run is
- * rejected with a message that says why. type TB_TYPE_COUNT: the family
- * has no element type (lbs). */
-tb_status tb_resolve_box(const char *fn, const tb_grid *grid, tb_type type, tb_op op,
+/* sets: a family's TB_KERNEL_SETS grids for one type. */
+
+/* The boxes any set runs for op, in (nt, vt) order, which is the .def's:
+ * their count, at most cap written to out. */
+int tb_grid_list(const tb_grid *const *sets, tb_op op, tb_launch_box *out, int cap);
+
+/* The set that runs box for op, or -1. */
+int tb_grid_set_of(const tb_grid *const *sets, tb_op op, tb_launch_box box);
+
+/* *out = box, or def for NULL / {0, 0}; a box that no set runs is rejected
+ * with a message that says why. type TB_TYPE_COUNT: the family has no
+ * element type (lbs). */
+tb_status tb_resolve_box(const char *fn, const tb_grid *const *sets, tb_type type, tb_op op,
                          const tb_launch_box *box, tb_launch_box def, tb_launch_box *out);
 
 #ifdef __cplusplus

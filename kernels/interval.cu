@@ -173,9 +173,11 @@ tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, con
 }  // namespace
 }  // namespace tb
 
-extern "C" tb_status TB_CAT(tb_interval_expand_, TB_ELEM)(
-    tb_launch_box box, const int32_t* d_scan, int num_objects, int n_items, const void* d_values,
-    void* d_out, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_interval_expand_)(tb_launch_box box, const int32_t* d_scan,
+                                                    int num_objects, int n_items,
+                                                    const void* d_values, void* d_out,
+                                                    void* scratch, size_t* scratch_bytes,
+                                                    cudaStream_t stream) {
   using namespace tb;
   const T* values = static_cast<const T*>(d_values);
   T* out = static_cast<T*>(d_out);
@@ -185,10 +187,12 @@ extern "C" tb_status TB_CAT(tb_interval_expand_, TB_ELEM)(
   });
 }
 
-extern "C" tb_status TB_CAT(tb_interval_move_, TB_ELEM)(
-    tb_interval_op op, tb_launch_box box, const int32_t* d_gather, const int32_t* d_scatter,
-    const int32_t* d_scan, int num_objects, int n_items, const void* d_in, int64_t n_in,
-    void* d_out, int64_t n_out, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_interval_move_)(tb_interval_op op, tb_launch_box box,
+                                                  const int32_t* d_gather, const int32_t* d_scatter,
+                                                  const int32_t* d_scan, int num_objects,
+                                                  int n_items, const void* d_in, int64_t n_in,
+                                                  void* d_out, int64_t n_out, void* scratch,
+                                                  size_t* scratch_bytes, cudaStream_t stream) {
   using namespace tb;
   const T* in = static_cast<const T*>(d_in);
   T* out = static_cast<T*>(d_out);
@@ -198,6 +202,6 @@ extern "C" tb_status TB_CAT(tb_interval_move_, TB_ELEM)(
   });
 }
 
-extern "C" const tb_grid TB_CAT(tb_interval_grid_, TB_ELEM) = {
+extern "C" const tb_grid TB_EXPORT(tb_interval_grid_) = {
     "interval", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
     tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};

@@ -9,9 +9,11 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-static const tb_grid *const kIntervalGrids[TB_TYPE_COUNT] = {
-    &tb_interval_grid_int32, &tb_interval_grid_int64, &tb_interval_grid_float,
-    &tb_interval_grid_double};
+/* [type][kernel set] (kernels/grid.h) */
+static const tb_grid *const kIntervalGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_interval_grid_int32), TB_SETS(tb_interval_grid_int64),
+    TB_SETS(tb_interval_grid_float), TB_SETS(tb_interval_grid_double)};
+static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = TB_SETS(tb_lbs_kernel_grid);
 
 /* The average count of a geometry, which the tuned boxes depend on: short
  * runs put half of every tile into scan entries and want large tiles, long
@@ -23,10 +25,10 @@ static double avg_count(int64_t num_objects, int64_t n_items) {
 /* box, or when a tile of it does not fit the type (the generated rows come
  * from int32 sweeps), the box of the grid with the same NT and the largest
  * VT below that fits; the largest fitting box of a smaller NT after that. */
-static tb_launch_box fitting(tb_launch_box box, const tb_grid *grid) {
-  if (grid->verdict(TB_OP_PLUS, box) == TB_BOX_RUNS) return box;
+static tb_launch_box fitting(tb_launch_box box, const tb_grid *const *sets) {
+  if (tb_grid_set_of(sets, TB_OP_PLUS, box) >= 0) return box;
   tb_launch_box boxes[64], best = {0, 0};
-  const int n = grid->list(TB_OP_PLUS, boxes, 64);
+  const int n = tb_grid_list(sets, TB_OP_PLUS, boxes, 64);
   for (int i = 0; i < n && i < 64; ++i) {
     const tb_launch_box b = boxes[i];
     if (b.nt > box.nt || (b.nt == box.nt && b.vt > box.vt)) continue;
@@ -38,8 +40,7 @@ static tb_launch_box fitting(tb_launch_box box, const tb_grid *grid) {
 /* From the generated table (kernels/tuned/): per average count, the fastest
  * box of the int32 sweep at the nearest count. */
 tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
-  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)),
-                 &tb_lbs_grid_any);
+  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)), kLbsGrids);
 }
 
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
@@ -50,10 +51,12 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
                  kIntervalGrids[type]);
 }
 
-int tb_lbs_grid(tb_launch_box *out, int cap) { return tb_lbs_grid_any.list(TB_OP_PLUS, out, cap); }
+int tb_lbs_grid(tb_launch_box *out, int cap) {
+  return tb_grid_list(kLbsGrids, TB_OP_PLUS, out, cap);
+}
 
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? kIntervalGrids[type]->list(TB_OP_PLUS, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(kIntervalGrids[type], TB_OP_PLUS, out, cap) : 0;
 }
 
 /* The checks every call shares: sizes that fit int32, a scan when there are
@@ -131,8 +134,11 @@ typedef struct {
 
 static tb_status lbs_call(const void *p, void *scratch, size_t *bytes, cudaStream_t stream) {
   const lbs_args *a = p;
-  return tb_lbs_run(a->box, a->scan, a->num_objects, a->n_items, a->obj, a->rank, scratch, bytes,
-                    stream);
+  typedef tb_status (*lbs_fn)(tb_launch_box, const int32_t *, int, int, int32_t *, int32_t *,
+                              void *, size_t *, cudaStream_t);
+  static const lbs_fn kLbs[TB_KERNEL_SETS] = TB_SETS(tb_lbs_run);
+  return kLbs[tb_grid_set_of(kLbsGrids, TB_OP_PLUS, a->box)](
+      a->box, a->scan, a->num_objects, a->n_items, a->obj, a->rank, scratch, bytes, stream);
 }
 
 tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
@@ -143,7 +149,7 @@ tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, in
   TB_TRY(check_sizes(fn, d_scan, num_objects, n_items));
   TB_TRY(check_array(fn, "d_obj", d_obj, sizeof(int32_t), n_items));
   TB_TRY(check_array(fn, "d_rank", d_rank, sizeof(int32_t), 0));
-  TB_TRY(tb_resolve_box(fn, &tb_lbs_grid_any, TB_TYPE_COUNT, TB_OP_PLUS, box,
+  TB_TRY(tb_resolve_box(fn, kLbsGrids, TB_TYPE_COUNT, TB_OP_PLUS, box,
                         tb_lbs_default_box(num_objects, n_items), &a.box));
   if (n_items == 0) return TB_OK;
   a.num_objects = (int)num_objects, a.n_items = (int)n_items;
@@ -170,16 +176,18 @@ static tb_status interval_call(const void *p, void *scratch, size_t *bytes, cuda
   typedef tb_status (*move_fn)(tb_interval_op, tb_launch_box, const int32_t *, const int32_t *,
                                const int32_t *, int, int, const void *, int64_t, void *, int64_t,
                                void *, size_t *, cudaStream_t);
-  static const expand_fn kExpand[TB_TYPE_COUNT] = {
-      tb_interval_expand_int32, tb_interval_expand_int64, tb_interval_expand_float,
-      tb_interval_expand_double};
-  static const move_fn kMove[TB_TYPE_COUNT] = {tb_interval_move_int32, tb_interval_move_int64,
-                                               tb_interval_move_float, tb_interval_move_double};
+  static const expand_fn kExpand[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+      TB_SETS(tb_interval_expand_int32), TB_SETS(tb_interval_expand_int64),
+      TB_SETS(tb_interval_expand_float), TB_SETS(tb_interval_expand_double)};
+  static const move_fn kMove[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+      TB_SETS(tb_interval_move_int32), TB_SETS(tb_interval_move_int64),
+      TB_SETS(tb_interval_move_float), TB_SETS(tb_interval_move_double)};
+  const int set = tb_grid_set_of(kIntervalGrids[a->type], TB_OP_PLUS, a->box);
   if (a->op == TB_INTERVAL_EXPAND)
-    return kExpand[a->type](a->box, a->scan, a->num_objects, a->n_items, a->in, a->out, scratch,
-                            bytes, stream);
-  return kMove[a->type](a->op, a->box, a->gather, a->scatter, a->scan, a->num_objects,
-                        a->n_items, a->in, a->n_in, a->out, a->n_out, scratch, bytes, stream);
+    return kExpand[a->type][set](a->box, a->scan, a->num_objects, a->n_items, a->in, a->out,
+                                 scratch, bytes, stream);
+  return kMove[a->type][set](a->op, a->box, a->gather, a->scatter, a->scan, a->num_objects,
+                             a->n_items, a->in, a->n_in, a->out, a->n_out, scratch, bytes, stream);
 }
 
 /* The checks and the run every interval call shares; gather / scatter are

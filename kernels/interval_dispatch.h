@@ -16,10 +16,15 @@ extern "C" {
 #endif
 
 /* lbs.cu */
-tb_status tb_lbs_run(tb_launch_box box, const int32_t *d_scan, int num_objects, int n_items,
-                     int32_t *d_obj, int32_t *d_rank, void *scratch, size_t *scratch_bytes,
-                     cudaStream_t stream);
-extern const tb_grid tb_lbs_grid_any;
+/* Per kernel set (kernels/grid.h): the search at a box, and its grid. */
+#define TB_LBS_RUN(name)                                                                 \
+  tb_status name(tb_launch_box box, const int32_t *d_scan, int num_objects, int n_items, \
+                 int32_t *d_obj, int32_t *d_rank, void *scratch, size_t *scratch_bytes,  \
+                 cudaStream_t stream);
+TB_LBS_RUN(tb_lbs_run)
+TB_LBS_RUN(tb_lbs_run_wide)
+#undef TB_LBS_RUN
+extern const tb_grid tb_lbs_kernel_grid, tb_lbs_kernel_grid_wide;
 /* The Merge Path partition every tiled kernel of the family starts from:
  * partition[p] = scan entries among the first p * tile merged elements, for
  * p = 0 .. tiles, written to the start of scratch. Sets *scratch_bytes to
@@ -50,6 +55,11 @@ TB_INTERVAL_DECLARE(int32)
 TB_INTERVAL_DECLARE(int64)
 TB_INTERVAL_DECLARE(float)
 TB_INTERVAL_DECLARE(double)
+/* The wide kernel set's (kernels/grid.h). */
+TB_INTERVAL_DECLARE(int32_wide)
+TB_INTERVAL_DECLARE(int64_wide)
+TB_INTERVAL_DECLARE(float_wide)
+TB_INTERVAL_DECLARE(double_wide)
 #undef TB_INTERVAL_DECLARE
 
 #ifdef __cplusplus

@@ -117,6 +117,7 @@ tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* ra
 }  // namespace
 }  // namespace tb
 
+#ifndef TB_GRID_WIDE  // box-free: the tuned set has it
 extern "C" tb_status tb_lbs_partition(const int32_t* d_scan, int num_objects, int n_items,
                                       int tile, void* scratch, size_t* scratch_bytes, int* tiles,
                                       cudaStream_t stream) {
@@ -132,10 +133,12 @@ extern "C" tb_status tb_lbs_partition(const int32_t* d_scan, int num_objects, in
   *tiles = bounds - 1;
   return TB_OK;
 }
+#endif
 
-extern "C" tb_status tb_lbs_run(tb_launch_box box, const int32_t* d_scan, int num_objects,
-                                int n_items, int32_t* d_obj, int32_t* d_rank, void* scratch,
-                                size_t* scratch_bytes, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT_ANY(tb_lbs_run)(tb_launch_box box, const int32_t* d_scan,
+                                               int num_objects, int n_items, int32_t* d_obj,
+                                               int32_t* d_rank, void* scratch,
+                                               size_t* scratch_bytes, cudaStream_t stream) {
   using namespace tb;
   return with_box<kGrid, Boxes>(box, [&](auto b) {
     return lbs_run<b.NT, b.VT>(d_scan, num_objects, n_items, d_obj, d_rank, scratch,
@@ -143,9 +146,10 @@ extern "C" tb_status tb_lbs_run(tb_launch_box box, const int32_t* d_scan, int nu
   });
 }
 
-extern "C" const tb_grid tb_lbs_grid_any = {"lbs", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
-                                             tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
+extern "C" const tb_grid TB_EXPORT_ANY(tb_lbs_kernel_grid) = {
+    "lbs", tb::PlainGrid<tb::kGrid, tb::Boxes>::list, tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
 
+#ifndef TB_GRID_WIDE
 extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_objects, int n_items,
                                              bool strict, uint32_t* d_first_bad,
                                              cudaStream_t stream) {
@@ -158,3 +162,4 @@ extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_obje
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
+#endif

@@ -316,9 +316,9 @@ using ScanBoxes = Compiled<family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
 
 // ---- entry points (kernels/reduce_scan_dispatch.h) ---------------------------
 
-extern "C" tb_status TB_CAT(tb_reduce_, TB_ELEM)(tb_op op, tb_launch_box box, const void* d_in,
-                                                 int64_t n, void* d_total, void* scratch,
-                                                 size_t* scratch_bytes, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_reduce_)(tb_op op, tb_launch_box box, const void* d_in, int64_t n,
+                                           void* d_total, void* scratch, size_t* scratch_bytes,
+                                           cudaStream_t stream) {
   using namespace tb;
   const T* in = static_cast<const T*>(d_in);
   T* total = static_cast<T*>(d_total);
@@ -329,10 +329,10 @@ extern "C" tb_status TB_CAT(tb_reduce_, TB_ELEM)(tb_op op, tb_launch_box box, co
   });
 }
 
-extern "C" tb_status TB_CAT(tb_scan_, TB_ELEM)(tb_op op, tb_scan_kind kind, tb_scan_algo algo,
-                                               tb_launch_box box, const void* d_in, void* d_out,
-                                               int64_t n, void* d_total, void* scratch,
-                                               size_t* scratch_bytes, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_scan_)(tb_op op, tb_scan_kind kind, tb_scan_algo algo,
+                                         tb_launch_box box, const void* d_in, void* d_out,
+                                         int64_t n, void* d_total, void* scratch,
+                                         size_t* scratch_bytes, cudaStream_t stream) {
   using namespace tb;
   const T* in = static_cast<const T*>(d_in);
   T* out = static_cast<T*>(d_out);
@@ -349,9 +349,9 @@ extern "C" tb_status TB_CAT(tb_scan_, TB_ELEM)(tb_op op, tb_scan_kind kind, tb_s
   });
 }
 
-extern "C" const tb_grid TB_CAT(tb_reduce_grid_, TB_ELEM) = {
+extern "C" const tb_grid TB_EXPORT(tb_reduce_grid_) = {
     "reduce", tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::list,
     tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::verdict};
-extern "C" const tb_grid TB_CAT(tb_scan_grid_, TB_ELEM) = {
+extern "C" const tb_grid TB_EXPORT(tb_scan_grid_) = {
     "scan", tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::list,
     tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::verdict};

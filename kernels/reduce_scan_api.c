@@ -9,17 +9,20 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-static const tb_grid *const kReduceGrids[TB_TYPE_COUNT] = {
-    &tb_reduce_grid_int32, &tb_reduce_grid_int64, &tb_reduce_grid_float, &tb_reduce_grid_double};
-static const tb_grid *const kScanGrids[TB_TYPE_COUNT] = {
-    &tb_scan_grid_int32, &tb_scan_grid_int64, &tb_scan_grid_float, &tb_scan_grid_double};
+/* [type][kernel set] (kernels/grid.h) */
+static const tb_grid *const kReduceGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_reduce_grid_int32), TB_SETS(tb_reduce_grid_int64), TB_SETS(tb_reduce_grid_float),
+    TB_SETS(tb_reduce_grid_double)};
+static const tb_grid *const kScanGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_scan_grid_int32), TB_SETS(tb_scan_grid_int64), TB_SETS(tb_scan_grid_float),
+    TB_SETS(tb_scan_grid_double)};
 
 int tb_reduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? kReduceGrids[type]->list(op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(kReduceGrids[type], op, out, cap) : 0;
 }
 
 int tb_scan_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? kScanGrids[type]->list(op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(kScanGrids[type], op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): the fastest box at the largest
@@ -70,10 +73,12 @@ typedef tb_status (*reduce_fn)(tb_op, tb_launch_box, const void *, int64_t, void
 typedef tb_status (*scan_fn)(tb_op, tb_scan_kind, tb_scan_algo, tb_launch_box, const void *,
                              void *, int64_t, void *, void *, size_t *, cudaStream_t);
 
-static const reduce_fn kReduce[TB_TYPE_COUNT] = {tb_reduce_int32, tb_reduce_int64,
-                                                 tb_reduce_float, tb_reduce_double};
-static const scan_fn kScan[TB_TYPE_COUNT] = {tb_scan_int32, tb_scan_int64, tb_scan_float,
-                                             tb_scan_double};
+static const reduce_fn kReduce[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_reduce_int32), TB_SETS(tb_reduce_int64), TB_SETS(tb_reduce_float),
+    TB_SETS(tb_reduce_double)};
+static const scan_fn kScan[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_scan_int32), TB_SETS(tb_scan_int64), TB_SETS(tb_scan_float),
+    TB_SETS(tb_scan_double)};
 
 static tb_status sync_stream(cudaStream_t stream) {
   TB_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -97,13 +102,14 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
   TB_TRY(tb_resolve_box("tb_reduce", kReduceGrids[type], type, op, box,
                         tb_reduce_default_box(type), &b));
 
+  const reduce_fn run = kReduce[type][tb_grid_set_of(kReduceGrids[type], op, b)];
   size_t need = 0;
-  TB_TRY(kReduce[type](op, b, d_in, n, d_total, NULL, &need, stream));
+  TB_TRY(run(op, b, d_in, n, d_total, NULL, &need, stream));
   scratch_t s;
   TB_TRY(scratch_reserve(&s, scratch, need + kTotalSlot));
   char *base = s.buf->ptr;
   void *total = d_total ? d_total : base + need;
-  tb_status st = kReduce[type](op, b, d_in, n, total, base, &need, stream);
+  tb_status st = run(op, b, d_in, n, total, base, &need, stream);
   if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
   if (!scratch) {
     if (st == TB_OK) st = sync_stream(stream);
@@ -129,13 +135,14 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
   TB_TRY(tb_resolve_box("tb_scan", kScanGrids[type], type, op, box, tb_scan_default_box(type),
                         &b));
 
+  const scan_fn run = kScan[type][tb_grid_set_of(kScanGrids[type], op, b)];
   size_t need = 0;
-  TB_TRY(kScan[type](op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));
+  TB_TRY(run(op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));
   scratch_t s;
   TB_TRY(scratch_reserve(&s, scratch, need + kTotalSlot));
   char *base = s.buf->ptr;
   void *total = d_total ? d_total : h_total ? base + need : NULL;
-  tb_status st = kScan[type](op, kind, algo, b, d_in, d_out, n, total, base, &need, stream);
+  tb_status st = run(op, kind, algo, b, d_in, d_out, n, total, base, &need, stream);
   if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
   if (!scratch) {
     if (st == TB_OK) st = sync_stream(stream);

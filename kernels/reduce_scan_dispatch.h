@@ -27,6 +27,11 @@ extern "C" {
   extern const tb_grid tb_reduce_grid_##name;                                             \
   extern const tb_grid tb_scan_grid_##name;
 TB_FOR_EACH_TYPE(TB_DECLARE_DISPATCH)
+/* The wide kernel set's (kernels/grid.h). */
+TB_DECLARE_DISPATCH(int32_wide)
+TB_DECLARE_DISPATCH(int64_wide)
+TB_DECLARE_DISPATCH(float_wide)
+TB_DECLARE_DISPATCH(double_wide)
 #undef TB_DECLARE_DISPATCH
 
 #ifdef __cplusplus

@@ -591,12 +591,10 @@ tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* 
 
 // ---- entry points (kernels/segreduce_dispatch.h) ----------------------------
 
-extern "C" tb_status TB_CAT(tb_seg_csr_, TB_ELEM)(tb_op op, tb_launch_box box,
-                                                  const tb_seg_inputs* in, const int32_t* d_csr,
-                                                  const int32_t* d_sources, int num_segments,
-                                                  int count, const int32_t* d_limits,
-                                                  void* status, void* d_out,
-                                                  cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_seg_csr_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
+                                            const int32_t* d_csr, const int32_t* d_sources,
+                                            int num_segments, int count, const int32_t* d_limits,
+                                            void* status, void* d_out, cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
@@ -607,12 +605,10 @@ extern "C" tb_status TB_CAT(tb_seg_csr_, TB_ELEM)(tb_op op, tb_launch_box box,
   });
 }
 
-extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
-                                                    const tb_seg_inputs* in,
-                                                    const int32_t* d_codes,
-                                                    const int32_t* d_limits, int num_segments,
-                                                    int count, void* status, void* d_out,
-                                                    cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_seg_apply_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
+                                              const int32_t* d_codes, const int32_t* d_limits,
+                                              int num_segments, int count, void* status,
+                                              void* d_out, cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
@@ -623,9 +619,11 @@ extern "C" tb_status TB_CAT(tb_seg_apply_, TB_ELEM)(tb_op op, tb_launch_box box,
   });
 }
 
-extern "C" tb_status TB_CAT(tb_seg_reduce_by_key_, TB_ELEM)(
-    tb_op op, tb_launch_box box, const int32_t* d_keys, const void* d_values, int count,
-    int32_t* d_keys_out, void* d_values_out, int32_t* d_num, void* status, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box box,
+                                                      const int32_t* d_keys, const void* d_values,
+                                                      int count, int32_t* d_keys_out,
+                                                      void* d_values_out, int32_t* d_num,
+                                                      void* status, cudaStream_t stream) {
   using namespace tb;
   const T* values = static_cast<const T*>(d_values);
   T* out = static_cast<T*>(d_values_out);
@@ -637,6 +635,7 @@ extern "C" tb_status TB_CAT(tb_seg_reduce_by_key_, TB_ELEM)(
   });
 }
 
+#ifndef TB_GRID_WIDE  // box-free: the tuned set has them
 extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_rank,
                                                    int num_segments, const int32_t* d_num2,
                                                    const void* d_tmp, void* d_out,
@@ -654,7 +653,8 @@ extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
   // The one-pass kernels' status words, or the tile core's carries.
   return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries_bytes(tiles));
 }
+#endif
 
-extern "C" const tb_grid TB_CAT(tb_seg_grid_, TB_ELEM) = {
+extern "C" const tb_grid TB_EXPORT(tb_seg_grid_) = {
     "segreduce", tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::list,
     tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::verdict};

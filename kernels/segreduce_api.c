@@ -26,33 +26,46 @@ typedef struct per_type {
   size_t (*status_bytes)(int);
 } per_type;
 
-#define TB_PER_TYPE(name)                                                               \
-  static const per_type k_##name = {tb_seg_csr_##name, tb_seg_apply_##name,             \
-                                    tb_seg_reduce_by_key_##name, tb_seg_fill_##name,    \
-                                    tb_seg_status_bytes_##name};
-TB_PER_TYPE(int32)
-TB_PER_TYPE(int64)
-TB_PER_TYPE(float)
-TB_PER_TYPE(double)
-#undef TB_PER_TYPE
-
-static const per_type *kernels_of(tb_type t) {
-  switch (t) {
-    case TB_INT32: return &k_int32;
-    case TB_INT64: return &k_int64;
-    case TB_FLOAT: return &k_float;
-    case TB_DOUBLE: return &k_double;
-    default: return NULL;
+/* [type][kernel set] (kernels/grid.h); the fill and the status size are
+ * box-free, in the tuned set. */
+#define TB_KERNELS(T, S)                                                                  \
+  {                                                                                       \
+    tb_seg_csr_##T##S, tb_seg_apply_##T##S, tb_seg_reduce_by_key_##T##S, tb_seg_fill_##T, \
+        tb_seg_status_bytes_##T                                                           \
   }
+#ifdef TB_WIDE_SET
+#define TB_PER_TYPE(T) \
+  { TB_KERNELS(T, ), TB_KERNELS(T, _wide) }
+#else
+#define TB_PER_TYPE(T) \
+  { TB_KERNELS(T, ) }
+#endif
+static const per_type kKernels[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_PER_TYPE(int32), TB_PER_TYPE(int64), TB_PER_TYPE(float), TB_PER_TYPE(double)};
+#undef TB_PER_TYPE
+#undef TB_KERNELS
+static const tb_grid *const kGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_seg_grid_int32), TB_SETS(tb_seg_grid_int64), TB_SETS(tb_seg_grid_float),
+    TB_SETS(tb_seg_grid_double)};
+
+/* The kernels of the set that runs box for op (the box is resolved). */
+static const per_type *kernels_of(tb_type t, tb_op op, tb_launch_box box) {
+  return &kKernels[t][tb_grid_set_of(kGrids[t], op, box)];
 }
+
+/* The preprocessed forms are type-free, with sets of their own. */
+typedef tb_status (*codes_fn)(tb_launch_box, const int32_t *, int, int, const int32_t *, int32_t *,
+                              cudaStream_t);
+typedef tb_status (*key_runs_fn)(tb_launch_box, const int32_t *, int, int32_t *, int32_t *,
+                                 int32_t *, int32_t *, void *, cudaStream_t);
+static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = TB_SETS(tb_seg_prep_grid);
+static const codes_fn kCodes[TB_KERNEL_SETS] = TB_SETS(tb_seg_csr_codes_run);
+static const key_runs_fn kKeyRuns[TB_KERNEL_SETS] = TB_SETS(tb_seg_key_runs_run);
 
 /* ---- launch boxes ------------------------------------------------------------ */
 
-static const tb_grid *const kGrids[TB_TYPE_COUNT] = {&tb_seg_grid_int32, &tb_seg_grid_int64,
-                                                       &tb_seg_grid_float, &tb_seg_grid_double};
-
 int tb_segreduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? kGrids[type]->list(op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(kGrids[type], op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): per type, the best geometric
@@ -87,7 +100,7 @@ static tb_status check_ptr(const char *fn, const char *what, const void *p) {
 }
 
 static tb_status check_type_op(const char *fn, tb_type t, tb_op op) {
-  if (!kernels_of(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)t);
+  if (!tb_type_valid(t)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)t);
   tb_status st = tb_check_type_op(t, op);
   if (st != TB_OK) return tb_fail(st, "%s: %s", fn, tb_last_error());
   return TB_OK;
@@ -182,7 +195,7 @@ typedef struct csr_problem {
 
 static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scratch,
                          cudaStream_t stream) {
-  const per_type *k = kernels_of(p->type);
+  const per_type *k = kernels_of(p->type, p->op, box);
   const int tile = box.nt * box.vt;
   const int tiles = (int)(((int64_t)p->count + tile - 1) / tile);
   reduce_layout l = {0};
@@ -315,7 +328,7 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
   }
   tb_launch_box b;
   TB_TRY(resolve_box(fn, type, op, box, tb_reduce_by_key_default_box(type), &b));
-  const per_type *k = kernels_of(type);
+  const per_type *k = kernels_of(type, op, b);
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   carve c = {0, NULL};
   void *status = take(&c, tb_seg_count_status_bytes(tiles) + k->status_bytes(tiles));
@@ -394,7 +407,8 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
                                 cudaStream_t stream) {
   TB_TRY(check_ptr(fn, "plan", plan));
   *plan = NULL;
-  if (!kernels_of(type)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
+  if (!tb_type_valid(type))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
   const bool spmv = kind == PLAN_SPMV;
   TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
                    spmv ? "num_rows" : "num_segments"));
@@ -423,7 +437,8 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   if (st == TB_OK && p->count > 0)
     st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, tile, p->limits, stream);
   if (st == TB_OK && p->count > 0)
-    st = tb_seg_csr_codes_run(b, csr, p->num_segments, p->count, p->limits, p->codes, stream);
+    st = kCodes[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)](b, csr, p->num_segments, p->count,
+                                                           p->limits, p->codes, stream);
   if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
   if (st == TB_OK && support_empty) {
     int32_t malformed = 0;
@@ -462,7 +477,8 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   static const char fn[] = "tb_reduce_by_key_preprocess";
   TB_TRY(check_ptr(fn, "plan", plan));
   *plan = NULL;
-  if (!kernels_of(type)) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
+  if (!tb_type_valid(type))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown type %d", fn, (int)type);
   TB_TRY(check_size(fn, "count", count, 0));
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
@@ -473,8 +489,8 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   void *status = NULL;
   TB_TRY(plan_new(PLAN_BY_KEY, type, b, (int)count, (int)count, false, status_bytes, &status,
                   &p));
-  tb_status st = tb_seg_key_runs_run(b, d_keys, p->count, p->limits, p->codes, d_keys_out,
-                                     d_num_segments, status, stream);
+  tb_status st = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)](
+      b, d_keys, p->count, p->limits, p->codes, d_keys_out, d_num_segments, status, stream);
   /* The run count bounds the apply's outputs and gives the average run
    * length, which picks its core. */
   int64_t runs = 0;
@@ -504,7 +520,7 @@ static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind k
 
 static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,
                            tb_buffer *scratch, cudaStream_t stream) {
-  const per_type *k = kernels_of(p->type);
+  const per_type *k = kernels_of(p->type, op, p->box);
   reduce_layout l = {0};
   carve c = {0, NULL};
   lay_out(&c, &l, p->tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(p->tiles),

@@ -53,17 +53,27 @@ tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int nu
                           int count, int32_t *d_rank, int32_t *d_csr2, int32_t *d_sources2,
                           int32_t *d_num2, tb_launch_box box, tb_scan_algo algo,
                           void *scan_scratch, size_t *scan_bytes, cudaStream_t stream);
+/* The boxes of the preprocessed forms (type-free: every type's), per
+ * kernel set (kernels/grid.h); the two forms below take the set's name. */
+extern const tb_grid tb_seg_prep_grid, tb_seg_prep_grid_wide;
 /* The preprocessed form of a CSR geometry: codes from limits. */
-tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t *d_csr, int num_segments,
-                               int count, const int32_t *d_limits, int32_t *d_codes,
-                               cudaStream_t stream);
+#define TB_SEG_CODES(name)                                                             \
+  tb_status name(tb_launch_box box, const int32_t *d_csr, int num_segments, int count, \
+                 const int32_t *d_limits, int32_t *d_codes, cudaStream_t stream);
+TB_SEG_CODES(tb_seg_csr_codes_run)
+TB_SEG_CODES(tb_seg_csr_codes_run_wide)
+#undef TB_SEG_CODES
 /* The runs of equal adjacent keys, preprocessed: limits, codes, the first
  * key of each run (d_keys_out, may be NULL) and the run count (d_num, may be
  * NULL; limits[tiles] has it too). status: tb_seg_count_status_bytes(tiles),
  * zeroed here. */
-tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t *d_keys, int count,
-                              int32_t *d_limits, int32_t *d_codes, int32_t *d_keys_out,
-                              int32_t *d_num, void *status, cudaStream_t stream);
+#define TB_SEG_KEY_RUNS(name)                                                            \
+  tb_status name(tb_launch_box box, const int32_t *d_keys, int count, int32_t *d_limits, \
+                 int32_t *d_codes, int32_t *d_keys_out, int32_t *d_num, void *status,    \
+                 cudaStream_t stream);
+TB_SEG_KEY_RUNS(tb_seg_key_runs_run)
+TB_SEG_KEY_RUNS(tb_seg_key_runs_run_wide)
+#undef TB_SEG_KEY_RUNS
 size_t tb_seg_count_status_bytes(int tiles);
 /* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
@@ -99,6 +109,11 @@ TB_SEG_DECLARE(int32)
 TB_SEG_DECLARE(int64)
 TB_SEG_DECLARE(float)
 TB_SEG_DECLARE(double)
+/* The wide kernel set's (kernels/grid.h): csr, apply, reduce_by_key, grid. */
+TB_SEG_DECLARE(int32_wide)
+TB_SEG_DECLARE(int64_wide)
+TB_SEG_DECLARE(float_wide)
+TB_SEG_DECLARE(double_wide)
 #undef TB_SEG_DECLARE
 
 #ifdef __cplusplus

@@ -138,6 +138,7 @@ using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDU
 }  // namespace
 }  // namespace tb
 
+#ifndef TB_GRID_WIDE  // box-free: the tuned set has them
 extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments,
                                           const int32_t* d_num_segments, int count, int tile,
                                           int32_t* d_limits, cudaStream_t stream) {
@@ -170,10 +171,12 @@ extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sour
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
+#endif
 
-extern "C" tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t* d_csr,
-                                          int num_segments, int count, const int32_t* d_limits,
-                                          int32_t* d_codes, cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, const int32_t* d_csr,
+                                                         int num_segments, int count,
+                                                         const int32_t* d_limits, int32_t* d_codes,
+                                                         cudaStream_t stream) {
   using namespace tb;
   return with_box<kGrid, Boxes>(box, [&](auto b) {
     const int tiles = int(ceil_div(count, b.NT * b.VT));
@@ -185,14 +188,17 @@ extern "C" tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t* d_cs
   });
 }
 
+#ifndef TB_GRID_WIDE
 extern "C" size_t tb_seg_count_status_bytes(int tiles) {
   return tb::round_up(tb::TileStatusArray<int>::bytes(tiles));
 }
+#endif
 
-extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_keys, int count,
-                                         int32_t* d_limits, int32_t* d_codes,
-                                         int32_t* d_keys_out, int32_t* d_num, void* status,
-                                         cudaStream_t stream) {
+extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const int32_t* d_keys,
+                                                        int count, int32_t* d_limits,
+                                                        int32_t* d_codes, int32_t* d_keys_out,
+                                                        int32_t* d_num, void* status,
+                                                        cudaStream_t stream) {
   using namespace tb;
   return with_box<kGrid, Boxes>(box, [&](auto b) {
     const int tiles = int(ceil_div(count, b.NT * b.VT));
@@ -211,6 +217,11 @@ extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_key
   });
 }
 
+extern "C" const tb_grid TB_EXPORT_ANY(tb_seg_prep_grid) = {
+    "segreduce", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
+    tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
+
+#ifndef TB_GRID_WIDE
 extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int x_len,
                                               uint32_t* d_first_bad, cudaStream_t stream) {
   using namespace tb;
@@ -221,3 +232,4 @@ extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
+#endif

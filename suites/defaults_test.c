@@ -26,19 +26,23 @@ static void expect_in(const tb_launch_box *grid, int count, tb_launch_box b, con
 
 static void test_fixed_families(void) {
   tb_launch_box grid[kMax];
-  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    char what[64];
-    snprintf(what, sizeof what, "reduce %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_reduce_grid((tb_type)t, TB_OP_PLUS, grid, kMax), tb_reduce_default_box((tb_type)t), what);
-    snprintf(what, sizeof what, "scan %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_scan_grid((tb_type)t, TB_OP_PLUS, grid, kMax), tb_scan_default_box((tb_type)t), what);
-    snprintf(what, sizeof what, "segreduce %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, kMax), tb_segreduce_default_box((tb_type)t),
-              what);
-    snprintf(what, sizeof what, "reduce_by_key %s", tb_type_name((tb_type)t));
-    expect_in(grid, tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, kMax),
-              tb_reduce_by_key_default_box((tb_type)t), what);
-  }
+  for (int t = 0; t < TB_TYPE_COUNT; ++t)
+    for (int o = 0; o < TB_OP_COUNT; ++o) {
+      const tb_type type = (tb_type)t;
+      const tb_op op = (tb_op)o;
+      if (tb_check_type_op(type, op) != TB_OK) continue;
+      char what[80];
+      snprintf(what, sizeof what, "reduce %s %s", tb_type_name(type), tb_op_name(op));
+      expect_in(grid, tb_reduce_grid(type, op, grid, kMax), tb_reduce_default_box(type), what);
+      snprintf(what, sizeof what, "scan %s %s", tb_type_name(type), tb_op_name(op));
+      expect_in(grid, tb_scan_grid(type, op, grid, kMax), tb_scan_default_box(type), what);
+      snprintf(what, sizeof what, "segreduce %s %s", tb_type_name(type), tb_op_name(op));
+      expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_segreduce_default_box(type),
+                what);
+      snprintf(what, sizeof what, "reduce_by_key %s %s", tb_type_name(type), tb_op_name(op));
+      expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_reduce_by_key_default_box(type),
+                what);
+    }
   const tb_launch_box omp = tb_omp_default_box();
   CU_ASSERT(omp.nt >= 1 && omp.nt <= 1024 && (omp.vt == 1 || omp.vt == 2 || omp.vt == 4 || omp.vt == 8));
   CU_ASSERT_EQUAL(tb_reduce_default_box((tb_type)99).nt, 0);
