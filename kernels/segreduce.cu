@@ -421,8 +421,9 @@ carry_fold_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
 // values too (runs_pay).
 constexpr int64_t kRunsBelowLength = 4096;
 
-// The per-tile carries in scratch: values, row-0 partials, row-0 indices.
-size_t carries_bytes(int tiles) {
+// The per-tile carries in scratch: values, row-0 partials, row-0 indices
+// (sized by the tuned set's tb_seg_status_bytes_<type>).
+[[maybe_unused]] size_t carries_bytes(int tiles) {
   return 2 * round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }
 TileCarries<T> carries_of(void* p, int tiles) {
@@ -508,15 +509,12 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
       }
     }
     const TileCarries<T> carries = carries_of(scratch, tiles);
-    if constexpr (F == TB_SEG_VALUES)  // SpMV has no sources
-      if (sources) {
-        csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
-            inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
-        TB_CUDA_TRY(cudaGetLastError());
-        return fixup<OP>(carries, tiles, out, stream);
-      }
-    csr_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count,
-                                                          limits, carries, out);
+    if (sources)
+      csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
+          inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
+    else
+      csr_kernel<F, OP, NT, VT>
+          <<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count, limits, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
     return fixup<OP>(carries, tiles, out, stream);
   });
