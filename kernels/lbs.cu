@@ -16,7 +16,7 @@
 namespace tb {
 namespace {
 
-constexpr int kPartitionThreads = 128;
+[[maybe_unused]] constexpr int kPartitionThreads = 128;
 
 // ---- kernels ------------------------------------------------------------
 
@@ -26,6 +26,7 @@ constexpr int kPartitionThreads = 128;
 // so its 32 probes a round are 32 lines no other boundary shares. Tried
 // (with another change, NOTES.md), lbs and expand lost 8-17 points of copy
 // bandwidth at one and two items per object (H100, 2^26 items).
+#ifndef TB_GRID_WIDE  // box-free: the tuned set has it
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
@@ -35,6 +36,7 @@ partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int t
   partition[p] = int(merge_path<int64_t>(diag, 0, n_items, n_objects,
                                          [&](int64_t m) { return scan[m]; }));
 }
+#endif
 
 // obj[i] = upper_bound(scan, i) - 1 and, when rank is given,
 // rank[i] = i - scan[obj[i]] (the scan entry of a tile's first object is the
@@ -70,6 +72,7 @@ lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 // The first index that breaks the rules: scan[0] == 0, non-decreasing
 // (ascending when strict), scan[n - 1] <= n_items (< n_items when strict:
 // the last run is not empty either).
+#ifndef TB_GRID_WIDE
 __global__ void validate_kernel(const int* __restrict__ scan, int n, int n_items, bool strict,
                                 unsigned* first_bad) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -80,13 +83,15 @@ __global__ void validate_kernel(const int* __restrict__ scan, int n, int n_items
     if (bad) atomicMin(first_bad, unsigned(i));
   }
 }
+#endif
 
 // ---- host side ----------------------------------------------------------
 
-
+#ifndef TB_GRID_WIDE
 int tiles_of(int n_objects, int n_items, int tile) {
   return int(ceil_div(int64_t(n_objects) + n_items, tile));
 }
+#endif
 
 struct Fits {
   template <int NT, int VT>

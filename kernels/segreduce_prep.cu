@@ -16,11 +16,12 @@
 namespace tb {
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThreads), 1)); }
+[[maybe_unused]] constexpr int kThreads = 256;
 
 // ---- kernels ------------------------------------------------------------
+
+#ifndef TB_GRID_WIDE  // the box-free ones: the tuned set has them
+unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThreads), 1)); }
 
 // limits[p] = upper_bound(csr, p * tile) - 1, the segment holding the tile's
 // first item, with kContinued when that segment starts before it;
@@ -75,6 +76,8 @@ __global__ void compact_kernel(const int* __restrict__ csr, const int* __restric
   }
 }
 
+#endif
+
 // One code per thread: its end flags and first local row, from the CSR slice.
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
@@ -118,12 +121,14 @@ key_runs_kernel(const int* __restrict__ keys, int count, TileStatusArray<int> co
   }
 }
 
+#ifndef TB_GRID_WIDE
 __global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x_len,
                                      unsigned* first_bad) {
   const int64_t stride = int64_t(gridDim.x) * kThreads;
   for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < nz; i += stride)
     if (cols[i] < 0 || cols[i] >= x_len) atomicMin(first_bad, unsigned(i));
 }
+#endif
 
 // The boxes of every type's segreduce.cu (kernels/dispatch.cuh): the
 // preprocessed forms are type-free.
