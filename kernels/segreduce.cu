@@ -569,11 +569,14 @@ constexpr BoxSpec kGrid[] = {
 #undef TB_BOX
 };
 
-// Every box fits (8-byte tiles stage half a tile at a time); the other
-// operators at the tuned boxes of both segreduce and reduce-by-key.
+// Every box fits (8-byte tiles stage half a tile at a time). Segmented
+// reduction and SpMV (the csr and apply fronts) have their tuned boxes,
+// reduce-by-key in one pass its own: each compiles the other operators at
+// its own only.
 template <tb_op OP>
-using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY),
-                       kTypeOf<T>, AnyBoxFits, OP>;
+using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE), kTypeOf<T>, AnyBoxFits, OP>;
+template <tb_op OP>
+using ByKeyBoxes = Compiled<family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
 
 template <tb_op OP>
 tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* tmp, T* out,
@@ -626,7 +629,7 @@ extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box bo
   const T* values = static_cast<const T*>(d_values);
   T* out = static_cast<T*>(d_values_out);
   return with_op<T>(op, [&](auto o) {
-    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
+    return with_box<kGrid, ByKeyBoxes<o>>(box, [&](auto b) {
       return by_key_run<o, b.NT, b.VT>(d_keys, values, count, d_keys_out, out, d_num, status,
                                        stream);
     });
@@ -656,3 +659,6 @@ extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
 extern "C" const tb_grid TB_EXPORT(tb_seg_grid_) = {
     "segreduce", tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::list,
     tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::verdict};
+extern "C" const tb_grid TB_EXPORT(tb_rbk_grid_) = {
+    "reduce_by_key", tb::OpGrid<tb::T, tb::kGrid, tb::ByKeyBoxes>::list,
+    tb::OpGrid<tb::T, tb::kGrid, tb::ByKeyBoxes>::verdict};

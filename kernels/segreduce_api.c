@@ -48,6 +48,12 @@ static const tb_grid *const kGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
     TB_SETS(tb_seg_grid_int32), TB_SETS(tb_seg_grid_int64), TB_SETS(tb_seg_grid_float),
     TB_SETS(tb_seg_grid_double)};
 
+/* Reduce-by-key in one pass has boxes of its own (its tuned ones for every
+ * operator). */
+static const tb_grid *const kByKeyGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
+    TB_SETS(tb_rbk_grid_int32), TB_SETS(tb_rbk_grid_int64), TB_SETS(tb_rbk_grid_float),
+    TB_SETS(tb_rbk_grid_double)};
+
 /* The kernels of the set that runs box for op (the box is resolved). */
 static const per_type *kernels_of(tb_type t, tb_op op, tb_launch_box box) {
   return &kKernels[t][tb_grid_set_of(kGrids[t], op, box)];
@@ -66,6 +72,10 @@ static const key_runs_fn kKeyRuns[TB_KERNEL_SETS] = TB_SETS(tb_seg_key_runs_run)
 
 int tb_segreduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
   return tb_type_valid(type) ? tb_grid_list(kGrids[type], op, out, cap) : 0;
+}
+
+int tb_reduce_by_key_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
+  return tb_type_valid(type) ? tb_grid_list(kByKeyGrids[type], op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): per type, the best geometric
@@ -327,8 +337,9 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
     TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
   }
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, op, box, tb_reduce_by_key_default_box(type), &b));
-  const per_type *k = kernels_of(type, op, b);
+  TB_TRY(
+      tb_resolve_box(fn, kByKeyGrids[type], type, op, box, tb_reduce_by_key_default_box(type), &b));
+  const per_type *k = &kKernels[type][tb_grid_set_of(kByKeyGrids[type], op, b)];
   const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
   carve c = {0, NULL};
   void *status = take(&c, tb_seg_count_status_bytes(tiles) + k->status_bytes(tiles));

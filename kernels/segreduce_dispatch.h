@@ -87,24 +87,22 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  * + tb_seg_status_bytes_<type>), of which it uses 16 bytes per tile.
  * fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty ones
  * (every s when d_rank is NULL). */
-#define TB_SEG_DECLARE(name)                                                                   \
-  tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,           \
-                              const int32_t *d_csr, const int32_t *d_sources, int num_segments, \
-                              int count, const int32_t *d_limits, void *status, void *d_out,  \
-                              cudaStream_t stream);                                            \
-  tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,         \
-                                const int32_t *d_codes, const int32_t *d_limits,              \
-                                int num_segments, int count, void *status, void *d_out,       \
-                                cudaStream_t stream);                                          \
-  tb_status tb_seg_reduce_by_key_##name(tb_op op, tb_launch_box box, const int32_t *d_keys,   \
-                                        const void *d_values, int count, int32_t *d_keys_out, \
-                                        void *d_values_out, int32_t *d_num, void *status,     \
-                                        cudaStream_t stream);                                  \
-  tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_rank, int num_segments,             \
-                               const int32_t *d_num2, const void *d_tmp, void *d_out,         \
-                               cudaStream_t stream);                                           \
-  size_t tb_seg_status_bytes_##name(int tiles);                                                 \
-  extern const tb_grid tb_seg_grid_##name;
+#define TB_SEG_DECLARE(name)                                                                       \
+  tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,                \
+                              const int32_t *d_csr, const int32_t *d_sources, int num_segments,    \
+                              int count, const int32_t *d_limits, void *status, void *d_out,       \
+                              cudaStream_t stream);                                                \
+  tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,              \
+                                const int32_t *d_codes, const int32_t *d_limits, int num_segments, \
+                                int count, void *status, void *d_out, cudaStream_t stream);        \
+  tb_status tb_seg_reduce_by_key_##name(                                                           \
+      tb_op op, tb_launch_box box, const int32_t *d_keys, const void *d_values, int count,         \
+      int32_t *d_keys_out, void *d_values_out, int32_t *d_num, void *status, cudaStream_t stream); \
+  tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_rank, int num_segments,                  \
+                               const int32_t *d_num2, const void *d_tmp, void *d_out,              \
+                               cudaStream_t stream);                                               \
+  size_t tb_seg_status_bytes_##name(int tiles);                                                    \
+  extern const tb_grid tb_seg_grid_##name, tb_rbk_grid_##name;
 TB_SEG_DECLARE(int32)
 TB_SEG_DECLARE(int64)
 TB_SEG_DECLARE(float)

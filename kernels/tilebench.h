@@ -312,8 +312,11 @@ int tb_omp_grid(tb_launch_box *out, int cap);
 int tb_lbs_grid(tb_launch_box *out, int cap);
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap);
 /* Segmented reduction, reduce-by-key and SpMV share one grid
- * (kernels/segreduce_grid.def). */
+ * (kernels/segreduce_grid.def); the other operators than plus are compiled
+ * at segreduce's tuned boxes for segreduce, SpMV and every preprocess +
+ * apply form, and at its own for the one-pass reduce-by-key. */
 int tb_segreduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap);
+int tb_reduce_by_key_grid(tb_type type, tb_op op, tb_launch_box *out, int cap);
 
 /* Tuned defaults come from a table generated from a committed box sweep
  * per architecture (kernels/tuned/<arch>.inc, tools/gen_defaults). The name

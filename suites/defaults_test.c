@@ -40,8 +40,8 @@ static void test_fixed_families(void) {
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_segreduce_default_box(type),
                 what);
       snprintf(what, sizeof what, "reduce_by_key %s %s", tb_type_name(type), tb_op_name(op));
-      expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_reduce_by_key_default_box(type),
-                what);
+      expect_in(grid, tb_reduce_by_key_grid(type, op, grid, kMax),
+                tb_reduce_by_key_default_box(type), what);
     }
   const tb_launch_box omp = tb_omp_default_box();
   CU_ASSERT(omp.nt >= 1 && omp.nt <= 1024 && (omp.vt == 1 || omp.vt == 2 || omp.vt == 4 || omp.vt == 8));
