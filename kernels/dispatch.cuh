@@ -215,9 +215,8 @@ constexpr bool op_applies(tb_op op) {
   return op >= TB_OP_PLUS && (op < TB_OP_BIT_AND || (std::is_integral<T>::value && op < TB_OP_COUNT));
 }
 
-// The tb_grid functions of a family over T with operators, Boxes<OP> its
-// Compiled: `extern "C" const tb_grid tb_scan_grid_int32 = {"scan",
-// OpGrid<...>::list, OpGrid<...>::verdict};`.
+// The tb_grid of a family over T with operators, Boxes<OP> its Compiled:
+// `extern "C" const tb_grid tb_scan_grid_int32 = OpGrid<...>::grid("scan");`.
 template <class T, const auto& Grid, template <tb_op> class Boxes>
 struct OpGrid {
   static int list(tb_op op, tb_launch_box* out, int cap) {
@@ -232,6 +231,7 @@ struct OpGrid {
       with_op<T>(op, [&](auto o) { return v = grid_verdict<Grid, Boxes<o>>(box), TB_OK; });
     return v;
   }
+  static constexpr tb_grid grid(const char* family) { return {family, list, verdict}; }
 };
 
 // The same for a family without operators.
@@ -239,6 +239,7 @@ template <const auto& Grid, class Boxes>
 struct PlainGrid {
   static int list(tb_op, tb_launch_box* out, int cap) { return grid_list<Grid, Boxes>(out, cap); }
   static tb_box_verdict verdict(tb_op, tb_launch_box box) { return grid_verdict<Grid, Boxes>(box); }
+  static constexpr tb_grid grid(const char* family) { return {family, list, verdict}; }
 };
 
 }  // namespace tb

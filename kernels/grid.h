@@ -6,7 +6,8 @@
  * tuned set (every operator at the tuned boxes), which the installed
  * library holds alone, and the wide set (plus at the other boxes), which
  * the library of the tests and sweeps adds (built with TB_WIDE_SET). A
- * family's tables are indexed [type][set]; TB_SETS(x) writes one row. */
+ * family's tables are indexed [type][set]; TB_SETS(x) writes one row,
+ * TB_SETS_PER_TYPE(prefix) a table. */
 #ifndef TB_KERNELS_GRID_H
 #define TB_KERNELS_GRID_H
 
@@ -16,7 +17,6 @@
 extern "C" {
 #endif
 
-/* What a call at a box would meet. */
 #ifdef TB_WIDE_SET
 enum { TB_KERNEL_SETS = 2 };
 #define TB_SETS(x) \
@@ -26,7 +26,14 @@ enum { TB_KERNEL_SETS = 1 };
 #define TB_SETS(x) \
   { &x }
 #endif
+/* A [type][set] table of prefix<type> exports (tb_scan_grid_int32, ...). */
+#define TB_SETS_PER_TYPE(prefix)                                            \
+  {                                                                         \
+    TB_SETS(prefix##int32), TB_SETS(prefix##int64), TB_SETS(prefix##float), \
+        TB_SETS(prefix##double)                                             \
+  }
 
+/* What a call at a box would meet. */
 typedef enum tb_box_verdict {
   TB_BOX_RUNS,
   TB_BOX_NOT_IN_GRID,  /* not a box of the family's .def */

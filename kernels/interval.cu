@@ -202,6 +202,5 @@ extern "C" tb_status TB_EXPORT(tb_interval_move_)(tb_interval_op op, tb_launch_b
   });
 }
 
-extern "C" const tb_grid TB_EXPORT(tb_interval_grid_) = {
-    "interval", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
-    tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
+extern "C" const tb_grid TB_EXPORT(tb_interval_grid_) =
+    tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("interval");

@@ -10,9 +10,8 @@
 #include "core/types.h"
 
 /* [type][kernel set] (kernels/grid.h) */
-static const tb_grid *const kIntervalGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_interval_grid_int32), TB_SETS(tb_interval_grid_int64),
-    TB_SETS(tb_interval_grid_float), TB_SETS(tb_interval_grid_double)};
+static const tb_grid *const kIntervalGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
+    TB_SETS_PER_TYPE(tb_interval_grid_);
 static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = TB_SETS(tb_lbs_kernel_grid);
 
 /* The average count of a geometry, which the tuned boxes depend on: short
@@ -176,12 +175,9 @@ static tb_status interval_call(const void *p, void *scratch, size_t *bytes, cuda
   typedef tb_status (*move_fn)(tb_interval_op, tb_launch_box, const int32_t *, const int32_t *,
                                const int32_t *, int, int, const void *, int64_t, void *, int64_t,
                                void *, size_t *, cudaStream_t);
-  static const expand_fn kExpand[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-      TB_SETS(tb_interval_expand_int32), TB_SETS(tb_interval_expand_int64),
-      TB_SETS(tb_interval_expand_float), TB_SETS(tb_interval_expand_double)};
-  static const move_fn kMove[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-      TB_SETS(tb_interval_move_int32), TB_SETS(tb_interval_move_int64),
-      TB_SETS(tb_interval_move_float), TB_SETS(tb_interval_move_double)};
+  static const expand_fn kExpand[TB_TYPE_COUNT][TB_KERNEL_SETS] =
+      TB_SETS_PER_TYPE(tb_interval_expand_);
+  static const move_fn kMove[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_interval_move_);
   const int set = tb_grid_set_of(kIntervalGrids[a->type], TB_OP_PLUS, a->box);
   if (a->op == TB_INTERVAL_EXPAND)
     return kExpand[a->type][set](a->box, a->scan, a->num_objects, a->n_items, a->in, a->out,

@@ -151,8 +151,8 @@ extern "C" tb_status TB_EXPORT_ANY(tb_lbs_run)(tb_launch_box box, const int32_t*
   });
 }
 
-extern "C" const tb_grid TB_EXPORT_ANY(tb_lbs_kernel_grid) = {
-    "lbs", tb::PlainGrid<tb::kGrid, tb::Boxes>::list, tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
+extern "C" const tb_grid TB_EXPORT_ANY(tb_lbs_kernel_grid) =
+    tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
 
 #ifndef TB_GRID_WIDE
 extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_objects, int n_items,

@@ -349,9 +349,7 @@ extern "C" tb_status TB_EXPORT(tb_scan_)(tb_op op, tb_scan_kind kind, tb_scan_al
   });
 }
 
-extern "C" const tb_grid TB_EXPORT(tb_reduce_grid_) = {
-    "reduce", tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::list,
-    tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::verdict};
-extern "C" const tb_grid TB_EXPORT(tb_scan_grid_) = {
-    "scan", tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::list,
-    tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::verdict};
+extern "C" const tb_grid TB_EXPORT(tb_reduce_grid_) =
+    tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::grid("reduce");
+extern "C" const tb_grid TB_EXPORT(tb_scan_grid_) =
+    tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::grid("scan");

@@ -10,12 +10,10 @@
 #include "core/types.h"
 
 /* [type][kernel set] (kernels/grid.h) */
-static const tb_grid *const kReduceGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_reduce_grid_int32), TB_SETS(tb_reduce_grid_int64), TB_SETS(tb_reduce_grid_float),
-    TB_SETS(tb_reduce_grid_double)};
-static const tb_grid *const kScanGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_scan_grid_int32), TB_SETS(tb_scan_grid_int64), TB_SETS(tb_scan_grid_float),
-    TB_SETS(tb_scan_grid_double)};
+static const tb_grid *const kReduceGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
+    TB_SETS_PER_TYPE(tb_reduce_grid_);
+static const tb_grid *const kScanGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
+    TB_SETS_PER_TYPE(tb_scan_grid_);
 
 int tb_reduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
   return tb_type_valid(type) ? tb_grid_list(kReduceGrids[type], op, out, cap) : 0;
@@ -73,12 +71,8 @@ typedef tb_status (*reduce_fn)(tb_op, tb_launch_box, const void *, int64_t, void
 typedef tb_status (*scan_fn)(tb_op, tb_scan_kind, tb_scan_algo, tb_launch_box, const void *,
                              void *, int64_t, void *, void *, size_t *, cudaStream_t);
 
-static const reduce_fn kReduce[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_reduce_int32), TB_SETS(tb_reduce_int64), TB_SETS(tb_reduce_float),
-    TB_SETS(tb_reduce_double)};
-static const scan_fn kScan[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_scan_int32), TB_SETS(tb_scan_int64), TB_SETS(tb_scan_float),
-    TB_SETS(tb_scan_double)};
+static const reduce_fn kReduce[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_reduce_);
+static const scan_fn kScan[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_scan_);
 
 static tb_status sync_stream(cudaStream_t stream) {
   TB_CUDA_TRY(cudaStreamSynchronize(stream));

@@ -656,9 +656,7 @@ extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
 }
 #endif
 
-extern "C" const tb_grid TB_EXPORT(tb_seg_grid_) = {
-    "segreduce", tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::list,
-    tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::verdict};
-extern "C" const tb_grid TB_EXPORT(tb_rbk_grid_) = {
-    "reduce_by_key", tb::OpGrid<tb::T, tb::kGrid, tb::ByKeyBoxes>::list,
-    tb::OpGrid<tb::T, tb::kGrid, tb::ByKeyBoxes>::verdict};
+extern "C" const tb_grid TB_EXPORT(tb_seg_grid_) =
+    tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::grid("segreduce");
+extern "C" const tb_grid TB_EXPORT(tb_rbk_grid_) =
+    tb::OpGrid<tb::T, tb::kGrid, tb::ByKeyBoxes>::grid("reduce_by_key");

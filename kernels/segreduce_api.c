@@ -44,15 +44,12 @@ static const per_type kKernels[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
     TB_PER_TYPE(int32), TB_PER_TYPE(int64), TB_PER_TYPE(float), TB_PER_TYPE(double)};
 #undef TB_PER_TYPE
 #undef TB_KERNELS
-static const tb_grid *const kGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_seg_grid_int32), TB_SETS(tb_seg_grid_int64), TB_SETS(tb_seg_grid_float),
-    TB_SETS(tb_seg_grid_double)};
+static const tb_grid *const kGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_seg_grid_);
 
 /* Reduce-by-key in one pass has boxes of its own (its tuned ones for every
  * operator). */
-static const tb_grid *const kByKeyGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_SETS(tb_rbk_grid_int32), TB_SETS(tb_rbk_grid_int64), TB_SETS(tb_rbk_grid_float),
-    TB_SETS(tb_rbk_grid_double)};
+static const tb_grid *const kByKeyGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
+    TB_SETS_PER_TYPE(tb_rbk_grid_);
 
 /* The kernels of the set that runs box for op (the box is resolved). */
 static const per_type *kernels_of(tb_type t, tb_op op, tb_launch_box box) {

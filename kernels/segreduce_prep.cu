@@ -222,9 +222,8 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const
   });
 }
 
-extern "C" const tb_grid TB_EXPORT_ANY(tb_seg_prep_grid) = {
-    "segreduce", tb::PlainGrid<tb::kGrid, tb::Boxes>::list,
-    tb::PlainGrid<tb::kGrid, tb::Boxes>::verdict};
+extern "C" const tb_grid TB_EXPORT_ANY(tb_seg_prep_grid) =
+    tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("segreduce");
 
 #ifndef TB_GRID_WIDE
 extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int x_len,

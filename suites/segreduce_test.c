@@ -100,21 +100,21 @@ static bool in_grid(const tb_launch_box *grid, int n, tb_launch_box b) {
   return false;
 }
 
-/* Whether the build has op at box (NULL: the tuned default, always): the
- * grid is plus's, the other operators are compiled at the tuned boxes. */
-static bool op_at_box(tb_type t, int op, const tb_launch_box *box) {
+/* Whether grid (tb_segreduce_grid or tb_reduce_by_key_grid) lists box for op
+ * (NULL: the tuned default, always): the grid is plus's, the other
+ * operators are compiled at the tuned boxes. */
+static bool in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
+                       const tb_launch_box *box) {
   if (!box) return true;
   tb_launch_box g[kMaxBoxes];
-  const int n = tb_segreduce_grid(t, (tb_op)op, g, kMaxBoxes);
+  const int n = grid(t, (tb_op)op, g, kMaxBoxes);
   return in_grid(g, n < kMaxBoxes ? n : kMaxBoxes, *box);
 }
-
-/* The same for the one-pass reduce-by-key, whose tuned boxes are its own. */
+static bool op_at_box(tb_type t, int op, const tb_launch_box *box) {
+  return in_op_grid(tb_segreduce_grid, t, op, box);
+}
 static bool by_key_op_at_box(tb_type t, int op, const tb_launch_box *box) {
-  if (!box) return true;
-  tb_launch_box g[kMaxBoxes];
-  const int n = tb_reduce_by_key_grid(t, (tb_op)op, g, kMaxBoxes);
-  return in_grid(g, n < kMaxBoxes ? n : kMaxBoxes, *box);
+  return in_op_grid(tb_reduce_by_key_grid, t, op, box);
 }
 
 /* op_swept, where the build has op at box. */
