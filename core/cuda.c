@@ -151,6 +151,41 @@ tb_status tb_buffer_put(tb_buffer *b, const void *host, size_t bytes) {
   return tb_buffer_upload(b, host, bytes);
 }
 
+void *tb_scratch_take(tb_scratch *s, size_t bytes) {
+  void *p = s->base ? s->base + s->bytes : NULL;
+  s->bytes += (bytes + 255) / 256 * 256;
+  return p;
+}
+
+tb_status tb_scratch_begin(tb_scratch *s, tb_buffer *caller) {
+  s->owned = (tb_buffer){0};
+  s->buf = caller ? caller : &s->owned;
+  /* One byte at least: an empty call still hands its kernels a pointer. */
+  TB_TRY(tb_buffer_reserve(s->buf, s->bytes > 0 ? s->bytes : 1));
+  s->base = s->buf->ptr;
+  s->bytes = 0;
+  return TB_OK;
+}
+
+tb_status tb_scratch_begin_one(tb_scratch *s, tb_buffer *caller, size_t bytes, void **region) {
+  *s = (tb_scratch){0};
+  tb_scratch_take(s, bytes);
+  TB_TRY(tb_scratch_begin(s, caller));
+  *region = tb_scratch_take(s, bytes);
+  return TB_OK;
+}
+
+tb_status tb_scratch_end(tb_scratch *s, tb_status st, cudaStream_t stream) {
+  if (s->owned.ptr && st == TB_OK) {
+    const cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+      st = tb_cuda_error(e, "cudaStreamSynchronize(stream)", __FILE__, __LINE__);
+  }
+  tb_buffer_free(&s->owned);
+  s->buf = NULL, s->base = NULL;
+  return st;
+}
+
 tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes) {
   TB_TRY(check_copy("tb_buffer_download", b, host, bytes));
   if (bytes > 0) TB_CUDA_TRY(cudaMemcpy(host, b->ptr, bytes, cudaMemcpyDeviceToHost));

@@ -68,6 +68,35 @@ tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes);
 /* Reserve, then upload: b holds a device copy of host[0, bytes). */
 tb_status tb_buffer_put(tb_buffer *b, const void *host, size_t bytes);
 
+/* The scratch of one call: the one convention of every entry point that
+ * takes `tb_buffer *scratch`. The call lays its regions out twice with
+ * tb_scratch_take, each 256-byte aligned: first to size them (base NULL,
+ * every region NULL), then, after tb_scratch_begin, to place them. Its
+ * memory is the caller's buffer, grown to fit, or for NULL one the call
+ * owns, which tb_scratch_end frees once the stream has finished with it.
+ *
+ *   tb_scratch s = {0};
+ *   lay_out(&s, ...);                  sizing
+ *   TB_TRY(tb_scratch_begin(&s, caller));
+ *   lay_out(&s, ...);                  placing
+ *   return tb_scratch_end(&s, run(...), stream);
+ *
+ * A kernel run function sizes its own part CUB's way (called with scratch
+ * NULL, it sets *scratch_bytes and launches nothing). */
+typedef struct tb_scratch {
+  size_t bytes; /* laid out so far */
+  char *base;   /* NULL while sizing */
+  tb_buffer *buf;
+  tb_buffer owned;
+} tb_scratch;
+
+void *tb_scratch_take(tb_scratch *s, size_t bytes);
+tb_status tb_scratch_begin(tb_scratch *s, tb_buffer *caller);
+/* tb_scratch_begin for a layout of one region of `bytes`, at *region. */
+tb_status tb_scratch_begin_one(tb_scratch *s, tb_buffer *caller, size_t bytes, void **region);
+/* st, or the failure of waiting for the stream before freeing owned memory. */
+tb_status tb_scratch_end(tb_scratch *s, tb_status st, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -231,7 +231,7 @@ struct OpGrid {
       with_op<T>(op, [&](auto o) { return v = grid_verdict<Grid, Boxes<o>>(box), TB_OK; });
     return v;
   }
-  static constexpr tb_grid grid(const char* family) { return {family, list, verdict}; }
+  static constexpr tb_grid grid(const char* family) { return {family, list, verdict, nullptr}; }
 };
 
 // The same for a family without operators.
@@ -239,7 +239,7 @@ template <const auto& Grid, class Boxes>
 struct PlainGrid {
   static int list(tb_op, tb_launch_box* out, int cap) { return grid_list<Grid, Boxes>(out, cap); }
   static tb_box_verdict verdict(tb_op, tb_launch_box box) { return grid_verdict<Grid, Boxes>(box); }
-  static constexpr tb_grid grid(const char* family) { return {family, list, verdict}; }
+  static constexpr tb_grid grid(const char* family) { return {family, list, verdict, nullptr}; }
 };
 
 }  // namespace tb

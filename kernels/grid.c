@@ -10,6 +10,16 @@ static bool before(tb_launch_box a, tb_launch_box b) {
   return a.nt < b.nt || (a.nt == b.nt && a.vt < b.vt);
 }
 
+static int list_none(tb_op op, tb_launch_box *out, int cap) {
+  (void)op, (void)out, (void)cap;
+  return 0;
+}
+static tb_box_verdict verdict_none(tb_op op, tb_launch_box box) {
+  (void)op, (void)box;
+  return TB_BOX_NOT_IN_GRID;
+}
+const tb_grid tb_no_grid = {"none", list_none, verdict_none, NULL};
+
 int tb_grid_list(const tb_grid *const *sets, tb_op op, tb_launch_box *out, int cap) {
   tb_launch_box all[256];
   int n = 0;
@@ -52,6 +62,9 @@ tb_status tb_resolve_box(const char *fn, const tb_grid *const *sets, tb_type typ
     case TB_BOX_RUNS: *out = b; return TB_OK;
     case TB_BOX_NOT_IN_GRID:
       if (!given) break;
+      if (grid->rule)
+        return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: launch box %dx%d is not in the %s grid (%s)",
+                       fn, b.nt, b.vt, grid->family, grid->rule);
       return tb_fail(TB_ERR_INVALID_ARGUMENT,
                      "%s: launch box %dx%d is not in the %s grid (tb_%s_grid lists it)", fn, b.nt,
                      b.vt, grid->family, grid->family);

@@ -33,6 +33,13 @@ enum { TB_KERNEL_SETS = 1 };
         TB_SETS(prefix##double)                                             \
   }
 
+/* The tiles of count items at box: the one tile arithmetic of the launch
+ * code and of the scratch it is sized for. */
+static inline int64_t tb_tiles(int64_t count, tb_launch_box box) {
+  const int64_t tile = (int64_t)box.nt * box.vt;
+  return (count + tile - 1) / tile;
+}
+
 /* What a call at a box would meet. */
 typedef enum tb_box_verdict {
   TB_BOX_RUNS,
@@ -49,9 +56,14 @@ typedef struct tb_grid {
   const char *family; /* "scan": names tb_scan_grid, which lists the boxes */
   int (*list)(tb_op op, tb_launch_box *out, int cap);
   tb_box_verdict (*verdict)(tb_op op, tb_launch_box box);
+  /* The rule a box must meet, where the family runs more boxes than its
+   * list (omp_reduce: any nt); NULL: the list is the rule. */
+  const char *rule;
 } tb_grid;
 
-/* sets: a family's TB_KERNEL_SETS grids for one type. */
+/* sets: a family's TB_KERNEL_SETS grids for one type (a family with one
+ * kernel set gives tb_no_grid as the wide one). */
+extern const tb_grid tb_no_grid;
 
 /* The boxes any set runs for op, in (nt, vt) order, which is the .def's:
  * their count, at most cap written to out. */

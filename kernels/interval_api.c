@@ -102,57 +102,31 @@ static tb_status check_count(const char *fn, const char *name, int64_t n) {
   return TB_OK;
 }
 
-/* Runs f twice: once to size the scratch, once with it (a caller's buffer is
- * grown; NULL: one allocated here and freed after the stream drains). */
-typedef tb_status (*run_fn)(const void *args, void *scratch, size_t *bytes, cudaStream_t stream);
-
-static tb_status with_scratch(run_fn f, const void *args, tb_buffer *scratch,
-                              cudaStream_t stream) {
-  size_t need = 0;
-  TB_TRY(f(args, NULL, &need, stream));
-  tb_buffer owned = {0};
-  tb_buffer *buf = scratch ? scratch : &owned;
-  TB_TRY(tb_buffer_reserve(buf, need));
-  tb_status st = f(args, buf->ptr, &need, stream);
-  if (!scratch) {
-    if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
-  done:
-    tb_buffer_free(&owned);
-  }
-  return st;
-}
-
 /* ---- lbs ------------------------------------------------------------------ */
 
-typedef struct {
-  tb_launch_box box;
-  const int32_t *scan;
-  int num_objects, n_items;
-  int32_t *obj, *rank;
-} lbs_args;
-
-static tb_status lbs_call(const void *p, void *scratch, size_t *bytes, cudaStream_t stream) {
-  const lbs_args *a = p;
-  typedef tb_status (*lbs_fn)(tb_launch_box, const int32_t *, int, int, int32_t *, int32_t *,
-                              void *, size_t *, cudaStream_t);
-  static const lbs_fn kLbs[TB_KERNEL_SETS] = TB_SETS(tb_lbs_run);
-  return kLbs[tb_grid_set_of(kLbsGrids, TB_OP_PLUS, a->box)](
-      a->box, a->scan, a->num_objects, a->n_items, a->obj, a->rank, scratch, bytes, stream);
-}
+typedef tb_status (*lbs_fn)(tb_launch_box, const int32_t *, int, int, int32_t *, int32_t *, void *,
+                            size_t *, cudaStream_t);
+static const lbs_fn kLbs[TB_KERNEL_SETS] = TB_SETS(tb_lbs_run);
 
 tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
                  int32_t *d_rank, const tb_launch_box *box, tb_buffer *scratch,
                  cudaStream_t stream) {
   static const char fn[] = "tb_lbs";
-  lbs_args a = {{0, 0}, d_scan, 0, 0, d_obj, d_rank};
+  tb_launch_box b;
   TB_TRY(check_sizes(fn, d_scan, num_objects, n_items));
   TB_TRY(check_array(fn, "d_obj", d_obj, sizeof(int32_t), n_items));
   TB_TRY(check_array(fn, "d_rank", d_rank, sizeof(int32_t), 0));
   TB_TRY(tb_resolve_box(fn, kLbsGrids, TB_TYPE_COUNT, TB_OP_PLUS, box,
-                        tb_lbs_default_box(num_objects, n_items), &a.box));
+                        tb_lbs_default_box(num_objects, n_items), &b));
   if (n_items == 0) return TB_OK;
-  a.num_objects = (int)num_objects, a.n_items = (int)n_items;
-  return with_scratch(lbs_call, &a, scratch, stream);
+  const lbs_fn run = kLbs[tb_grid_set_of(kLbsGrids, TB_OP_PLUS, b)];
+  const int num = (int)num_objects, n = (int)n_items;
+  size_t bytes = 0;
+  TB_TRY(run(b, d_scan, num, n, d_obj, d_rank, NULL, &bytes, stream));
+  tb_scratch s;
+  void *part;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &part));
+  return tb_scratch_end(&s, run(b, d_scan, num, n, d_obj, d_rank, part, &bytes, stream), stream);
 }
 
 /* ---- intervals ------------------------------------------------------------ */
@@ -162,29 +136,19 @@ typedef struct {
   tb_interval_op op;
   tb_launch_box box;
   const int32_t *gather, *scatter, *scan;
-  int num_objects, n_items;
   const void *in;
   void *out;
   int64_t n_in, n_out;
 } interval_args;
 
-static tb_status interval_call(const void *p, void *scratch, size_t *bytes, cudaStream_t stream) {
-  const interval_args *a = p;
-  typedef tb_status (*expand_fn)(tb_launch_box, const int32_t *, int, int, const void *, void *,
-                                 void *, size_t *, cudaStream_t);
-  typedef tb_status (*move_fn)(tb_interval_op, tb_launch_box, const int32_t *, const int32_t *,
-                               const int32_t *, int, int, const void *, int64_t, void *, int64_t,
+typedef tb_status (*expand_fn)(tb_launch_box, const int32_t *, int, int, const void *, void *,
                                void *, size_t *, cudaStream_t);
-  static const expand_fn kExpand[TB_TYPE_COUNT][TB_KERNEL_SETS] =
-      TB_SETS_PER_TYPE(tb_interval_expand_);
-  static const move_fn kMove[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_interval_move_);
-  const int set = tb_grid_set_of(kIntervalGrids[a->type], TB_OP_PLUS, a->box);
-  if (a->op == TB_INTERVAL_EXPAND)
-    return kExpand[a->type][set](a->box, a->scan, a->num_objects, a->n_items, a->in, a->out,
-                                 scratch, bytes, stream);
-  return kMove[a->type][set](a->op, a->box, a->gather, a->scatter, a->scan, a->num_objects,
-                             a->n_items, a->in, a->n_in, a->out, a->n_out, scratch, bytes, stream);
-}
+typedef tb_status (*move_fn)(tb_interval_op, tb_launch_box, const int32_t *, const int32_t *,
+                             const int32_t *, int, int, const void *, int64_t, void *, int64_t,
+                             void *, size_t *, cudaStream_t);
+static const expand_fn kExpand[TB_TYPE_COUNT][TB_KERNEL_SETS] =
+    TB_SETS_PER_TYPE(tb_interval_expand_);
+static const move_fn kMove[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_interval_move_);
 
 /* The checks and the run every interval call shares; gather / scatter are
  * checked by the caller (NULL where the operation has none). */
@@ -201,15 +165,33 @@ static tb_status interval_run(const char *fn, interval_args *a, int64_t num_obje
   TB_TRY(tb_resolve_box(fn, kIntervalGrids[a->type], a->type, TB_OP_PLUS, box,
                         tb_interval_default_box(a->op, a->type, num_objects, n_items), &a->box));
   if (n_items == 0) return TB_OK;
-  a->num_objects = (int)num_objects, a->n_items = (int)n_items;
-  return with_scratch(interval_call, a, scratch, stream);
+  const int set = tb_grid_set_of(kIntervalGrids[a->type], TB_OP_PLUS, a->box);
+  const int num = (int)num_objects, n = (int)n_items;
+  size_t bytes = 0;
+  tb_scratch s;
+  void *part;
+  if (a->op == TB_INTERVAL_EXPAND) {
+    const expand_fn run = kExpand[a->type][set];
+    TB_TRY(run(a->box, a->scan, num, n, a->in, a->out, NULL, &bytes, stream));
+    TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &part));
+    return tb_scratch_end(&s, run(a->box, a->scan, num, n, a->in, a->out, part, &bytes, stream),
+                          stream);
+  }
+  const move_fn run = kMove[a->type][set];
+  TB_TRY(run(a->op, a->box, a->gather, a->scatter, a->scan, num, n, a->in, a->n_in, a->out,
+             a->n_out, NULL, &bytes, stream));
+  TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &part));
+  return tb_scratch_end(&s,
+                        run(a->op, a->box, a->gather, a->scatter, a->scan, num, n, a->in, a->n_in,
+                            a->out, a->n_out, part, &bytes, stream),
+                        stream);
 }
 
 tb_status tb_interval_expand(tb_type type, const int32_t *d_scan, int64_t num_objects,
                              int64_t n_items, const void *d_values, void *d_out,
                              const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
-  interval_args a = {type, TB_INTERVAL_EXPAND, {0, 0}, NULL, NULL, d_scan, 0, 0,
-                     d_values, d_out, num_objects, n_items};
+  interval_args a = {type,   TB_INTERVAL_EXPAND, {0, 0}, NULL,        NULL,
+                     d_scan, d_values,           d_out,  num_objects, n_items};
   return interval_run("tb_interval_expand", &a, num_objects, n_items, box, scratch, stream);
 }
 
@@ -220,8 +202,8 @@ tb_status tb_interval_move(tb_type type, const int32_t *d_gather, const int32_t 
   static const char fn[] = "tb_interval_move";
   TB_TRY(check_array(fn, "d_gather", d_gather, sizeof(int32_t), n_items));
   TB_TRY(check_array(fn, "d_scatter", d_scatter, sizeof(int32_t), n_items));
-  interval_args a = {type, TB_INTERVAL_MOVE, {0, 0}, d_gather, d_scatter, d_scan, 0, 0,
-                     d_in, d_out, n_in, n_out};
+  interval_args a = {type, TB_INTERVAL_MOVE, {0, 0}, d_gather, d_scatter, d_scan, d_in, d_out, n_in,
+                     n_out};
   return interval_run(fn, &a, num_objects, n_items, box, scratch, stream);
 }
 
@@ -231,8 +213,8 @@ tb_status tb_interval_gather(tb_type type, const int32_t *d_gather, const int32_
                              cudaStream_t stream) {
   static const char fn[] = "tb_interval_gather";
   TB_TRY(check_array(fn, "d_gather", d_gather, sizeof(int32_t), n_items));
-  interval_args a = {type, TB_INTERVAL_GATHER, {0, 0}, d_gather, NULL, d_scan, 0, 0,
-                     d_in, d_out, n_in, n_items};
+  interval_args a = {type,   TB_INTERVAL_GATHER, {0, 0}, d_gather, NULL, d_scan, d_in, d_out, n_in,
+                     n_items};
   return interval_run(fn, &a, num_objects, n_items, box, scratch, stream);
 }
 
@@ -242,8 +224,8 @@ tb_status tb_interval_scatter(tb_type type, const int32_t *d_scatter, const int3
                               cudaStream_t stream) {
   static const char fn[] = "tb_interval_scatter";
   TB_TRY(check_array(fn, "d_scatter", d_scatter, sizeof(int32_t), n_items));
-  interval_args a = {type, TB_INTERVAL_SCATTER, {0, 0}, NULL, d_scatter, d_scan, 0, 0,
-                     d_in, d_out, n_items, n_out};
+  interval_args a = {
+      type, TB_INTERVAL_SCATTER, {0, 0}, NULL, d_scatter, d_scan, d_in, d_out, n_items, n_out};
   return interval_run(fn, &a, num_objects, n_items, box, scratch, stream);
 }
 
@@ -257,16 +239,16 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
   if (!d_scan)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: d_scan is NULL with %lld objects", fn,
                    (long long)num_objects);
-  tb_buffer owned = {0};
-  tb_buffer *buf = scratch ? scratch : &owned;
-  TB_TRY(tb_buffer_reserve(buf, sizeof(uint32_t)));
+  tb_scratch s;
+  void *d_first = NULL;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, sizeof(uint32_t), &d_first));
   uint32_t first = 0;
   int32_t pair[2] = {0, 0}; /* scan[i - 1], scan[i] */
-  tb_status st = tb_offsets_validate_run(d_scan, (int)num_objects, (int)n_items, false, buf->ptr,
-                                         stream);
+  tb_status st =
+      tb_offsets_validate_run(d_scan, (int)num_objects, (int)n_items, false, d_first, stream);
   if (st == TB_OK)
-    TB_CUDA_GOTO(st, done, cudaMemcpyAsync(&first, buf->ptr, sizeof first, cudaMemcpyDeviceToHost,
-                                           stream));
+    TB_CUDA_GOTO(st, done,
+                 cudaMemcpyAsync(&first, d_first, sizeof first, cudaMemcpyDeviceToHost, stream));
   if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
   if (st != TB_OK || first == UINT32_MAX) goto done;
   const int64_t i = first;
@@ -286,6 +268,5 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
                  "%s: scan[%lld] = %d, the last entry, exceeds n_items = %lld (the total is wrong)",
                  fn, (long long)i, pair[1], (long long)n_items);
 done:
-  tb_buffer_free(&owned);
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/omp_reduce_dispatch.h"
-#include "kernels/tuned.h"
-#include "kernels/tilebench.h"
-#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/cuda.h" /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
-
+#include "kernels/grid.h"
+#include "kernels/omp_reduce_dispatch.h"
+#include "kernels/tilebench.h"
+#include "kernels/tuned.h"
 
 static const int kGridNt[] = {64, 128, 256, 512, 1024};
 static const int kGridVt[] = {1, 2, 4, 8};
@@ -32,6 +32,27 @@ int tb_omp_grid(tb_launch_box *out, int cap) {
 /* From the generated table (kernels/tuned/): the best geometric mean over
  * the clauses swept. */
 tb_launch_box tb_omp_default_box(void) { return tb_tuned_box(TB_TUNED_OMP, TB_INT32, 0); }
+
+/* The kernels take any block size of 1..1024 (the sweep measures the list
+ * above) at the vts they are compiled for: one kernel set. */
+static int omp_list(tb_op op, tb_launch_box *out, int cap) {
+  (void)op;
+  return tb_omp_grid(out, cap);
+}
+static tb_box_verdict omp_verdict(tb_op op, tb_launch_box box) {
+  (void)op;
+  if (box.nt < 1 || box.nt > 1024) return TB_BOX_NOT_IN_GRID;
+  for (int j = 0; j < kVts; ++j)
+    if (box.vt == kGridVt[j]) return TB_BOX_RUNS;
+  return TB_BOX_NOT_IN_GRID;
+}
+static const tb_grid kOmpGrid = {"omp_reduce", omp_list, omp_verdict,
+                                 "nt 1..1024, vt one of 1, 2, 4, 8"};
+#ifdef TB_WIDE_SET
+static const tb_grid *const kOmpGrids[TB_KERNEL_SETS] = {&kOmpGrid, &tb_no_grid};
+#else
+static const tb_grid *const kOmpGrids[TB_KERNEL_SETS] = {&kOmpGrid};
+#endif
 
 /* The generated callbacks' device addresses, per device (each device loads
  * the module on its own), read once: reading a symbol costs more than a
@@ -80,11 +101,6 @@ static tb_status resolve_callbacks(const char *fn, const tb_omp_callbacks *given
   return TB_OK;
 }
 
-static tb_status sync_stream(cudaStream_t stream) {
-  TB_CUDA_TRY(cudaStreamSynchronize(stream));
-  return TB_OK;
-}
-
 /* Checks the variables and packs them into the kernels' clause. */
 static tb_status make_clause(const char *fn, const tb_omp_var *vars, int num_vars, int64_t n,
                              tb_omp_clause *clause) {
@@ -113,23 +129,6 @@ static tb_status make_clause(const char *fn, const tb_omp_var *vars, int num_var
     clause->code[v] = tb_omp_code(x->type, x->op);
   }
   return TB_OK;
-}
-
-static tb_status resolve_box(const tb_launch_box *box, tb_launch_box *out) {
-  if (!box || (box->nt == 0 && box->vt == 0)) {
-    *out = tb_omp_default_box();
-    return TB_OK;
-  }
-  if (box->nt < 1 || box->nt > 1024)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: block size nt = %d is not in 1..1024",
-                   box->nt);
-  for (int j = 0; j < kVts; ++j)
-    if (box->vt == kGridVt[j]) {
-      *out = *box;
-      return TB_OK;
-    }
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_omp_reduce: vt = %d is not one of 1, 2, 4, 8",
-                 box->vt);
 }
 
 /* num_blocks, or one block per resident slot, but no more blocks than tiles. */
@@ -173,7 +172,7 @@ tb_status tb_omp_reduce(const tb_omp_var *vars, int num_vars, int64_t n, tb_omp_
   bool generated = false;
   if (method == TB_OMP_TREE) TB_TRY(resolve_callbacks(fn, callbacks, &cb, &generated));
   tb_launch_box b = {0, 0};
-  TB_TRY(resolve_box(box, &b));
+  TB_TRY(tb_resolve_box(fn, kOmpGrids, TB_TYPE_COUNT, TB_OP_PLUS, box, tb_omp_default_box(), &b));
   if (num_blocks < 0 || num_blocks > INT32_MAX)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: num_blocks = %lld does not fit a grid (0..%d)", fn,
                    (long long)num_blocks, INT32_MAX);
@@ -181,17 +180,14 @@ tb_status tb_omp_reduce(const tb_omp_var *vars, int num_vars, int64_t n, tb_omp_
 
   int64_t blocks = 0;
   TB_TRY(choose_blocks(&clause, vars, method, generated, b, n, num_blocks, &blocks));
-  tb_buffer owned = {0};
-  tb_buffer *partials = scratch ? scratch : &owned;
-  if (method == TB_OMP_TREE)
-    TB_TRY(tb_buffer_reserve(partials, (size_t)blocks * tb_omp_partial_bytes()));
-  tb_status st = tb_omp_launch(&clause, n, method, b.nt, b.vt, blocks, &cb, generated,
-                               partials->ptr, stream);
-  if (!scratch) {
-    if (st == TB_OK) st = sync_stream(stream);
-    tb_buffer_free(&owned);
-  }
-  return st;
+  /* The tree method's partials, one per block (atomics need none). */
+  const size_t bytes = method == TB_OMP_TREE ? (size_t)blocks * tb_omp_partial_bytes() : 0;
+  tb_scratch s;
+  void *partials = NULL;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &partials));
+  return tb_scratch_end(
+      &s, tb_omp_launch(&clause, n, method, b.nt, b.vt, blocks, &cb, generated, partials, stream),
+      stream);
 }
 
 /* Whether a lane mask suits a warp algorithm (see tb_omp_warp_reduce). */
@@ -226,12 +222,11 @@ tb_status tb_omp_warp_reduce(const tb_omp_var *vars, int num_vars, const uint32_
       return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: warp %d: mask 0x%08x does not suit version %d",
                      fn, w, h_masks[w], version);
 
-  tb_buffer masks = {0};
+  tb_scratch s;
+  void *d_masks = NULL;
   const size_t bytes = (size_t)num_warps * sizeof(uint32_t);
-  tb_status st = tb_buffer_alloc(&masks, bytes);
-  if (st == TB_OK) st = tb_buffer_upload(&masks, h_masks, bytes);
-  if (st == TB_OK) st = tb_omp_launch_warps(&clause, masks.ptr, num_warps, version, &cb, stream);
-  if (st == TB_OK) st = sync_stream(stream);
-  tb_buffer_free(&masks);
-  return st;
+  TB_TRY(tb_scratch_begin_one(&s, NULL, bytes, &d_masks));
+  tb_status st = tb_buffer_upload(s.buf, h_masks, bytes);
+  if (st == TB_OK) st = tb_omp_launch_warps(&clause, d_masks, num_warps, version, &cb, stream);
+  return tb_scratch_end(&s, st, stream);
 }

@@ -51,33 +51,25 @@ static tb_status check_common(const char *fn, tb_type type, tb_op op, const void
   return TB_OK;
 }
 
-/* The scratch of a call: what the kernels need, then one slot for the total
- * when the caller wants it on the host only. */
-typedef struct {
-  tb_buffer *buf;
-  tb_buffer owned;
-} scratch_t;
-
-static tb_status scratch_reserve(scratch_t *s, tb_buffer *caller, size_t bytes) {
-  memset(&s->owned, 0, sizeof s->owned);
-  s->buf = caller ? caller : &s->owned;
-  return tb_buffer_reserve(s->buf, bytes);
-}
-
-static const size_t kTotalSlot = 256; /* keeps the kernels' part 256-byte aligned */
-
 typedef tb_status (*reduce_fn)(tb_op, tb_launch_box, const void *, int64_t, void *, void *,
                                size_t *, cudaStream_t);
 typedef tb_status (*scan_fn)(tb_op, tb_scan_kind, tb_scan_algo, tb_launch_box, const void *,
                              void *, int64_t, void *, void *, size_t *, cudaStream_t);
 
+/* The scratch of a call (core/cuda.h): what the kernels need, then a slot
+ * for the total when the caller wants it on the host only. */
+typedef struct {
+  size_t kernel_bytes, total_bytes;
+  void *kernel, *total;
+} layout;
+
+static void lay_out(tb_scratch *s, layout *l) {
+  l->kernel = tb_scratch_take(s, l->kernel_bytes);
+  l->total = tb_scratch_take(s, l->total_bytes);
+}
+
 static const reduce_fn kReduce[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_reduce_);
 static const scan_fn kScan[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_scan_);
-
-static tb_status sync_stream(cudaStream_t stream) {
-  TB_CUDA_TRY(cudaStreamSynchronize(stream));
-  return TB_OK;
-}
 
 /* Copies the device total to the host once the stream reaches it. */
 static tb_status fetch_total(void *h_total, const void *d_total, size_t bytes, cudaStream_t stream) {
@@ -97,19 +89,16 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
                         tb_reduce_default_box(type), &b));
 
   const reduce_fn run = kReduce[type][tb_grid_set_of(kReduceGrids[type], op, b)];
-  size_t need = 0;
-  TB_TRY(run(op, b, d_in, n, d_total, NULL, &need, stream));
-  scratch_t s;
-  TB_TRY(scratch_reserve(&s, scratch, need + kTotalSlot));
-  char *base = s.buf->ptr;
-  void *total = d_total ? d_total : base + need;
-  tb_status st = run(op, b, d_in, n, total, base, &need, stream);
+  layout l = {.total_bytes = d_total ? 0 : tb_type_size(type)};
+  TB_TRY(run(op, b, d_in, n, d_total, NULL, &l.kernel_bytes, stream));
+  tb_scratch s = {0};
+  lay_out(&s, &l);
+  TB_TRY(tb_scratch_begin(&s, scratch));
+  lay_out(&s, &l);
+  void *total = d_total ? d_total : l.total;
+  tb_status st = run(op, b, d_in, n, total, l.kernel, &l.kernel_bytes, stream);
   if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
-  if (!scratch) {
-    if (st == TB_OK) st = sync_stream(stream);
-    tb_buffer_free(&s.owned);
-  }
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }
 
 tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, const void *d_in,
@@ -130,17 +119,14 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
                         &b));
 
   const scan_fn run = kScan[type][tb_grid_set_of(kScanGrids[type], op, b)];
-  size_t need = 0;
-  TB_TRY(run(op, kind, algo, b, d_in, d_out, n, d_total, NULL, &need, stream));
-  scratch_t s;
-  TB_TRY(scratch_reserve(&s, scratch, need + kTotalSlot));
-  char *base = s.buf->ptr;
-  void *total = d_total ? d_total : h_total ? base + need : NULL;
-  tb_status st = run(op, kind, algo, b, d_in, d_out, n, total, base, &need, stream);
+  layout l = {.total_bytes = !d_total && h_total ? tb_type_size(type) : 0};
+  TB_TRY(run(op, kind, algo, b, d_in, d_out, n, d_total, NULL, &l.kernel_bytes, stream));
+  tb_scratch s = {0};
+  lay_out(&s, &l);
+  TB_TRY(tb_scratch_begin(&s, scratch));
+  lay_out(&s, &l);
+  void *total = d_total ? d_total : h_total ? l.total : NULL;
+  tb_status st = run(op, kind, algo, b, d_in, d_out, n, total, l.kernel, &l.kernel_bytes, stream);
   if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
-  if (!scratch) {
-    if (st == TB_OK) st = sync_stream(stream);
-    tb_buffer_free(&s.owned);
-  }
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }

@@ -421,11 +421,13 @@ carry_fold_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
 // values too (runs_pay).
 constexpr int64_t kRunsBelowLength = 4096;
 
-// The per-tile carries in scratch: values, row-0 partials, row-0 indices
-// (sized by the tuned set's tb_seg_status_bytes_<type>).
-[[maybe_unused]] size_t carries_bytes(int tiles) {
+// The per-tile carries in scratch: values, row-0 partials, row-0 indices.
+size_t carries_bytes(int tiles) {
   return 2 * round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }
+size_t status_bytes(int tiles) { return round_up(RunStatusArray<T>::bytes(tiles)); }
+// The csr and apply runs take either core: scratch for both.
+size_t core_bytes(int tiles) { return std::max(status_bytes(tiles), carries_bytes(tiles)); }
 TileCarries<T> carries_of(void* p, int tiles) {
   char* b = static_cast<char*>(p);
   const size_t values = round_up(sizeof(T) * size_t(tiles));
@@ -493,8 +495,13 @@ bool runs_pay(int count, int num_segments) {
 
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
-                  int count, const int* limits, void* scratch, T* out, cudaStream_t stream) {
-  const int tiles = int(ceil_div(count, NT * VT));
+                  int count, const int* limits, void* scratch, size_t* scratch_bytes, T* out,
+                  cudaStream_t stream) {
+  const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
+  if (!scratch) {
+    *scratch_bytes = core_bytes(tiles);
+    return TB_OK;
+  }
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
@@ -521,9 +528,13 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
 }
 
 template <tb_op OP, int NT, int VT>
-tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits,
-                    int num_segments, int count, void* scratch, T* out, cudaStream_t stream) {
-  const int tiles = int(ceil_div(count, NT * VT));
+tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits, int num_segments,
+                    int count, void* scratch, size_t* scratch_bytes, T* out, cudaStream_t stream) {
+  const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
+  if (!scratch) {
+    *scratch_bytes = core_bytes(tiles);
+    return TB_OK;
+  }
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
@@ -547,8 +558,12 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
 
 template <tb_op OP, int NT, int VT>
 tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out, T* values_out,
-                     int* d_num, void* scratch, cudaStream_t stream) {
-  const int tiles = int(ceil_div(count, NT * VT));
+                     int* d_num, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
+  if (!scratch) {
+    *scratch_bytes = status_bytes(tiles);
+    return TB_OK;
+  }
   if (tiles == 0) {
     if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int), stream));
     return TB_OK;
@@ -595,27 +610,29 @@ tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* 
 extern "C" tb_status TB_EXPORT(tb_seg_csr_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
                                             const int32_t* d_csr, const int32_t* d_sources,
                                             int num_segments, int count, const int32_t* d_limits,
-                                            void* status, void* d_out, cudaStream_t stream) {
+                                            void* scratch, size_t* scratch_bytes, void* d_out,
+                                            cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
     return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, count, d_limits, status,
-                                    out, stream);
+      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, count, d_limits, scratch,
+                                    scratch_bytes, out, stream);
     });
   });
 }
 
 extern "C" tb_status TB_EXPORT(tb_seg_apply_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
                                               const int32_t* d_codes, const int32_t* d_limits,
-                                              int num_segments, int count, void* status,
-                                              void* d_out, cudaStream_t stream) {
+                                              int num_segments, int count, void* scratch,
+                                              size_t* scratch_bytes, void* d_out,
+                                              cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
     return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      return apply_run<o, b.NT, b.VT>(in, d_codes, d_limits, num_segments, count, status, out,
-                                      stream);
+      return apply_run<o, b.NT, b.VT>(in, d_codes, d_limits, num_segments, count, scratch,
+                                      scratch_bytes, out, stream);
     });
   });
 }
@@ -624,14 +641,15 @@ extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box bo
                                                       const int32_t* d_keys, const void* d_values,
                                                       int count, int32_t* d_keys_out,
                                                       void* d_values_out, int32_t* d_num,
-                                                      void* status, cudaStream_t stream) {
+                                                      void* scratch, size_t* scratch_bytes,
+                                                      cudaStream_t stream) {
   using namespace tb;
   const T* values = static_cast<const T*>(d_values);
   T* out = static_cast<T*>(d_values_out);
   return with_op<T>(op, [&](auto o) {
     return with_box<kGrid, ByKeyBoxes<o>>(box, [&](auto b) {
-      return by_key_run<o, b.NT, b.VT>(d_keys, values, count, d_keys_out, out, d_num, status,
-                                       stream);
+      return by_key_run<o, b.NT, b.VT>(d_keys, values, count, d_keys_out, out, d_num, scratch,
+                                       scratch_bytes, stream);
     });
   });
 }
@@ -647,12 +665,6 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
   return with_op<T>(op, [&](auto o) {
     return fill_run<o>(d_rank, num_segments, d_num2, tmp, out, stream);
   });
-}
-
-extern "C" size_t TB_CAT(tb_seg_status_bytes_, TB_ELEM)(int tiles) {
-  using namespace tb;
-  // The one-pass kernels' status words, or the tile core's carries.
-  return std::max(round_up(RunStatusArray<T>::bytes(tiles)), carries_bytes(tiles));
 }
 #endif
 

@@ -14,25 +14,22 @@
 
 /* ---- per-type kernels ------------------------------------------------------ */
 
+/* Each run sizes its scratch when given none (core/cuda.h). */
 typedef struct per_type {
-  tb_status (*csr)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *,
-                   const int32_t *, int, int, const int32_t *, void *, void *, cudaStream_t);
-  tb_status (*apply)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *,
-                     const int32_t *, int, int, void *, void *, cudaStream_t);
-  tb_status (*by_key)(tb_op, tb_launch_box, const int32_t *, const void *, int, int32_t *,
-                      void *, int32_t *, void *, cudaStream_t);
+  tb_status (*csr)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
+                   int, int, const int32_t *, void *, size_t *, void *, cudaStream_t);
+  tb_status (*apply)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
+                     int, int, void *, size_t *, void *, cudaStream_t);
+  tb_status (*by_key)(tb_op, tb_launch_box, const int32_t *, const void *, int, int32_t *, void *,
+                      int32_t *, void *, size_t *, cudaStream_t);
   tb_status (*fill)(tb_op, const int32_t *, int, const int32_t *, const void *, void *,
                     cudaStream_t);
-  size_t (*status_bytes)(int);
 } per_type;
 
-/* [type][kernel set] (kernels/grid.h); the fill and the status size are
- * box-free, in the tuned set. */
-#define TB_KERNELS(T, S)                                                                  \
-  {                                                                                       \
-    tb_seg_csr_##T##S, tb_seg_apply_##T##S, tb_seg_reduce_by_key_##T##S, tb_seg_fill_##T, \
-        tb_seg_status_bytes_##T                                                           \
-  }
+/* [type][kernel set] (kernels/grid.h); the fill is box-free, in the tuned
+ * set. */
+#define TB_KERNELS(T, S) \
+  { tb_seg_csr_##T##S, tb_seg_apply_##T##S, tb_seg_reduce_by_key_##T##S, tb_seg_fill_##T }
 #ifdef TB_WIDE_SET
 #define TB_PER_TYPE(T) \
   { TB_KERNELS(T, ), TB_KERNELS(T, _wide) }
@@ -60,7 +57,7 @@ static const per_type *kernels_of(tb_type t, tb_op op, tb_launch_box box) {
 typedef tb_status (*codes_fn)(tb_launch_box, const int32_t *, int, int, const int32_t *, int32_t *,
                               cudaStream_t);
 typedef tb_status (*key_runs_fn)(tb_launch_box, const int32_t *, int, int32_t *, int32_t *,
-                                 int32_t *, int32_t *, void *, cudaStream_t);
+                                 int32_t *, int32_t *, void *, size_t *, cudaStream_t);
 static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = TB_SETS(tb_seg_prep_grid);
 static const codes_fn kCodes[TB_KERNEL_SETS] = TB_SETS(tb_seg_csr_codes_run);
 static const key_runs_fn kKeyRuns[TB_KERNEL_SETS] = TB_SETS(tb_seg_key_runs_run);
@@ -139,49 +136,33 @@ static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_seg
 
 /* ---- scratch ----------------------------------------------------------------- */
 
-/* Regions carved from one buffer, each 256-byte aligned. */
-typedef struct carve {
-  size_t bytes;
-  char *base; /* NULL while sizing */
-} carve;
-
-static void *take(carve *c, size_t bytes) {
-  void *p = c->base ? c->base + c->bytes : NULL;
-  c->bytes += (bytes + 255) / 256 * 256;
-  return p;
-}
-
-/* Sizes the layout with layout(c) (base NULL), reserves, lays it out again. */
+/* The scratch of a reduction over CSR, in one buffer (core/cuda.h): the
+ * tiles' limits (unless a plan holds them), the kernels' own part, and with
+ * support_empty the compacted results and (unless planned) the CSR2
+ * prepass's arrays and its scan's scratch. */
 typedef struct reduce_layout {
+  int tiles, num_segments;
+  size_t elem, kernel_bytes, scan_bytes;
+  bool empty, indirect, planned;
   int32_t *limits, *rank, *csr2, *sources2, *num2;
-  void *status, *tmp, *scan;
-  size_t scan_bytes;
+  void *kernel, *tmp, *scan;
 } reduce_layout;
 
-/* planned: a plan holds the limits and the CSR2 ranks, so only the
- * per-call regions are laid out. */
-static void lay_out(carve *c, reduce_layout *l, int tiles, int num_segments, size_t elem,
-                    size_t status_bytes, bool empty, bool indirect, bool planned) {
-  const size_t scan_bytes = l->scan_bytes;
-  *l = (reduce_layout){0};
-  l->scan_bytes = scan_bytes;
-  l->limits = planned ? NULL : take(c, sizeof(int32_t) * ((size_t)tiles + 1));
-  l->status = take(c, status_bytes);
-  if (!empty) return;
-  l->tmp = take(c, elem * (size_t)num_segments);
-  if (planned) return;
-  l->rank = take(c, sizeof(int32_t) * (size_t)num_segments);
-  l->csr2 = take(c, sizeof(int32_t) * (size_t)num_segments);
-  l->sources2 = indirect ? take(c, sizeof(int32_t) * (size_t)num_segments) : NULL;
-  l->num2 = take(c, 2 * sizeof(int32_t)); /* count, malformed */
-  l->scan = take(c, l->scan_bytes);
+static void lay_out(tb_scratch *s, reduce_layout *l) {
+  const size_t segment_ints = sizeof(int32_t) * (size_t)l->num_segments;
+  l->limits = l->planned ? NULL : tb_scratch_take(s, sizeof(int32_t) * ((size_t)l->tiles + 1));
+  l->kernel = tb_scratch_take(s, l->kernel_bytes);
+  l->tmp = l->empty ? tb_scratch_take(s, l->elem * (size_t)l->num_segments) : NULL;
+  const bool prepass = l->empty && !l->planned;
+  l->rank = prepass ? tb_scratch_take(s, segment_ints) : NULL;
+  l->csr2 = prepass ? tb_scratch_take(s, segment_ints) : NULL;
+  l->sources2 = prepass && l->indirect ? tb_scratch_take(s, segment_ints) : NULL;
+  l->num2 = prepass ? tb_scratch_take(s, 2 * sizeof(int32_t)) : NULL; /* count, malformed */
+  l->scan = prepass ? tb_scratch_take(s, l->scan_bytes) : NULL;
 }
 
-static tb_status with_scratch(tb_buffer *scratch, tb_buffer *owned, carve *c) {
-  tb_buffer *buf = scratch ? scratch : owned;
-  TB_TRY(tb_buffer_reserve(buf, c->bytes > 0 ? c->bytes : 1));
-  c->base = buf->ptr;
-  c->bytes = 0;
+static tb_status zero_async(void *p, size_t bytes, cudaStream_t stream) {
+  TB_CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
   return TB_OK;
 }
 
@@ -203,52 +184,44 @@ typedef struct csr_problem {
 static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scratch,
                          cudaStream_t stream) {
   const per_type *k = kernels_of(p->type, p->op, box);
-  const int tile = box.nt * box.vt;
-  const int tiles = (int)(((int64_t)p->count + tile - 1) / tile);
-  reduce_layout l = {0};
+  reduce_layout l = {.tiles = (int)tb_tiles(p->count, box),
+                     .num_segments = p->num_segments,
+                     .elem = tb_type_size(p->type),
+                     .empty = p->support_empty,
+                     .indirect = p->sources != NULL};
+  TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, p->count, NULL, NULL,
+                &l.kernel_bytes, NULL, stream));
   if (p->support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL,
                            RANK_SCAN, NULL, &l.scan_bytes, stream));
-  carve c = {0, NULL};
-  lay_out(&c, &l, tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(tiles),
-          p->support_empty, p->sources != NULL, false);
-  tb_buffer owned = {0};
-  tb_status st = with_scratch(scratch, &owned, &c);
-  if (st != TB_OK) return st;
-  lay_out(&c, &l, tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(tiles),
-          p->support_empty, p->sources != NULL, false);
+  tb_scratch s = {0};
+  lay_out(&s, &l);
+  TB_TRY(tb_scratch_begin(&s, scratch));
+  lay_out(&s, &l);
 
+  tb_status st = TB_OK;
   if (p->count == 0) {
     st = k->fill(p->op, NULL, p->num_segments, NULL, NULL, p->out, stream);
   } else if (!p->support_empty) {
-    st = tb_seg_partition_run(p->csr, p->num_segments, NULL, p->count, tile, l.limits, stream);
+    st = tb_seg_partition_run(p->csr, p->num_segments, NULL, p->count, box, l.limits, stream);
     if (st == TB_OK)
       st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, p->count, l.limits,
-                  l.status, p->out, stream);
+                  l.kernel, &l.kernel_bytes, p->out, stream);
   } else {
     st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.rank, l.csr2,
                          l.sources2, l.num2, RANK_SCAN, l.scan, &l.scan_bytes, stream);
     if (st == TB_OK)
-      st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, tile, l.limits,
-                                stream);
+      st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, box, l.limits, stream);
     /* The tile core's fix-up folds carries into results the tiles wrote; on
      * a malformed CSR a tile may not have written one, so the compacted
      * results start defined. */
-    if (st == TB_OK)
-      TB_CUDA_GOTO(st, done, cudaMemsetAsync(l.tmp, 0, tb_type_size(p->type) *
-                                                           (size_t)p->num_segments, stream));
+    if (st == TB_OK) st = zero_async(l.tmp, l.elem * (size_t)p->num_segments, stream);
     if (st == TB_OK)
       st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, p->count, l.limits,
-                  l.status, l.tmp, stream);
+                  l.kernel, &l.kernel_bytes, l.tmp, stream);
     if (st == TB_OK) st = k->fill(p->op, l.rank, p->num_segments, l.num2, l.tmp, p->out, stream);
   }
-  /* The owned buffer's free waits for the work queued on it. */
-  if (owned.ptr) {
-    if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
-  }
-done:
-  tb_buffer_free(&owned);
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }
 
 tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
@@ -337,22 +310,19 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
   TB_TRY(
       tb_resolve_box(fn, kByKeyGrids[type], type, op, box, tb_reduce_by_key_default_box(type), &b));
   const per_type *k = &kKernels[type][tb_grid_set_of(kByKeyGrids[type], op, b)];
-  const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
-  carve c = {0, NULL};
-  void *status = take(&c, tb_seg_count_status_bytes(tiles) + k->status_bytes(tiles));
-  int32_t *num = take(&c, sizeof(int32_t));
-  tb_buffer owned = {0};
-  TB_TRY(with_scratch(scratch, &owned, &c));
-  status = take(&c, tb_seg_count_status_bytes(tiles) + k->status_bytes(tiles));
-  num = take(&c, sizeof(int32_t));
+  size_t bytes = 0;
+  TB_TRY(k->by_key(op, b, NULL, NULL, (int)count, NULL, NULL, NULL, NULL, &bytes, stream));
+  tb_scratch s = {0};
+  void *status = tb_scratch_take(&s, bytes);
+  int32_t *num = tb_scratch_take(&s, sizeof(int32_t));
+  TB_TRY(tb_scratch_begin(&s, scratch));
+  status = tb_scratch_take(&s, bytes);
+  num = tb_scratch_take(&s, sizeof(int32_t));
   int32_t *d_num = d_num_segments ? d_num_segments : num;
   tb_status st = k->by_key(op, b, d_keys, d_values, (int)count, d_keys_out, d_values_out, d_num,
-                           status, stream);
+                           status, &bytes, stream);
   if (st == TB_OK && h_num_segments) st = num_to_host(d_num, h_num_segments, stream);
-  if (st == TB_OK && owned.ptr) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
-done:
-  tb_buffer_free(&owned);
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }
 
 /* ---- preprocess + apply ------------------------------------------------------------ */
@@ -377,33 +347,35 @@ void tb_seg_plan_free(tb_seg_plan *plan) {
   free(plan);
 }
 
-/* Allocates the plan and its device memory, with `extra` bytes at *extra_ptr
- * for what only the preprocessing needs. */
+/* Allocates the plan and its device memory, with regions of extra[i] bytes
+ * at *extra_ptr[i] for what only the preprocessing needs. */
+enum { kMaxExtra = 2 };
+static void plan_lay_out(tb_seg_plan *p, tb_scratch *s, const size_t *extra, void **extra_ptr) {
+  p->limits = tb_scratch_take(s, sizeof(int32_t) * ((size_t)p->tiles + 1));
+  p->codes = tb_scratch_take(s, sizeof(int32_t) * (size_t)p->tiles * (size_t)p->box.nt);
+  p->rank = p->support_empty ? tb_scratch_take(s, sizeof(int32_t) * (size_t)p->num_segments) : NULL;
+  p->num2 =
+      p->support_empty ? tb_scratch_take(s, 2 * sizeof(int32_t)) : NULL; /* count, malformed */
+  for (int i = 0; i < kMaxExtra; ++i) extra_ptr[i] = tb_scratch_take(s, extra[i]);
+}
+
 static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int count,
-                          int num_segments, bool support_empty, size_t extra, void **extra_ptr,
-                          tb_seg_plan **out) {
+                          int num_segments, bool support_empty, const size_t *extra,
+                          void **extra_ptr, tb_seg_plan **out) {
   tb_seg_plan *p = calloc(1, sizeof *p);
   if (!p) return tb_fail(TB_ERR_OUT_OF_MEMORY, "tb_seg_plan: out of host memory");
   p->kind = kind, p->type = type, p->box = box, p->count = count;
   p->num_segments = num_segments, p->support_empty = support_empty;
-  p->tiles = (int)(((int64_t)count + box.nt * box.vt - 1) / (box.nt * box.vt));
-  carve c = {0, NULL};
-  for (int pass = 0; pass < 2; ++pass) {
-    c.bytes = 0;
-    p->limits = take(&c, sizeof(int32_t) * ((size_t)p->tiles + 1));
-    p->codes = take(&c, sizeof(int32_t) * (size_t)p->tiles * (size_t)box.nt);
-    p->rank = support_empty ? take(&c, sizeof(int32_t) * (size_t)num_segments) : NULL;
-    p->num2 = support_empty ? take(&c, 2 * sizeof(int32_t)) : NULL; /* count, malformed */
-    *extra_ptr = take(&c, extra);
-    if (pass == 0) {
-      tb_status st = tb_buffer_alloc(&p->mem, c.bytes);
-      if (st != TB_OK) {
-        free(p);
-        return st;
-      }
-      c.base = p->mem.ptr;
-    }
+  p->tiles = (int)tb_tiles(count, box);
+  /* The plan owns its memory: the scratch layout over p->mem, never ended. */
+  tb_scratch s = {0};
+  plan_lay_out(p, &s, extra, extra_ptr);
+  const tb_status st = tb_scratch_begin(&s, &p->mem);
+  if (st != TB_OK) {
+    free(p);
+    return st;
   }
+  plan_lay_out(p, &s, extra, extra_ptr);
   *out = p;
   return TB_OK;
 }
@@ -427,23 +399,22 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
                            RANK_SCAN, NULL, &scan_bytes, stream));
   /* The CSR2 array and the scan's scratch live only while preprocessing. */
-  const size_t extra = support_empty ? sizeof(int32_t) * (size_t)num_segments + 256 + scan_bytes : 0;
+  const size_t extra[kMaxExtra] = {support_empty ? sizeof(int32_t) * (size_t)num_segments : 0,
+                                   support_empty ? scan_bytes : 0};
+  void *extra_ptr[kMaxExtra];
   tb_seg_plan *p = NULL;
-  void *scratch = NULL;
-  TB_TRY(plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, extra, &scratch,
-                  &p));
-  const int tile = b.nt * b.vt;
+  TB_TRY(
+      plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, extra, extra_ptr, &p));
   const int32_t *csr = d_csr;
   tb_status st = TB_OK;
   if (support_empty) {
-    int32_t *csr2 = scratch;
-    void *scan = (char *)csr2 + (sizeof(int32_t) * (size_t)num_segments + 255) / 256 * 256;
+    int32_t *csr2 = extra_ptr[0];
     st = tb_seg_csr2_run(d_csr, NULL, p->num_segments, p->count, p->rank, csr2, NULL, p->num2,
-                         RANK_SCAN, scan, &scan_bytes, stream);
+                         RANK_SCAN, extra_ptr[1], &scan_bytes, stream);
     csr = csr2;
   }
   if (st == TB_OK && p->count > 0)
-    st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, tile, p->limits, stream);
+    st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, b, p->limits, stream);
   if (st == TB_OK && p->count > 0)
     st = kCodes[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)](b, csr, p->num_segments, p->count,
                                                            p->limits, p->codes, stream);
@@ -491,18 +462,18 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
   TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, tb_segreduce_default_box(type), &b));
-  const int tiles = (int)((count + b.nt * b.vt - 1) / (b.nt * b.vt));
-  const size_t status_bytes = tb_seg_count_status_bytes(tiles);
+  const key_runs_fn key_runs = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)];
+  size_t extra[kMaxExtra] = {0, 0};
+  TB_TRY(key_runs(b, NULL, (int)count, NULL, NULL, NULL, NULL, NULL, &extra[0], stream));
+  void *extra_ptr[kMaxExtra];
   tb_seg_plan *p = NULL;
-  void *status = NULL;
-  TB_TRY(plan_new(PLAN_BY_KEY, type, b, (int)count, (int)count, false, status_bytes, &status,
-                  &p));
-  tb_status st = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)](
-      b, d_keys, p->count, p->limits, p->codes, d_keys_out, d_num_segments, status, stream);
+  TB_TRY(plan_new(PLAN_BY_KEY, type, b, (int)count, (int)count, false, extra, extra_ptr, &p));
+  tb_status st = key_runs(b, d_keys, p->count, p->limits, p->codes, d_keys_out, d_num_segments,
+                          extra_ptr[0], &extra[0], stream);
   /* The run count bounds the apply's outputs and gives the average run
    * length, which picks its core. */
   int64_t runs = 0;
-  if (st == TB_OK) st = num_to_host(p->limits + tiles, &runs, stream);
+  if (st == TB_OK) st = num_to_host(p->limits + p->tiles, &runs, stream);
   if (st == TB_OK && h_num_segments) *h_num_segments = runs;
   if (st == TB_OK) p->num_segments = (int)runs;
   if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
@@ -529,32 +500,33 @@ static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind k
 static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,
                            tb_buffer *scratch, cudaStream_t stream) {
   const per_type *k = kernels_of(p->type, op, p->box);
-  reduce_layout l = {0};
-  carve c = {0, NULL};
-  lay_out(&c, &l, p->tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(p->tiles),
-          p->support_empty, false, true);
-  tb_buffer owned = {0};
-  TB_TRY(with_scratch(scratch, &owned, &c));
-  lay_out(&c, &l, p->tiles, p->num_segments, tb_type_size(p->type), k->status_bytes(p->tiles),
-          p->support_empty, false, true);
+  reduce_layout l = {.tiles = p->tiles,
+                     .num_segments = p->num_segments,
+                     .elem = tb_type_size(p->type),
+                     .empty = p->support_empty,
+                     .planned = true};
+  TB_TRY(k->apply(op, p->box, in, NULL, NULL, p->num_segments, p->count, NULL, &l.kernel_bytes,
+                  NULL, stream));
+  tb_scratch s = {0};
+  lay_out(&s, &l);
+  TB_TRY(tb_scratch_begin(&s, scratch));
+  lay_out(&s, &l);
+
   tb_status st = TB_OK;
   if (p->count == 0) {
     if (p->kind != PLAN_BY_KEY) st = k->fill(op, NULL, p->num_segments, NULL, NULL, d_out, stream);
   } else if (!p->support_empty) {
-    st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
-                  d_out, stream);
+    st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.kernel,
+                  &l.kernel_bytes, d_out, stream);
   } else {
     /* A malformed CSR's fill gives the identity without reading the
      * compacted results, which its tiles may not all have written. */
     if (!p->malformed)
-      st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.status,
-                    l.tmp, stream);
+      st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.kernel,
+                    &l.kernel_bytes, l.tmp, stream);
     if (st == TB_OK) st = k->fill(op, p->rank, p->num_segments, p->num2, l.tmp, d_out, stream);
   }
-  if (st == TB_OK && owned.ptr) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
-done:
-  tb_buffer_free(&owned);
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }
 
 tb_status tb_segreduce_apply(const tb_seg_plan *plan, tb_op op, const void *d_in, void *d_out,
@@ -606,10 +578,10 @@ tb_status tb_segreduce_validate(const int32_t *d_csr, int64_t num_segments, int6
   static const char fn[] = "tb_segreduce_validate";
   TB_TRY(check_csr(fn, d_csr, num_segments, count, "count", "num_segments"));
   if (d_cols) TB_TRY(check_size(fn, "x_len", x_len, 0));
-  tb_buffer owned = {0};
-  tb_buffer *buf = scratch ? scratch : &owned;
-  TB_TRY(tb_buffer_reserve(buf, 2 * sizeof(uint32_t)));
-  uint32_t *d_bad = buf->ptr, bad[2] = {UINT32_MAX, UINT32_MAX};
+  tb_scratch s;
+  void *region = NULL;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, 2 * sizeof(uint32_t), &region));
+  uint32_t *d_bad = region, bad[2] = {UINT32_MAX, UINT32_MAX};
   tb_status st = tb_offsets_validate_run(d_csr, (int)num_segments, (int)count, !support_empty,
                                          d_bad, stream);
   if (st == TB_OK && d_cols) st = tb_seg_cols_validate_run(d_cols, (int)count, (int)x_len, d_bad + 1, stream);
@@ -642,6 +614,5 @@ tb_status tb_segreduce_validate(const int32_t *d_csr, int64_t num_segments, int6
                    bad[1], col, (long long)x_len);
   }
 done:
-  tb_buffer_free(&owned);
-  return st;
+  return tb_scratch_end(&s, st, stream);
 }

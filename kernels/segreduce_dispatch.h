@@ -3,11 +3,13 @@
  * checked the arguments. Sizes arrive as int (the API rejects anything past
  * INT32_MAX); every box has been checked against the grid.
  *
- * Device arrays of a run, for a tile size NT*VT and tiles = ceil(count / tile):
+ * Device arrays of a run, for tiles = tb_tiles(count, box):
  *   limits: tiles + 1 ints, the segment of each tile's first item (bit 31:
  *           it continues from an earlier tile), limits[tiles] = segments;
  *   codes:  tiles * NT ints, one per thread of the preprocessed form;
- *   status: the per-tile carries, tb_seg_status_bytes_<type>(tiles). */
+ *   scratch: what a run needs besides (the per-tile carries or status
+ *           words); each run sizes it CUB's way: called with scratch NULL, it
+ *           sets *scratch_bytes and launches nothing (core/cuda.h). */
 #ifndef TB_KERNELS_SEGREDUCE_DISPATCH_H
 #define TB_KERNELS_SEGREDUCE_DISPATCH_H
 
@@ -37,11 +39,11 @@ typedef struct tb_seg_inputs {
 
 /* ---- segreduce_prep.cu ---- */
 
-/* limits for the tiles of `tile` items over count items; segments come from
+/* limits for the tiles of count items at box; segments come from
  * *d_num_segments when given (the CSR2 count, on the device), num_segments
  * otherwise. */
 tb_status tb_seg_partition_run(const int32_t *d_csr, int num_segments,
-                               const int32_t *d_num_segments, int count, int tile,
+                               const int32_t *d_num_segments, int count, tb_launch_box box,
                                int32_t *d_limits, cudaStream_t stream);
 /* CSR -> CSR2: d_rank[s] = non-empty segments before s, d_csr2 their start
  * offsets (d_sources2 their sources, when d_sources is given), d_num2[0] how
@@ -65,16 +67,14 @@ TB_SEG_CODES(tb_seg_csr_codes_run_wide)
 #undef TB_SEG_CODES
 /* The runs of equal adjacent keys, preprocessed: limits, codes, the first
  * key of each run (d_keys_out, may be NULL) and the run count (d_num, may be
- * NULL; limits[tiles] has it too). status: tb_seg_count_status_bytes(tiles),
- * zeroed here. */
+ * NULL; limits[tiles] has it too). */
 #define TB_SEG_KEY_RUNS(name)                                                            \
   tb_status name(tb_launch_box box, const int32_t *d_keys, int count, int32_t *d_limits, \
-                 int32_t *d_codes, int32_t *d_keys_out, int32_t *d_num, void *status,    \
-                 cudaStream_t stream);
+                 int32_t *d_codes, int32_t *d_keys_out, int32_t *d_num, void *scratch,   \
+                 size_t *scratch_bytes, cudaStream_t stream);
 TB_SEG_KEY_RUNS(tb_seg_key_runs_run)
 TB_SEG_KEY_RUNS(tb_seg_key_runs_run_wide)
 #undef TB_SEG_KEY_RUNS
-size_t tb_seg_count_status_bytes(int tiles);
 /* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
@@ -83,25 +83,24 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 
 /* csr: the whole reduction over CSR (direct, or indirect with d_sources),
  * from limits. apply: the same from codes (direct only). reduce_by_key: in
- * one pass; its status is the same area as csr's (tb_seg_count_status_bytes
- * + tb_seg_status_bytes_<type>), of which it uses 16 bytes per tile.
- * fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty ones
- * (every s when d_rank is NULL). */
+ * one pass. fill: out[s] = tmp[rank[s]] for non-empty s, the identity for
+ * empty ones (every s when d_rank is NULL). */
 #define TB_SEG_DECLARE(name)                                                                       \
   tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,                \
                               const int32_t *d_csr, const int32_t *d_sources, int num_segments,    \
-                              int count, const int32_t *d_limits, void *status, void *d_out,       \
-                              cudaStream_t stream);                                                \
+                              int count, const int32_t *d_limits, void *scratch,                   \
+                              size_t *scratch_bytes, void *d_out, cudaStream_t stream);            \
   tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,              \
                                 const int32_t *d_codes, const int32_t *d_limits, int num_segments, \
-                                int count, void *status, void *d_out, cudaStream_t stream);        \
-  tb_status tb_seg_reduce_by_key_##name(                                                           \
-      tb_op op, tb_launch_box box, const int32_t *d_keys, const void *d_values, int count,         \
-      int32_t *d_keys_out, void *d_values_out, int32_t *d_num, void *status, cudaStream_t stream); \
+                                int count, void *scratch, size_t *scratch_bytes, void *d_out,      \
+                                cudaStream_t stream);                                              \
+  tb_status tb_seg_reduce_by_key_##name(tb_op op, tb_launch_box box, const int32_t *d_keys,        \
+                                        const void *d_values, int count, int32_t *d_keys_out,      \
+                                        void *d_values_out, int32_t *d_num, void *scratch,         \
+                                        size_t *scratch_bytes, cudaStream_t stream);               \
   tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_rank, int num_segments,                  \
                                const int32_t *d_num2, const void *d_tmp, void *d_out,              \
                                cudaStream_t stream);                                               \
-  size_t tb_seg_status_bytes_##name(int tiles);                                                    \
   extern const tb_grid tb_seg_grid_##name, tb_rbk_grid_##name;
 TB_SEG_DECLARE(int32)
 TB_SEG_DECLARE(int64)

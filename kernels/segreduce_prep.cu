@@ -145,12 +145,13 @@ using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDU
 
 #ifndef TB_GRID_WIDE  // box-free: the tuned set has them
 extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments,
-                                          const int32_t* d_num_segments, int count, int tile,
-                                          int32_t* d_limits, cudaStream_t stream) {
+                                          const int32_t* d_num_segments, int count,
+                                          tb_launch_box box, int32_t* d_limits,
+                                          cudaStream_t stream) {
   using namespace tb;
-  const int tiles = int(ceil_div(count, tile));
+  const int tiles = int(tb_tiles(count, box));
   partition_kernel<<<grid_of(32 * (int64_t(tiles) + 1)), kThreads, 0, stream>>>(
-      d_csr, num_segments, d_num_segments, count, tile, tiles, d_limits);
+      d_csr, num_segments, d_num_segments, count, box.nt * box.vt, tiles, d_limits);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
@@ -184,7 +185,7 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, cons
                                                          cudaStream_t stream) {
   using namespace tb;
   return with_box<kGrid, Boxes>(box, [&](auto b) {
-    const int tiles = int(ceil_div(count, b.NT * b.VT));
+    const int tiles = int(tb_tiles(count, box));
     if (tiles == 0) return TB_OK;
     csr_codes_kernel<b.NT, b.VT><<<tiles, b.NT, 0, stream>>>(d_csr, num_segments, count,
                                                              d_limits, d_codes);
@@ -193,28 +194,27 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, cons
   });
 }
 
-#ifndef TB_GRID_WIDE
-extern "C" size_t tb_seg_count_status_bytes(int tiles) {
-  return tb::round_up(tb::TileStatusArray<int>::bytes(tiles));
-}
-#endif
-
 extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const int32_t* d_keys,
                                                         int count, int32_t* d_limits,
                                                         int32_t* d_codes, int32_t* d_keys_out,
-                                                        int32_t* d_num, void* status,
+                                                        int32_t* d_num, void* scratch,
+                                                        size_t* scratch_bytes,
                                                         cudaStream_t stream) {
   using namespace tb;
+  const int tiles = int(tb_tiles(count, box));
+  if (!scratch) {
+    *scratch_bytes = round_up(TileStatusArray<int>::bytes(tiles));
+    return TB_OK;
+  }
   return with_box<kGrid, Boxes>(box, [&](auto b) {
-    const int tiles = int(ceil_div(count, b.NT * b.VT));
     if (tiles == 0) {
       TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));
       if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int32_t), stream));
       return TB_OK;
     }
     TileStatusArray<int> counts;
-    counts.bind(status, tiles);
-    TB_CUDA_TRY(cudaMemsetAsync(status, 0, TileStatusArray<int>::status_bytes(tiles), stream));
+    counts.bind(scratch, tiles);
+    TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
     key_runs_kernel<b.NT, b.VT><<<tiles, b.NT, 0, stream>>>(d_keys, count, counts, d_limits,
                                                             d_codes, d_keys_out, d_num);
     TB_CUDA_TRY(cudaGetLastError());

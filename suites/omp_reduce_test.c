@@ -550,12 +550,13 @@ static void test_bad_input(void) {
   EXPECT(tb_omp_reduce(vars, 2, 1000, (tb_omp_method)7, NULL, NULL, 0, NULL, 0), R,
          "unknown method 7");
   const tb_launch_box big = {1025, 1}, zero_nt = {0, 4}, odd_vt = {256, 3};
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &big, 0, NULL, 0), R,
-         "block size nt = 1025", "is not in 1..1024");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &zero_nt, 0, NULL, 0), R,
-         "block size nt = 0", "is not in 1..1024");
+  static const char rule[] = "is not in the omp_reduce grid (nt 1..1024, vt one of 1, 2, 4, 8)";
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &big, 0, NULL, 0), R, "launch box 1025x1",
+         rule);
+  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &zero_nt, 0, NULL, 0), R, "launch box 0x4",
+         rule);
   EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &odd_vt, 0, NULL, 0), R,
-         "vt = 3", "is not one of 1, 2, 4, 8");
+         "launch box 256x3", rule);
 
   tb_omp_var broken[2] = {vars[0], vars[1]};
   broken[1].d_in = NULL;
