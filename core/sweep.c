@@ -160,6 +160,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   register_all();
   int rc = tb_bench_main(nargs, args);
   tb_l2_flush_release();
+  tb_sweep_inputs_release();
   free(args);
   if (tb_bench_failures() > 0)
     fprintf(stderr, "%s: %d benchmark(s) failed\n", suite, tb_bench_failures());

@@ -24,6 +24,7 @@
 
 #include "core/bench.h"
 #include "core/meta.h"
+#include "core/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,29 @@ int64_t tb_sweep_max(int64_t full, int64_t quick);
  * sweep's validations (the output they download); NULL, with a message,
  * when it cannot be had. */
 void *tb_sweep_host_buffer(size_t bytes);
+
+/* ---- inputs ---------------------------------------------------------------
+ * Random arrays on the host and the device, drawn once and shared by every
+ * benchmark of a sweep that needs them: a prefix serves smaller sizes. Kept
+ * per (type, op, draw, slot) until they would take more than a quarter of
+ * the device's memory, then the least recently used go first; the sweep
+ * runtime releases them when the run ends. */
+
+typedef enum tb_sweep_draw {
+  TB_DRAW_EXACT, /* tb_fill_random for op (core/rng.h): every reference exact */
+  TB_DRAW_UNIT,  /* uniform reals in [-1, 1), float types; op unused */
+} tb_sweep_draw;
+
+typedef struct tb_sweep_input {
+  const void *host, *dev;
+  int64_t cap; /* elements */
+} tb_sweep_input;
+
+/* Array `slot` (0, 1, ...: several arrays of one kind live at once) of
+ * (t, op, draw) with at least cap elements, into *out. */
+tb_status tb_sweep_input_get(tb_type t, tb_op op, tb_sweep_draw draw, int slot, int64_t cap,
+                             tb_sweep_input *out);
+void tb_sweep_inputs_release(void);
 
 #ifdef __cplusplus
 }

@@ -70,15 +70,10 @@ typedef struct {
   bool placed; /* gather / scatter built */
 } problem;
 
-typedef struct {
-  tb_type t;
-  int64_t values_cap, in_cap;
-  void *values, *in; /* random bits, host */
-  tb_buffer d_values, d_in;
-} inputs;
-
 static problem prob = {.n = -1};
-static inputs data = {.t = TB_TYPE_COUNT};
+/* The current benchmark's values (expand: one per object) and input (the
+ * moves: one per item), of its type; any data suits a move. */
+static struct { tb_sweep_input values, in; } data;
 static struct {
   algorithm alg;
   tb_type t;
@@ -180,37 +175,9 @@ static tb_status problem_get(int64_t n, int seg, bool placed) {
   return TB_OK;
 }
 
-static void inputs_release(void) {
-  free(data.values), free(data.in);
-  tb_buffer_free(&data.d_values), tb_buffer_free(&data.d_in);
-  memset(&data, 0, sizeof data);
-  data.t = TB_TYPE_COUNT;
-}
-
-static void fill_bits(tb_rng *r, void *dst, size_t bytes) {
-  unsigned char *p = dst;
-  for (size_t i = 0; i < bytes; i += 8) {
-    const uint64_t x = tb_rng_next(r);
-    memcpy(p + i, &x, bytes - i < 8 ? bytes - i : 8);
-  }
-}
-
-/* Random bits of type t: values[0, num) and in[0, n), regenerated when the
- * type changes or more is needed. */
 static tb_status inputs_get(tb_type t, int64_t num, int64_t n) {
-  if (data.t == t && data.values_cap >= num && data.in_cap >= n) return TB_OK;
-  inputs_release();
-  const size_t sz = tb_type_size(t);
-  data.values = malloc(num * sz), data.in = malloc(n * sz);
-  if (!data.values || !data.in) return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: inputs");
-  tb_rng r;
-  tb_rng_seed(&r, 0xda7a0000u + (uint64_t)t);
-  fill_bits(&r, data.values, num * sz);
-  fill_bits(&r, data.in, n * sz);
-  TB_TRY(tb_buffer_put(&data.d_values, data.values, num * sz));
-  TB_TRY(tb_buffer_put(&data.d_in, data.in, n * sz));
-  data.t = t, data.values_cap = num, data.in_cap = n;
-  return TB_OK;
+  TB_TRY(tb_sweep_input_get(t, TB_OP_MAX, TB_DRAW_EXACT, 0, num, &data.values));
+  return tb_sweep_input_get(t, TB_OP_MAX, TB_DRAW_EXACT, 1, n, &data.in);
 }
 
 static size_t out_size(const bench_case *c) {
@@ -230,19 +197,21 @@ static tb_status reference_get(const bench_case *c) {
   switch (c->alg) {
     case ALG_LBS: TB_TRY(tb_cpu_lbs(prob.scan, num, n, ref.want)); break;
     case ALG_EXPAND:
-      TB_TRY(tb_cpu_interval_expand(t, prob.scan, num, n, data.values, ref.want));
+      TB_TRY(tb_cpu_interval_expand(t, prob.scan, num, n, data.values.host, ref.want));
       break;
     case ALG_MOVE:
-      TB_TRY(tb_cpu_interval_move(t, prob.gather, prob.scatter, prob.scan, num, n, data.in,
+      TB_TRY(tb_cpu_interval_move(t, prob.gather, prob.scatter, prob.scan, num, n, data.in.host,
                                   ref.want));
       break;
     case ALG_MOVE_INORDER:
-      TB_TRY(tb_cpu_interval_move(t, prob.scan, prob.scan, prob.scan, num, n, data.in, ref.want));
+      TB_TRY(
+          tb_cpu_interval_move(t, prob.scan, prob.scan, prob.scan, num, n, data.in.host, ref.want));
       break;
     case ALG_GATHER:
-      TB_TRY(tb_cpu_interval_gather(t, prob.gather, prob.scan, num, n, data.in, ref.want));
+      TB_TRY(tb_cpu_interval_gather(t, prob.gather, prob.scan, num, n, data.in.host, ref.want));
       break;
-    default: TB_TRY(tb_cpu_interval_scatter(t, prob.scatter, prob.scan, num, n, data.in, ref.want));
+    default:
+      TB_TRY(tb_cpu_interval_scatter(t, prob.scatter, prob.scan, num, n, data.in.host, ref.want));
   }
   ref.alg = c->alg, ref.t = c->t, ref.n = c->n, ref.seg = c->seg;
   return TB_OK;
@@ -259,7 +228,7 @@ static tb_status batches_get(const bench_case *c) {
   const int32_t *gather = c->alg == ALG_SCATTER ? NULL : inorder ? prob.d_scan.ptr : prob.d_gather.ptr;
   const int32_t *scatter = c->alg == ALG_GATHER ? NULL : inorder ? prob.d_scan.ptr : prob.d_scatter.ptr;
   TB_TRY(tb_cub_batches_make(&batches, c->t, gather, scatter, prob.d_scan.ptr, prob.num, c->n,
-                             data.d_in.ptr, d_out.ptr, 0));
+                             data.in.dev, d_out.ptr, 0));
   batches_for.alg = c->alg, batches_for.t = c->t, batches_for.n = c->n, batches_for.seg = c->seg;
   return TB_OK;
 }
@@ -271,27 +240,27 @@ static tb_status launch(void *arg) {
   if (c->which == IMPL_BASELINE) {
     if (c->alg == ALG_LBS) return tb_thrust_lbs(scan, num, n, d_out.ptr, 0);
     if (c->alg == ALG_EXPAND)
-      return tb_thrust_interval_expand(c->t, scan, num, n, data.d_values.ptr, d_out.ptr,
+      return tb_thrust_interval_expand(c->t, scan, num, n, data.values.dev, d_out.ptr,
                                        &thrust_scratch, 0);
     return tb_cub_batches_copy(&batches, &scratch, 0);
   }
   switch (c->alg) {
     case ALG_LBS: return tb_lbs(scan, num, n, d_out.ptr, NULL, &c->box, &scratch, 0);
     case ALG_EXPAND:
-      return tb_interval_expand(c->t, scan, num, n, data.d_values.ptr, d_out.ptr, &c->box,
-                                &scratch, 0);
+      return tb_interval_expand(c->t, scan, num, n, data.values.dev, d_out.ptr, &c->box, &scratch,
+                                0);
     case ALG_MOVE:
-      return tb_interval_move(c->t, gather, scatter, scan, num, n, data.d_in.ptr, n, d_out.ptr, n,
+      return tb_interval_move(c->t, gather, scatter, scan, num, n, data.in.dev, n, d_out.ptr, n,
                               &c->box, &scratch, 0);
     case ALG_MOVE_INORDER:
-      return tb_interval_move(c->t, scan, scan, scan, num, n, data.d_in.ptr, n, d_out.ptr, n,
-                              &c->box, &scratch, 0);
+      return tb_interval_move(c->t, scan, scan, scan, num, n, data.in.dev, n, d_out.ptr, n, &c->box,
+                              &scratch, 0);
     case ALG_GATHER:
-      return tb_interval_gather(c->t, gather, scan, num, n, data.d_in.ptr, n, d_out.ptr, &c->box,
+      return tb_interval_gather(c->t, gather, scan, num, n, data.in.dev, n, d_out.ptr, &c->box,
                                 &scratch, 0);
     default:
-      return tb_interval_scatter(c->t, scatter, scan, num, n, data.d_in.ptr, d_out.ptr, n,
-                                 &c->box, &scratch, 0);
+      return tb_interval_scatter(c->t, scatter, scan, num, n, data.in.dev, d_out.ptr, n, &c->box,
+                                 &scratch, 0);
   }
 }
 
@@ -390,7 +359,6 @@ static void register_all(void) {
 int main(int argc, char **argv) {
   const int rc = tb_sweep_main(argc, argv, "interval", register_all);
   problem_release();
-  inputs_release();
   free(ref.want);
   tb_cub_batches_free(&batches);
   tb_buffer_free(&d_out), tb_buffer_free(&scratch), tb_buffer_free(&thrust_scratch);

@@ -41,38 +41,10 @@ typedef struct {
 
 static int64_t max_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
 
-/* ---- inputs: kMaxVars arrays per type at the largest size, drawn for plus
- * (exact sums; min and max are exact on any data) and made on first use. */
-
-typedef struct {
-  void *host;
-  tb_buffer dev;
-} array;
-
-static array pool[TB_TYPE_COUNT][kMaxVars];
-
-static const array *input(tb_type t, int v) {
-  array *a = &pool[t][v];
-  if (a->host) return a;
-  const size_t bytes = (size_t)max_n() * tb_type_size(t);
-  a->host = malloc(bytes);
-  if (!a->host) {
-    tb_fail(TB_ERR_OUT_OF_MEMORY, "omp_reduce_bench: %zu host bytes", bytes);
-    return NULL;
-  }
-  tb_rng r;
-  tb_rng_seed(&r, 0x0e4du * (uint64_t)(t * kMaxVars + v + 1));
-  tb_fill_random(&r, t, TB_OP_PLUS, a->host, max_n());
-  if (tb_buffer_alloc(&a->dev, bytes) != TB_OK || tb_buffer_upload(&a->dev, a->host, bytes) != TB_OK) {
-    free(a->host), a->host = NULL;
-    return NULL;
-  }
-  return a;
-}
-
-static void release_inputs(void) {
-  for (int t = 0; t < TB_TYPE_COUNT; ++t)
-    for (int v = 0; v < kMaxVars; ++v) free(pool[t][v].host), tb_buffer_free(&pool[t][v].dev);
+/* Variable v's input: drawn for plus (exact sums; min and max are exact on
+ * any data), one array per variable so that a clause reads distinct data. */
+static tb_status input(tb_type t, int v, tb_sweep_input *out) {
+  return tb_sweep_input_get(t, TB_OP_PLUS, TB_DRAW_EXACT, v, max_n(), out);
 }
 
 /* The CPU's reduction of variable v of (t, op) over n, from the identity;
@@ -87,9 +59,9 @@ static tb_status reference(tb_type t, tb_op op, int v, int64_t n, tb_value *out)
       *out = cache[i].value;
       return TB_OK;
     }
-  const array *a = input(t, v);
-  if (!a) return TB_ERR_OUT_OF_MEMORY;
-  tb_cpu_omp_var ref = {t, op, a->host, tb_identity(t, op)};
+  tb_sweep_input in;
+  TB_TRY(input(t, v, &in));
+  tb_cpu_omp_var ref = {t, op, in.host, tb_identity(t, op)};
   TB_TRY(tb_cpu_omp_reduce(&ref, 1, n));
   if (used < kCache) cache[used++] = (entry){t, op, v, n, ref.value};
   *out = ref.value;
@@ -143,14 +115,12 @@ static void run(tb_bench_state *st, void *arg) {
   int64_t bytes = 0;
   tb_status s = tb_buffer_reserve(&results, kMaxVars * sizeof(tb_value));
   for (int v = 0; s == TB_OK && v < c->set.k; ++v) {
-    const array *a = input(c->set.t[v], v);
-    if (!a) {
-      s = TB_ERR_OUT_OF_MEMORY;
-      break;
-    }
+    tb_sweep_input in;
+    s = input(c->set.t[v], v, &in);
+    if (s != TB_OK) break;
     /* Results sit one tb_value apart, each aligned for its type. */
-    x.vars[v] = (tb_omp_var){c->set.t[v], c->set.op[v], a->dev.ptr,
-                             (char *)results.ptr + v * sizeof(tb_value)};
+    x.vars[v] =
+        (tb_omp_var){c->set.t[v], c->set.op[v], in.dev, (char *)results.ptr + v * sizeof(tb_value)};
     bytes += c->n * (int64_t)tb_type_size(c->set.t[v]);
   }
   if (s == TB_OK) s = validate(&x, &results);
@@ -218,8 +188,4 @@ static void register_all(void) {
   for (int k = 2; k <= kMaxVars; ++k) add_set(mixed(k));
 }
 
-int main(int argc, char **argv) {
-  const int rc = tb_sweep_main(argc, argv, "omp_reduce", register_all);
-  release_inputs();
-  return rc;
-}
+int main(int argc, char **argv) { return tb_sweep_main(argc, argv, "omp_reduce", register_all); }

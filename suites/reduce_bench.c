@@ -5,14 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cuda.h" /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/sweep.h"
+#include "core/types.h"
 #include "core/validate.h"
 #include "cpuref/reduce_scan.h"
 #include "kernels/tilebench.h"
-#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
-#include "core/types.h"
 #include "suites/baselines/cub.h"
-#include "suites/sweep_data.h"
 
 typedef enum { IMPL_TB, IMPL_CUB } impl;
 
@@ -42,16 +41,18 @@ static tb_status launch(void *p) {
 }
 
 /* The CPU's total for the current (type, op, n), computed once. */
-static tb_value reference(const tb_sweep_data *d, int64_t n) {
+static tb_value reference(const bench_case *c, const void *in) {
   static tb_type t = TB_TYPE_COUNT;
   static tb_op op = TB_OP_COUNT;
   static int64_t cached_n = -1;
   static tb_value total;
-  if (t != d->t || op != d->op || cached_n != n) {
+  if (t != c->t || op != c->op || cached_n != c->n) {
     memset(&total, 0, sizeof total);
-    if (tb_type_is_float(d->t)) tb_cpu_reduce_f64(d->t, d->op, d->host, n, &total.f64, NULL);
-    else tb_cpu_reduce(d->t, d->op, d->host, n, &total);
-    t = d->t, op = d->op, cached_n = n;
+    if (tb_type_is_float(c->t))
+      tb_cpu_reduce_f64(c->t, c->op, in, c->n, &total.f64, NULL);
+    else
+      tb_cpu_reduce(c->t, c->op, in, c->n, &total);
+    t = c->t, op = c->op, cached_n = c->n;
   }
   return total;
 }
@@ -59,12 +60,13 @@ static tb_value reference(const tb_sweep_data *d, int64_t n) {
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   static tb_buffer scratch, total;
-  const tb_sweep_data *d = tb_sweep_data_get(c->t, c->op, max_n());
-  if (!d || tb_buffer_reserve(&total, sizeof(double)) != TB_OK) {
+  tb_sweep_input in;
+  if (tb_sweep_input_get(c->t, c->op, TB_DRAW_EXACT, 0, max_n(), &in) != TB_OK ||
+      tb_buffer_reserve(&total, sizeof(double)) != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
     return;
   }
-  launch_ctx x = {c, d->dev.ptr, total.ptr, &scratch};
+  launch_ctx x = {c, in.dev, total.ptr, &scratch};
 
   /* Validate once: exact, since the data keeps every partial result exact. */
   tb_value got;
@@ -74,7 +76,7 @@ static void run(tb_bench_state *st, void *arg) {
            (long long)c->n, c->box.nt, c->box.vt);
   tb_status s = launch(&x);
   if (s == TB_OK) s = tb_buffer_download(&total, &got, tb_type_size(c->t));
-  if (s == TB_OK) s = tb_compare_value(c->t, got, reference(d, c->n), 0.0, what);
+  if (s == TB_OK) s = tb_compare_value(c->t, got, reference(c, in.host), 0.0, what);
   if (s != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
     return;
@@ -115,8 +117,4 @@ static void register_all(void) {
       }
 }
 
-int main(int argc, char **argv) {
-  const int rc = tb_sweep_main(argc, argv, "reduce", register_all);
-  tb_sweep_data_release();
-  return rc;
-}
+int main(int argc, char **argv) { return tb_sweep_main(argc, argv, "reduce", register_all); }

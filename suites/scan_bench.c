@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cuda.h" /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/sweep.h"
+#include "core/types.h"
 #include "core/validate.h"
 #include "cpuref/reduce_scan.h"
 #include "kernels/tilebench.h"
-#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
-#include "core/types.h"
 #include "suites/baselines/cub.h"
-#include "suites/sweep_data.h"
 
 typedef enum { IMPL_TB, IMPL_CUB } impl;
 
@@ -46,22 +45,22 @@ static tb_status launch(void *p) {
 
 /* The CPU's scan of the current (type, op, kind, n), computed once: as type
  * t for integers, in higher precision (double) for floats. */
-static const void *reference(const tb_sweep_data *d, tb_scan_kind kind, int64_t n) {
+static const void *reference(const bench_case *c, const void *in) {
   static tb_type t = TB_TYPE_COUNT;
   static tb_op op = TB_OP_COUNT;
   static tb_scan_kind k;
   static int64_t cached_n = -1;
   static void *want;
-  if (t != d->t || op != d->op || k != kind || cached_n != n) {
+  if (t != c->t || op != c->op || k != c->kind || cached_n != c->n) {
     free(want);
-    want = malloc((size_t)n * sizeof(double));
+    want = malloc((size_t)c->n * sizeof(double));
     if (!want) return NULL;
-    const bool inclusive = kind == TB_SCAN_INCLUSIVE;
-    if (tb_type_is_float(d->t))
-      tb_cpu_scan_f64(d->t, d->op, inclusive, d->host, want, n, NULL, NULL, NULL);
+    const bool inclusive = c->kind == TB_SCAN_INCLUSIVE;
+    if (tb_type_is_float(c->t))
+      tb_cpu_scan_f64(c->t, c->op, inclusive, in, want, c->n, NULL, NULL, NULL);
     else
-      tb_cpu_scan(d->t, d->op, inclusive, d->host, want, n, NULL);
-    t = d->t, op = d->op, k = kind, cached_n = n;
+      tb_cpu_scan(c->t, c->op, inclusive, in, want, c->n, NULL);
+    t = c->t, op = c->op, k = c->kind, cached_n = c->n;
   }
   return want;
 }
@@ -70,18 +69,19 @@ static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   static tb_buffer scratch, out;
   const size_t sz = tb_type_size(c->t);
-  const tb_sweep_data *d = tb_sweep_data_get(c->t, c->op, max_n());
-  void *got = d ? tb_sweep_host_buffer((size_t)c->n * sz) : NULL;
+  tb_sweep_input in;
+  const bool have = tb_sweep_input_get(c->t, c->op, TB_DRAW_EXACT, 0, max_n(), &in) == TB_OK;
+  void *got = have ? tb_sweep_host_buffer((size_t)c->n * sz) : NULL;
   if (!got || tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
     return;
   }
-  const void *want = reference(d, c->kind, c->n);
+  const void *want = reference(c, in.host);
   if (!want) {
     tb_bench_skip_with_error(st, "out of host memory for validation");
     return;
   }
-  launch_ctx x = {c, d->dev.ptr, out.ptr, &scratch};
+  launch_ctx x = {c, in.dev, out.ptr, &scratch};
 
   /* Validate once, on a poisoned output: exact, since the data keeps every
    * prefix exact. */
@@ -146,8 +146,4 @@ static void register_all(void) {
       }
 }
 
-int main(int argc, char **argv) {
-  const int rc = tb_sweep_main(argc, argv, "scan", register_all);
-  tb_sweep_data_release();
-  return rc;
-}
+int main(int argc, char **argv) { return tb_sweep_main(argc, argv, "scan", register_all); }

@@ -130,32 +130,10 @@ static tb_status problem_get(int64_t n, int seg) {
   return tb_buffer_put(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
 }
 
-/* ---- the values: one array per type at the sweep's largest size ---- */
+/* ---- the values: small integers (tb_fill_random for plus), so that every
+ * partial sum of a segment is exact in float and double, in any order ---- */
 
-/* Small integers (tb_fill_random for plus over max_n() items): every partial
- * sum of a segment is exact in float and double, in any order. A prefix
- * serves the smaller sizes. Kept for all four types (1.5 GiB at 2^26), so
- * that each is drawn once. */
-static struct {
-  void *host;
-  tb_buffer dev;
-} values[TB_TYPE_COUNT];
-
-static tb_status values_get(tb_type t) {
-  if (values[t].host) return TB_OK;
-  const size_t bytes = (size_t)max_n() * tb_type_size(t);
-  values[t].host = malloc(bytes);
-  if (!values[t].host) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %zu bytes", bytes);
-  tb_rng r;
-  tb_rng_seed(&r, 0xda7a5e00u + (uint64_t)t);
-  tb_fill_random(&r, t, TB_OP_PLUS, values[t].host, max_n());
-  return tb_buffer_put(&values[t].dev, values[t].host, bytes);
-}
-
-static void values_release(void) {
-  for (int t = 0; t < TB_TYPE_COUNT; ++t) free(values[t].host), tb_buffer_free(&values[t].dev);
-  memset(values, 0, sizeof values);
-}
+static tb_sweep_input values; /* the current benchmark's type, set by run() */
 
 /* ---- the CPU's answer for (family, type, n, seg), kept for its benchmarks ---- */
 
@@ -181,7 +159,7 @@ static tb_status reference_get(const bench_case *c) {
   const size_t cap = by_key(c->alg) ? (size_t)c->n : (size_t)prob.num;
   ref.values = malloc(cap * tb_type_size(c->t));
   if (!ref.values) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: reference");
-  const void *in = values[c->t].host;
+  const void *in = values.host;
   if (by_key(c->alg)) {
     ref.keys = malloc(sizeof(int32_t) * cap);
     if (!ref.keys) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: reference keys");
@@ -208,7 +186,7 @@ static tb_seg_plan *plan; /* the apply rows': made before validation, freed afte
 
 static tb_status launch(void *arg) {
   const bench_case *c = arg;
-  const void *in = values[c->t].dev.ptr;
+  const void *in = values.dev;
   const int32_t *csr = prob.d_csr.ptr, *keys = prob.d_keys.ptr;
   const tb_op plus = TB_OP_PLUS;
   switch (c->alg) {
@@ -285,7 +263,7 @@ static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   const size_t sz = tb_type_size(c->t);
   tb_status s = problem_get(c->n, c->seg);
-  if (s == TB_OK) s = values_get(c->t);
+  if (s == TB_OK) s = tb_sweep_input_get(c->t, TB_OP_PLUS, TB_DRAW_EXACT, 0, max_n(), &values);
   if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)prob.num * sz);
   if (s == TB_OK) s = tb_buffer_reserve(&d_keys_out, (size_t)prob.num * sizeof(int32_t));
   if (s == TB_OK) s = tb_buffer_reserve(&d_num, sizeof(int32_t));
@@ -347,7 +325,6 @@ static void register_all(void) {
 int main(int argc, char **argv) {
   const int rc = tb_sweep_main(argc, argv, "segreduce", register_all);
   problem_release();
-  values_release();
   free(ref.values), free(ref.keys);
   tb_buffer_free(&d_out), tb_buffer_free(&d_keys_out), tb_buffer_free(&d_num);
   tb_buffer_free(&scratch);

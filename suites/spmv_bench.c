@@ -130,47 +130,14 @@ static tb_status matrix_get(int index) {
   return tb_buffer_put(&mat.d_cols, mat.m.col, sizeof(int32_t) * (size_t)mat.m.nnz);
 }
 
-/* ---- values and x: uniform in [-1, 1], one pair of arrays per type ---- */
+/* ---- values and x: uniform reals in [-1, 1), the current benchmark's type ---- */
 
-/* Drawn for the largest matrix seen so far (a prefix serves the others), the
- * same draws rounded to float and kept as double, so both types are live. */
-static struct {
-  int64_t values_cap, x_cap;
-  void *values, *x;
-  tb_buffer d_values, d_x;
-} data[TB_TYPE_COUNT];
-
-static void data_release(void) {
-  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    free(data[t].values), free(data[t].x);
-    tb_buffer_free(&data[t].d_values), tb_buffer_free(&data[t].d_x);
-  }
-  memset(data, 0, sizeof data);
-}
-
-static void fill_unit(tb_type t, uint64_t seed, void *dst, int64_t n) {
-  tb_rng r;
-  tb_rng_seed(&r, seed);
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = 2 * tb_rng_unit(&r) - 1;
-    if (t == TB_FLOAT) ((float *)dst)[i] = (float)v;
-    else ((double *)dst)[i] = v;
-  }
-}
+/* The same draws for both types (float holds them rounded). */
+static struct { tb_sweep_input values, x; } data;
 
 static tb_status data_get(tb_type t, int64_t nnz, int64_t cols) {
-  if (data[t].values_cap >= nnz && data[t].x_cap >= cols) return TB_OK;
-  const size_t s = tb_type_size(t);
-  free(data[t].values), free(data[t].x);
-  data[t].values_cap = data[t].x_cap = 0;
-  data[t].values = malloc((size_t)nnz * s), data[t].x = malloc((size_t)cols * s);
-  if (!data[t].values || !data[t].x) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: inputs");
-  fill_unit(t, 0x5a1e5000u, data[t].values, nnz);
-  fill_unit(t, 0x0ec70000u, data[t].x, cols);
-  TB_TRY(tb_buffer_put(&data[t].d_values, data[t].values, (size_t)nnz * s));
-  TB_TRY(tb_buffer_put(&data[t].d_x, data[t].x, (size_t)cols * s));
-  data[t].values_cap = nnz, data[t].x_cap = cols;
-  return TB_OK;
+  TB_TRY(tb_sweep_input_get(t, TB_OP_PLUS, TB_DRAW_UNIT, 0, nnz, &data.values));
+  return tb_sweep_input_get(t, TB_OP_PLUS, TB_DRAW_UNIT, 1, cols, &data.x);
 }
 
 /* ---- the CPU's y for (matrix, type) and each row's error bound ---- */
@@ -207,8 +174,8 @@ static tb_status reference_get(const bench_case *c) {
   ref.y = malloc(sizeof(double) * (size_t)m->rows);
   ref.bound = malloc(sizeof(double) * (size_t)m->rows);
   if (!ref.y || !ref.bound) return tb_fail(TB_ERR_OUT_OF_MEMORY, "spmv sweep: reference");
-  TB_TRY(tb_cpu_spmv_csr_f64(c->t, data[c->t].values, m->col, (int32_t)m->nnz, m->row_offsets,
-                             m->rows, NULL, data[c->t].x, m->cols, ref.y, ref.bound));
+  TB_TRY(tb_cpu_spmv_csr_f64(c->t, data.values.host, m->col, (int32_t)m->nnz, m->row_offsets,
+                             m->rows, NULL, data.x.host, m->cols, ref.y, ref.bound));
   row_bounds(c->t, m, ref.bound);
   ref.index = c->matrix, ref.t = c->t;
   return TB_OK;
@@ -227,7 +194,7 @@ static bool support_empty(const bench_case *c) {
 static tb_status launch(void *arg) {
   const bench_case *c = arg;
   const tb_csr_matrix *m = &mat.m;
-  const void *values = data[c->t].d_values.ptr, *x = data[c->t].d_x.ptr;
+  const void *values = data.values.dev, *x = data.x.dev;
   const int32_t *csr = mat.d_csr.ptr, *cols = mat.d_cols.ptr;
   if (c->which != IMPL_TB) return tb_cusparse_spmv_run(csp);
   if (c->apply) return tb_spmv_apply(plan, TB_OP_PLUS, values, cols, x, m->cols, d_y.ptr, &scratch, 0);
@@ -241,8 +208,8 @@ static tb_status prepare(const bench_case *c) {
   const tb_csr_matrix *m = &mat.m;
   if (c->which != IMPL_TB)
     return tb_cusparse_spmv_create(c->t, c->which == IMPL_CUSPARSE_ALG1 ? 1 : 2, m->rows, m->cols,
-                                   m->nnz, mat.d_csr.ptr, mat.d_cols.ptr, data[c->t].d_values.ptr,
-                                   data[c->t].d_x.ptr, d_y.ptr, 0, &csp);
+                                   m->nnz, mat.d_csr.ptr, mat.d_cols.ptr, data.values.dev,
+                                   data.x.dev, d_y.ptr, 0, &csp);
   if (c->apply)
     return tb_spmv_preprocess(c->t, m->nnz, mat.d_csr.ptr, m->rows, support_empty(c), &c->box,
                               &plan, 0);
@@ -328,7 +295,6 @@ static void register_all(void) {
 int main(int argc, char **argv) {
   const int rc = tb_sweep_main(argc, argv, "spmv", register_all);
   matrix_release();
-  data_release();
   free(ref.y), free(ref.bound);
   tb_buffer_free(&d_y), tb_buffer_free(&scratch);
   return rc;
