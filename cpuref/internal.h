@@ -100,4 +100,52 @@ static inline double tb_cpuref_identity_d(tb_type t, tb_op op) {
   return t == TB_FLOAT ? (double)id.f32 : id.f64;
 }
 
+/* The CSR segment geometry of cpuref/segreduce.h (segreduce.c, spmv.c): the
+ * length of segment s (the last one runs to count). */
+static inline int32_t tb_cpuref_seg_len(const int32_t *csr, int32_t num_segments, int32_t count,
+                                        int32_t s) {
+  return (s + 1 < num_segments ? csr[s + 1] : count) - csr[s];
+}
+
+/* Where segment s's elements begin in the data arrays. */
+static inline int32_t tb_cpuref_seg_begin(const int32_t *csr, const int32_t *sources, int32_t s) {
+  return sources ? sources[s] : csr[s];
+}
+
+/* The geometry checks every CSR entry point (segreduce.c, spmv.c) makes
+ * before writing anything. what names the element count ("count", "nz") in
+ * messages. */
+static inline tb_status tb_cpuref_check_csr(const char *fn, const char *what, int32_t count,
+                                            const int32_t *csr, int32_t num_segments,
+                                            const int32_t *sources) {
+  if (count < 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s < 0 (%d)", fn, what, (int)count);
+  if (num_segments < 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: num_segments < 0 (%d)", fn, (int)num_segments);
+  if (num_segments == 0) {
+    if (count != 0)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no segments for %s = %d elements", fn, what,
+                     (int)count);
+    return TB_OK;
+  }
+  if (csr == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr is NULL", fn);
+  if (csr[0] != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr[0] is %d, not 0", fn, (int)csr[0]);
+  for (int32_t s = 1; s < num_segments; ++s)
+    if (csr[s] < csr[s - 1])
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr decreases at %d (%d after %d)", fn, (int)s,
+                     (int)csr[s], (int)csr[s - 1]);
+  if (csr[num_segments - 1] > count)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: csr[%d] = %d is past %s = %d", fn,
+                   (int)(num_segments - 1), (int)csr[num_segments - 1], what, (int)count);
+  if (sources != NULL)
+    for (int32_t s = 0; s < num_segments; ++s) {
+      int64_t begin = sources[s], end = begin + tb_cpuref_seg_len(csr, num_segments, count, s);
+      if (begin < 0 || end > count)
+        return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                       "%s: segment %d reads [%lld, %lld), outside the %d elements", fn, (int)s,
+                       (long long)begin, (long long)end, (int)count);
+    }
+  return TB_OK;
+}
+
 #endif

@@ -1,7 +1,8 @@
 /* Serial CPU references for the segmented-reduction family: segmented
  * reduction over CSR segment descriptors (direct and indirect), reduce-by-key,
  * and CSR sparse matrix * dense vector (unary and binary, direct and
- * indirect). No CUDA.
+ * indirect). No CUDA. One file per algorithm: segreduce.c (with the
+ * carry-in step), reduce_by_key.c and spmv.c.
  *
  * Segment geometry ("CSR"): num_segments start offsets, csr[0] == 0,
  * non-decreasing, csr[last] <= count. Segment s covers csr[s+1] - csr[s]

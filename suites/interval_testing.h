@@ -1,0 +1,71 @@
+/* What the load-balancing search and interval suites share (lbs_test,
+ * interval_test): problems (counts, their scan, interval placements) on the
+ * host and the device, the count geometries where load balancing goes
+ * wrong, bit-exact comparison, and the malformed scans with the guard zones
+ * that catch stray writes. */
+#ifndef TB_SUITES_INTERVAL_TESTING_H
+#define TB_SUITES_INTERVAL_TESTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cuda.h"
+#include "core/geometry.h"
+#include "core/rng.h"
+#include "kernels/tilebench.h"
+#include "suites/testing.h"
+
+/* Bit-exact comparison with the first mismatch in the failure text. */
+bool same_bits(tb_type t, const void *got, const void *want, int64_t n, const char *what);
+
+bool upload(tb_buffer *b, const void *host, size_t bytes);
+
+/* ---- a problem: counts, scan, interval placements ------------------------ */
+
+typedef struct {
+  char name[96];
+  int32_t num_objects, n_items;
+  int32_t *counts, *scan, *gather, *scatter; /* host */
+  tb_buffer d_scan, d_gather, d_scatter;
+} problem;
+
+void problem_free(problem *p);
+
+/* From counts already in p->counts (num_objects of them): the scan, and
+ * gather and scatter offsets that lay the intervals out back to back in a
+ * random order (every item of [0, n_items) covered once, so move, gather
+ * and scatter write every output and never overlap). */
+bool problem_finish(problem *p, tb_rng *r);
+
+bool problem_make(problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r);
+problem problem_from_counts(const int32_t *counts, int32_t n, tb_rng *r);
+
+/* ---- geometries ------------------------------------------------------------ */
+
+/* The count distributions where load balancing goes wrong, for a box whose
+ * tile holds `tile` merged elements; out holds up to 16. */
+int geometries(int tile, tb_geometry_spec *out);
+
+/* A few boxes under the sanitizer (every launch is many times slower there):
+ * the smallest tile, a mid one and the largest of the interval grid. */
+bool box_selected(tb_launch_box b);
+
+/* ---- malformed scans ------------------------------------------------------- */
+
+enum { kGuard = 4096, kCanary = 0x3c };
+
+/* Room for n_items int64 outputs with kGuard canary elements on each side;
+ * (int64_t *)b->ptr + kGuard is what the call gets. */
+bool guarded_alloc(tb_buffer *b, int32_t n_items);
+
+/* The guard zones of a guarded_alloc buffer are intact (asserted). */
+bool guards_intact(const tb_buffer *b, int32_t n_items, const char *what);
+
+/* Runs `run` on malformed scans of n_objects entries over n_items items:
+ * random entries, descending, starting past 0, extremes, sorted but for one
+ * spike past the total, and a wrong total. */
+void for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
+                                         const char *what));
+
+#endif
