@@ -124,49 +124,35 @@ static bool in_grid(const tb_launch_box *grid, int n, tb_launch_box b) {
 
 /* The boxes of the family's grid (tb_lbs_grid lists them all), each on the
  * types whose interval grid has it. */
-static void test_every_type_box_geometry(void) {
-  tb_launch_box lbs_boxes[64], grids[TB_TYPE_COUNT][64];
-  const int n_lbs = tb_lbs_grid(lbs_boxes, 64);
+typedef struct {
+  tb_launch_box grids[TB_TYPE_COUNT][64];
   int n_grid[TB_TYPE_COUNT];
-  CU_ASSERT_FATAL(n_lbs > 0 && n_lbs <= 64);
+} type_grids;
+
+static bool check_types_at_box(const problem *p, const tb_launch_box *box, tb_buffer *scratch,
+                               tb_rng *r, void *ctx) {
+  const type_grids *g = ctx;
+  bool ok = true;
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    n_grid[t] = tb_interval_grid((tb_type)t, grids[t], 64);
-    CU_ASSERT_FATAL(n_grid[t] > 0 && n_grid[t] <= 64);
+    if (!in_grid(g->grids[t], g->n_grid[t], *box)) continue;
+    data d;
+    if (!data_make(&d, (tb_type)t, p->n_items, r))
+      ok = false;
+    else
+      for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op)
+        if (!check_op((tb_interval_op)op, p, &d, box, scratch)) ok = false;
+    data_free(&d);
   }
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed);
-  tb_buffer scratch = {0};
-  int failures = 0;
-  for (int b = 0; b < n_lbs && failures < 10; ++b) {
-    const tb_launch_box box = lbs_boxes[b];
-    if (!box_selected(box)) continue;
-    const int tile = box.nt * box.vt;
-    tb_geometry_spec specs[16];
-    const int n_specs = geometries(tile, specs);
-    for (int g = 0; g < n_specs && failures < 10; ++g) {
-      /* Several tiles and a partial last one. */
-      const int64_t total = (int64_t)tile * (tb_test.quick ? 3 : 7) + 13 + b;
-      problem p;
-      if (!problem_make(&p, &specs[g], total, &r)) {
-        ++failures;
-        problem_free(&p);
-        continue;
-      }
-      /* Odd boxes use a scratch allocated inside the call. */
-      tb_buffer *s = b % 2 ? NULL : &scratch;
-      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-        if (!in_grid(grids[t], n_grid[t], box)) continue;
-        data d;
-        if (!data_make(&d, (tb_type)t, p.n_items, &r)) ++failures;
-        else
-          for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op)
-            if (!check_op((tb_interval_op)op, &p, &d, &box, s)) ++failures;
-        data_free(&d);
-      }
-      problem_free(&p);
-    }
+  return ok;
+}
+
+static void test_every_type_box_geometry(void) {
+  static type_grids g;
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    g.n_grid[t] = tb_interval_grid((tb_type)t, g.grids[t], 64);
+    CU_ASSERT_FATAL(g.n_grid[t] > 0 && g.n_grid[t] <= 64);
   }
-  tb_buffer_free(&scratch);
+  CU_ASSERT(each_box_geometry(check_types_at_box, &g) == 0);
 }
 
 /* The tuned defaults (NULL and {0, 0}) on the largest test size: many tiles,

@@ -111,6 +111,33 @@ bool box_selected(tb_launch_box b) {
          (b.nt == 512 && b.vt == 11);
 }
 
+int each_box_geometry(box_check check, void *ctx) {
+  tb_launch_box boxes[64];
+  const int n_boxes = tb_lbs_grid(boxes, 64);
+  CU_ASSERT_FATAL(n_boxes > 0 && n_boxes <= 64);
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed);
+  tb_buffer scratch = {0};
+  int failures = 0;
+  for (int b = 0; b < n_boxes && failures < 10; ++b) {
+    const tb_launch_box box = boxes[b];
+    if (!box_selected(box)) continue;
+    const int tile = box.nt * box.vt;
+    tb_geometry_spec specs[16];
+    const int n_specs = geometries(tile, specs);
+    for (int g = 0; g < n_specs && failures < 10; ++g) {
+      const int64_t total = (int64_t)tile * (tb_test.quick ? 3 : 7) + 13 + b;
+      problem p;
+      if (!problem_make(&p, &specs[g], total, &r) ||
+          !check(&p, &box, b % 2 ? NULL : &scratch, &r, ctx))
+        ++failures;
+      problem_free(&p);
+    }
+  }
+  tb_buffer_free(&scratch);
+  return failures;
+}
+
 /* ---- malformed scans ------------------------------------------------------- */
 
 bool guarded_alloc(tb_buffer *b, int32_t n_items) {

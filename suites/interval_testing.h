@@ -51,6 +51,15 @@ int geometries(int tile, tb_geometry_spec *out);
  * the smallest tile, a mid one and the largest of the interval grid. */
 bool box_selected(tb_launch_box b);
 
+/* Calls check on a problem of every count geometry at every selected box of
+ * the LBS grid (tb_lbs_grid: the interval grids' boxes too), each several
+ * tiles with a partial last one; odd boxes pass scratch NULL (allocated
+ * inside the call). r is the draws' generator, seeded from tb_test.seed.
+ * Stops after 10 failures; returns how many. */
+typedef bool (*box_check)(const problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
+                          void *ctx);
+int each_box_geometry(box_check check, void *ctx);
+
 /* ---- malformed scans ------------------------------------------------------- */
 
 enum { kGuard = 4096, kCanary = 0x3c };

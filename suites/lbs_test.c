@@ -51,36 +51,13 @@ static bool check_lbs(const problem *p, const tb_launch_box *box, tb_buffer *scr
   return ok;
 }
 
-static void test_every_box_geometry(void) {
-  tb_launch_box lbs_boxes[64];
-  const int n_lbs = tb_lbs_grid(lbs_boxes, 64);
-  CU_ASSERT_FATAL(n_lbs > 0 && n_lbs <= 64);
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed);
-  tb_buffer scratch = {0};
-  int failures = 0;
-  for (int b = 0; b < n_lbs && failures < 10; ++b) {
-    const tb_launch_box box = lbs_boxes[b];
-    if (!box_selected(box)) continue;
-    const int tile = box.nt * box.vt;
-    tb_geometry_spec specs[16];
-    const int n_specs = geometries(tile, specs);
-    for (int g = 0; g < n_specs && failures < 10; ++g) {
-      /* Several tiles and a partial last one. */
-      const int64_t total = (int64_t)tile * (tb_test.quick ? 3 : 7) + 13 + b;
-      problem p;
-      if (!problem_make(&p, &specs[g], total, &r)) {
-        ++failures;
-        problem_free(&p);
-        continue;
-      }
-      /* Odd boxes use a scratch allocated inside the call. */
-      if (!check_lbs(&p, &box, b % 2 ? NULL : &scratch)) ++failures;
-      problem_free(&p);
-    }
-  }
-  tb_buffer_free(&scratch);
+static bool check_at_box(const problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
+                         void *ctx) {
+  (void)r, (void)ctx;
+  return check_lbs(p, box, scratch);
 }
+
+static void test_every_box_geometry(void) { CU_ASSERT(each_box_geometry(check_at_box, NULL) == 0); }
 
 /* The tuned default on the largest test size: many tiles, heavy-tailed and
  * uniform counts. */

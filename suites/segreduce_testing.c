@@ -72,6 +72,13 @@ static tb_launch_box effective_box(tb_type t, const tb_launch_box *box) {
   return tb_segreduce_default_box(t);
 }
 
+void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]) {
+  const int n = grid_of(t, grid);
+  boxes[0] = NULL;
+  boxes[1] = n > 0 ? &grid[0] : NULL;
+  boxes[2] = n > 0 ? &grid[n - 1] : NULL;
+}
+
 int64_t tile_of(tb_type t, const tb_launch_box *box) {
   const tb_launch_box b = effective_box(t, box);
   return b.nt > 0 && b.vt > 0 ? (int64_t)b.nt * b.vt : 1024;
@@ -158,6 +165,14 @@ int geo_cases(int64_t T, tb_rng *r, geo_case *out, int *n_strict) {
   out[k++] = spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
   out[k++] = spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n);
   return k;
+}
+
+void plan_cases(int64_t T, geo_case out[4]) {
+  const int64_t n = 3 * T + 29;
+  out[0] = spec_case(TB_GEOM_UNIFORM, 9.0, true, n);
+  out[1] = spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n);
+  out[2] = spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
+  out[3] = spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n);
 }
 
 bool geom_make(geom *g, const geo_case *c, bool overlap, tb_rng *r) {

@@ -58,6 +58,10 @@ bool op_at_box(tb_type t, int op, const tb_launch_box *box);
 /* op_swept, where the build has op at box. */
 bool op_swept_at(tb_type t, int op, const tb_launch_box *box);
 
+/* The boxes the plan and real-data tests run at: the tuned default (NULL),
+ * the grid's first and its last, pointing into grid. */
+void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]);
+
 /* Under --quick / --sanitizer (every launch many times slower there) the
  * first, a middle and the last box of the grid; all of them otherwise. */
 bool box_selected(int i, int n);
@@ -106,6 +110,11 @@ geo_case spec_case(tb_geometry kind, double avg, bool strict, int64_t total);
  * tiles and, but for all_one (exactly 4 tiles), not a multiple of the tile.
  * out holds up to 16. */
 int geo_cases(int64_t T, tb_rng *r, geo_case *out, int *n_strict);
+
+/* The four layouts of a plan test for a tile of T items, 3 tiles + 29
+ * items each: uniform and fixed (one item past a tile) strict, power-law and
+ * all-but-one-empty with empty segments. */
+void plan_cases(int64_t T, geo_case out[4]);
 
 bool geom_make(geom *g, const geo_case *c, bool overlap, tb_rng *r);
 

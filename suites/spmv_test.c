@@ -266,9 +266,8 @@ static void test_real_data_rounding_bound(void) {
   outputs o = {0};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
     tb_launch_box grid[kMaxBoxes];
-    const int n_grid = grid_of((tb_type)t, grid);
-    const tb_launch_box *boxes[3] = {NULL, n_grid > 0 ? &grid[0] : NULL,
-                                     n_grid > 0 ? &grid[n_grid - 1] : NULL};
+    const tb_launch_box *boxes[3];
+    edge_boxes((tb_type)t, grid, boxes);
     const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 700.0, true, n),
                               spec_case(TB_GEOM_POWER_LAW, 300.0, false, n)};
     for (int c = 0; c < 2; ++c) {
@@ -330,15 +329,11 @@ static void test_preprocess_apply(void) {
   const int reps = tb_test.quick ? 1 : 2; /* applications per plan and operator */
   for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
     tb_launch_box grid[kMaxBoxes];
-    const int n_grid = grid_of((tb_type)t, grid);
-    const tb_launch_box *boxes[3] = {NULL, n_grid > 0 ? &grid[0] : NULL,
-                                     n_grid > 0 ? &grid[n_grid - 1] : NULL};
+    const tb_launch_box *boxes[3];
+    edge_boxes((tb_type)t, grid, boxes);
     for (int b = 0; b < 3 && failures < kMaxFailures; ++b) {
-      const int64_t T = tile_of((tb_type)t, boxes[b]), n = 3 * T + 29;
-      const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 9.0, true, n),
-                                spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n),
-                                spec_case(TB_GEOM_POWER_LAW, 8.0, false, n),
-                                spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n)};
+      geo_case cases[4];
+      plan_cases(tile_of((tb_type)t, boxes[b]), cases);
       for (int c = 0; c < 4 && failures < kMaxFailures; ++c) {
         const bool se = !cases[c].strict || c == 1;
         char form[64];
