@@ -187,17 +187,31 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
   K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
   T x[VT];
-  int rows[VT];
-  unsigned flags;
   if constexpr (K::kWarpIO) {
+    // Reduced in place: the warp transposes leave the tile's values in item
+    // order, and the marks, which the partials leave alone, name each item's
+    // row; the slice names each row's last item (the flushing tile's last
+    // row: its last item).
+    static_assert(!K::WarpIO::kPad && sizeof(typename K::IO) == kTile * sizeof(T),
+                  "item e of the tile at slot e of the warps' buffers");
     K::to_blocked(v, x, u.direct.io);
-    flags = K::Ends::read(u.direct.ends, rows);
+    const auto& ends = u.direct.ends;
+    const unsigned last = end - 1u - unsigned(first);
+    const auto end_of = [&](int k) {
+      const unsigned e =
+          k + 1 < r.slice ? unsigned(csr[r.begin + k + 1]) - 1u - unsigned(first) : last;
+      return int(min(e, unsigned(kTile - 1)));  // malformed: any item of the tile
+    };
+    const auto row_at = [&](int e) { return K::Ends::row_at(ends, e); };
+    K::Seg::reduce_in_place(x, K::Ends::flags(ends), reinterpret_cast<T*>(&u.direct.io), end_of,
+                            row_at, r, num_segments, carries, tile, out, seg);
   } else {
-    flags = K::Ends::read(u.direct.ends, rows);
+    int rows[VT];
+    const unsigned flags = K::Ends::read(u.direct.ends, rows);
     __syncthreads();  // the marks are read before the transpose overwrites them
     K::to_blocked(v, x, u.direct.io);
+    K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
   }
-  K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
 }
 
 // Segmented reduction over CSR, indirect: segment s reads its items from
@@ -265,9 +279,7 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
   }
   T x[VT];
   K::to_blocked(v, x, u.io);
-  int rows[VT + 1];
-  expand_flags_to_rows<VT>(code_row(code), code_flags(code), rows);
-  K::Seg::reduce_to_global(x, code_flags(code), rows, r, num_segments, carries, tile, out,
+  K::Seg::reduce_to_global(x, code_flags(code), code_row(code), r, num_segments, carries, tile, out,
                            u.partials, seg);
 }
 

@@ -82,4 +82,15 @@ template <> struct Op<TB_OP_BIT_XOR> {
   template <typename T> __device__ __forceinline__ static T apply(T a, T b) { return a ^ b; }
 };
 
+// *p = max(*p, v) in shared memory when `pred`, as one predicated
+// instruction: an `if` around atomicMax made a branch and its
+// reconvergence (BSSY/BSYNC) per call.
+__device__ __forceinline__ void shared_max_if(bool pred, int* p, int v) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %0, 0;\n @p red.shared.max.s32 [%1], %2;\n}" ::"r"(
+          unsigned(pred)),
+      "r"(unsigned(__cvta_generic_to_shared(p))), "r"(v)
+      : "memory");
+}
+
 }  // namespace tb
