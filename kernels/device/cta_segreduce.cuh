@@ -412,17 +412,8 @@ struct CtaSegReduce {
       T* __restrict__ out, Storage& s) {
     static_assert(!kHalf, "a whole tile of values");
     const T identity = Op<OP>::template identity<T>();
-    // The rows' ends that come from end_of (which may load: the slice has
-    // left L1 by now) are asked for first, so that the fold and the scan
-    // hide the load: a row a thread when the tile holds at most NT rows, else
-    // row 0 only, the others found by item (by row, one item a segment was
-    // 6% slower; loading row 0's end after the barrier cost 2% at four, H100).
-    const int end = min(r.total, num_segments - r.begin);  // >= 1: the tile ends a row
-    const bool by_row = end <= NT;
-    const int k = threadIdx.x;
-    const int my_end = (by_row ? k < end : k == 0) ? end_of(k) : 0;
     // Only this thread reads or writes its slots once its values are read.
-    T* const mine = tile_values + k * VT;
+    T* const mine = tile_values + int(threadIdx.x) * VT;
     T acc = identity;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
@@ -438,12 +429,20 @@ struct CtaSegReduce {
       mine[i] = Op<OP>::apply(carry, mine[i]);
     }
     __syncthreads();
-    if (by_row ? k < end : k == 0) store(k, tile_values[my_end], r, carries, tile, out);
-    if (!by_row) {
-      // Rows 1 .. end - 1 from the items that end them.
+    const int end = min(r.total, num_segments - r.begin);
+    if (end <= NT) {
+      // A row a thread at most: by row, from the item that ends it.
+      if (int(threadIdx.x) < end)
+        store(threadIdx.x, tile_values[end_of(threadIdx.x)], r, carries, tile, out);
+    } else {
+      // Short segments: by item, from the row it ends (end_of may load, and
+      // by then the slice has left L1: by row, one item a segment was 6%
+      // slower, H100). Row 0 by row all the same: the fix-up reads it, and
+      // a malformed CSR may leave no item marked with it.
+      if (threadIdx.x == 0) store(0, tile_values[end_of(0)], r, carries, tile, out);
 #pragma unroll
       for (int j = 0; j < VT; ++j) {
-        const int e = j * NT + k;
+        const int e = j * NT + int(threadIdx.x);
         const int row = row_at(e);
         if (unsigned(row - 1) < unsigned(end - 1))
           store(row, tile_values[e], r, carries, tile, out);
