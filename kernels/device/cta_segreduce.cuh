@@ -303,6 +303,36 @@ struct CtaSegReduce {
   struct Partials { T values[kCapacity]; };  // the caller unions these
   using Storage = typename Scan::Storage;
 
+  // Folds the thread's items left to right, restarting after every end
+  // (scan[i]: the running value at item i), and returns the thread's
+  // carry-in; thread 0 leaves the tile's carry for the fix-up.
+  __device__ __forceinline__ static T fold(const T (&x)[VT], unsigned flags, T (&scan)[VT],
+                                           const SegRange& r, const TileCarries<T>& carries,
+                                           int64_t tile, Storage& s) {
+    const T identity = Op<OP>::template identity<T>();
+    T acc = identity;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      acc = Op<OP>::apply(acc, x[i]);
+      scan[i] = acc;
+      if ((flags >> i) & 1) acc = identity;
+    }
+    T tile_carry_out;
+    const T carry = Scan::carry_in(flags != 0, acc, &tile_carry_out, s);
+    if (threadIdx.x == 0) carries.leave(tile, tile_carry_out, r.total > 0, r.fresh, r.begin);
+    return carry;
+  }
+
+  // After the partials are in shared memory: the rows' results, coalesced.
+  __device__ __forceinline__ static void store_partials(const Partials& partials, const SegRange& r,
+                                                        int num_segments,
+                                                        const TileCarries<T>& carries, int64_t tile,
+                                                        T* __restrict__ out) {
+    __syncthreads();
+    const int end = min(r.total, num_segments - r.begin);
+    for (int k = threadIdx.x; k < end; k += NT) store(k, partials.values[k], r, carries, tile, out);
+  }
+
   // Reduces the tile's items x (thread order) over their rows and stores the
   // results of rows 0 .. total - 1 to out[begin + row] (rows past
   // num_segments are dropped). `flags` has bit i when item i ends a row and
@@ -316,17 +346,8 @@ struct CtaSegReduce {
       Partials& partials, Storage& s) {
     static_assert(N >= VT, "a row per item");
     const T identity = Op<OP>::template identity<T>();
-    // Fold within the thread, restarting after every end.
-    T acc = identity, scan[VT];
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      acc = Op<OP>::apply(acc, x[i]);
-      scan[i] = acc;
-      if ((flags >> i) & 1) acc = identity;
-    }
-    T tile_carry_out;
-    T carry = Scan::carry_in(flags != 0, acc, &tile_carry_out, s);
-    if (threadIdx.x == 0) carries.leave(tile, tile_carry_out, r.total > 0, r.fresh, r.begin);
+    T scan[VT];
+    T carry = fold(x, flags, scan, r, carries, tile, s);
     if (!kHalf || r.total <= kCapacity) {
       // Partials in shared memory, then stored coalesced.
 #pragma unroll
@@ -336,9 +357,7 @@ struct CtaSegReduce {
             partials.values[rows[i]] = Op<OP>::apply(carry, scan[i]);
           carry = identity;
         }
-      __syncthreads();
-      const int end = min(r.total, num_segments - r.begin);
-      for (int k = threadIdx.x; k < end; k += NT) store(k, partials.values[k], r, carries, tile, out);
+      store_partials(partials, r, num_segments, carries, tile, out);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
@@ -360,16 +379,8 @@ struct CtaSegReduce {
                                                           int64_t tile, T* __restrict__ out,
                                                           Partials& partials, Storage& s) {
     const T identity = Op<OP>::template identity<T>();
-    T acc = identity, scan[VT];
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      acc = Op<OP>::apply(acc, x[i]);
-      scan[i] = acc;
-      if ((flags >> i) & 1) acc = identity;
-    }
-    T tile_carry_out;
-    T carry = Scan::carry_in(flags != 0, acc, &tile_carry_out, s);
-    if (threadIdx.x == 0) carries.leave(tile, tile_carry_out, r.total > 0, r.fresh, r.begin);
+    T scan[VT];
+    T carry = fold(x, flags, scan, r, carries, tile, s);
     int row = first_row;
     if (!kHalf || r.total <= kCapacity) {
 #pragma unroll
@@ -380,10 +391,7 @@ struct CtaSegReduce {
         carry = end ? identity : carry;
         row += end;
       }
-      __syncthreads();
-      const int end = min(r.total, num_segments - r.begin);
-      for (int k = threadIdx.x; k < end; k += NT)
-        store(k, partials.values[k], r, carries, tile, out);
+      store_partials(partials, r, num_segments, carries, tile, out);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
