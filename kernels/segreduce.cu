@@ -12,8 +12,9 @@
 // their local rows:
 //   csr:    values loaded striped and transposed, each segment start in
 //           the tile's CSR slice marking the item that ends the row before
-//           it (the indirect form: values gathered through sources, rows by
-//           a search of the slice);
+//           it, the tile reduced in place in the values' buffer (the
+//           indirect form: values gathered through sources, rows by a
+//           search of the slice);
 //   apply:  values striped, rows from the preprocessed thread codes.
 // Fronts over the run core load the values blocked and mark which items end
 // a segment: from the starts of the segments that begin inside the tile

@@ -13,7 +13,9 @@
 //
 // Segment indices inside a tile are local rows. The core takes a thread's
 // end flags (bit i: item i ends its row) and, at each end, the row it ends;
-// an item between ends needs no row, as only ends index the results.
+// an item between ends needs no row, as only ends index the results. A
+// front whose values sit in item order in shared memory may instead have
+// them reduced in place (reduce_in_place): no row per item at all.
 #pragma once
 
 #include <stdint.h>
