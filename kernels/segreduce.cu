@@ -3,24 +3,23 @@
 // operator that fits it and every box of kernels/segreduce_grid.def. The
 // build compiles this file once per type.
 //
-// Two cores, chosen per call (runs_pay): the tile core of kernels/device/
-// cta_segreduce.cuh, whose tiles each leave a carry for a fix-up (a
-// one-CTA scan of the carries, then a fold into each tile's first result),
-// and the one-pass run core of kernels/device/cta_reduce_by_key.cuh,
-// whose tiles scan (run ends, value) pairs with a decoupled look-back.
-// Fronts over the tile core produce the tile's values in thread order and
-// their local rows:
+// Two cores. Segmented reduction and SpMV run the tile core of
+// kernels/device/cta_segreduce.cuh, whose tiles each leave a carry for a
+// fix-up (a one-CTA scan of the carries, then a fold into each tile's first
+// result); reduce-by-key runs the one-pass run core of
+// kernels/device/cta_reduce_by_key.cuh, whose tiles scan (run ends, value)
+// pairs with a decoupled look-back. Fronts over the tile core produce the
+// tile's values in thread order and their local rows:
 //   csr:    values loaded striped and transposed, each segment start in
 //           the tile's CSR slice marking the item that ends the row before
 //           it, the tile reduced in place in the values' buffer (the
 //           indirect form: values gathered through sources, rows by a
 //           search of the slice);
 //   apply:  values striped, rows from the preprocessed thread codes.
-// Fronts over the run core load the values blocked and mark which items end
-// a segment: from the starts of the segments that begin inside the tile
-// (csr), from the thread codes (apply), or by a discontinuity test of the
-// keys (reduce-by-key, always one pass). SpMV is the tile core's csr and
-// apply fronts with x[cols[m]] (times the matrix entry) as item m's value.
+// SpMV is the csr and apply fronts with x[cols[m]] (times the matrix entry)
+// as item m's value. 8-byte values ran the run core below segments of 4096
+// until the tile was reduced in place: the tile core is now 8-18 points of
+// copy faster for them at every length up to 1024 (H100, NOTES.md).
 #include <stdint.h>
 
 #include <algorithm>
@@ -284,96 +283,7 @@ apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ l
                            u.partials, seg);
 }
 
-// ---- one-pass fronts over the run core ------------------------------------
-
-// Shared memory of a one-pass segmented tile: the run core's, and the
-// tile's run ends as one byte per item (a warp's slice entries are
-// consecutive items, so bits would make its lanes contend for one word).
-// Values only: SpMV gathers x in thread order on the tile core, where a
-// warp's consecutive nonzeros are consecutive lanes (blocked gathers were
-// 0.57-0.92x on the H100, NOTES.md).
-template <tb_op OP, int NT, int VT>
-struct RunTile {
-  using Core = CtaRunReduce<OP, T, NT, VT>;
-  using ValIO = typename Core::ValIO;
-  static constexpr int kTile = NT * VT;
-  static constexpr int kEndWords = (kTile + 3) / 4;
-  struct Storage {
-    typename Core::Storage core;
-    union {
-      unsigned words[kEndWords];  // for zeroing
-      uint8_t item[4 * kEndWords];
-    } ends;
-  };
-
-  // This thread's VT values (blocked), also left in its slots of the core's
-  // value buffer; the identity past count.
-  __device__ __forceinline__ static void load(const T* __restrict__ values, unsigned first,
-                                              int count, T (&x)[VT], Storage& s) {
-    const int warp = threadIdx.x / 32;
-    const unsigned base = first + unsigned(warp * ValIO::kItems);
-    const int warp_count = int(unsigned(count) - first) - warp * ValIO::kItems;
-    ValIO::load_blocked(values + base, warp_count, identity<OP>(), x, s.core.vals[warp]);
-  }
-
-  // This thread's VT end flags as bits, none past count.
-  __device__ __forceinline__ static unsigned my_ends(const Storage& s, unsigned first, int count) {
-    const int p = int(threadIdx.x) * VT;  // warp * 32 * VT + lane * VT
-    unsigned bits = 0;
-#pragma unroll
-    for (int i = 0; i < VT; ++i) bits |= unsigned(s.ends.item[p + i]) << i;
-    const int valid = min(max(int(unsigned(count) - first) - p, 0), VT);
-    return bits & ((1u << valid) - 1);
-  }
-};
-
-// Direct segmented reduction over CSR in one pass: a
-// segment that starts inside the tile ends the one before it, and the
-// tile's last item ends one when the tile flushes (the last tile: item
-// count - 1). Results at their segment's rank, below num_segments.
-template <tb_op OP, int NT, int VT>
-__global__ void __launch_bounds__(NT)
-csr_runs_kernel(const T* __restrict__ values, const int* __restrict__ csr, int num_segments, int count,
-                const int* __restrict__ limits, RunStatusArray<T> status, LookBackDelay delay,
-                T* __restrict__ out) {
-  using K = RunTile<OP, NT, VT>;
-  extern __shared__ __align__(16) unsigned char run_tile_shared[];
-  auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
-  const unsigned first = blockIdx.x * unsigned(K::kTile);
-  for (int w = threadIdx.x; w < K::kEndWords; w += NT) s.ends.words[w] = 0;
-  T x[VT];
-  K::load(values, first, count, x, s);
-  const SegRange r = seg_range<K::kTile>(limits[blockIdx.x], limits[blockIdx.x + 1], num_segments);
-  __syncthreads();  // the end flags are zeroed
-  for (int k = 1 + int(threadIdx.x); k < r.slice; k += NT) {
-    const unsigned e = unsigned(csr[r.begin + k]) - 1u - first;  // malformed: any value
-    if (e < unsigned(K::kTile)) s.ends.item[e] = 1;
-  }
-  if (threadIdx.x == 0 && r.flush)
-    s.ends.item[min(first + unsigned(K::kTile), unsigned(count)) - 1u - first] = 1;
-  __syncthreads();
-  K::Core::run(x, K::my_ends(s, first, count), out, num_segments, nullptr, status, delay, NT,
-               s.core, [](int, int, int) {});
-}
-
-// The preprocessed form in one pass: each thread's run ends come from its
-// code, so a tile reads its values and one code per thread, no CSR.
-template <tb_op OP, int NT, int VT>
-__global__ void __launch_bounds__(NT)
-apply_runs_kernel(const T* __restrict__ values, const int* __restrict__ codes, int num_segments, int count,
-                  RunStatusArray<T> status, LookBackDelay delay, T* __restrict__ out) {
-  using K = RunTile<OP, NT, VT>;
-  extern __shared__ __align__(16) unsigned char run_tile_shared[];
-  auto& s = *reinterpret_cast<typename K::Storage*>(run_tile_shared);
-  const unsigned first = blockIdx.x * unsigned(K::kTile);
-  const unsigned flags = code_flags(codes[blockIdx.x * NT + threadIdx.x]);
-  T x[VT];
-  K::load(values, first, count, x, s);
-  const int valid = min(max(int(unsigned(count) - first) - int(threadIdx.x) * VT, 0), VT);
-  const unsigned ends = flags & ((1u << valid) - 1);
-  K::Core::run(x, ends, out, num_segments, nullptr, status, delay, NT, s.core,
-               [](int, int, int) {});
-}
+// ---- reduce-by-key over the run core --------------------------------------
 
 // Reduce-by-key in one pass (kernels/device/cta_reduce_by_key.cuh): runs
 // found by a discontinuity test, a scan of (run ends, value) pairs with a
@@ -430,17 +340,11 @@ carry_fold_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
 
 // ---- host side ----------------------------------------------------------
 
-// The average segment length from which the tile core is faster for 8-byte
-// values too (runs_pay).
-constexpr int64_t kRunsBelowLength = 4096;
-
 // The per-tile carries in scratch: values, row-0 partials, row-0 indices.
 size_t carries_bytes(int tiles) {
   return 2 * round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }
 size_t status_bytes(int tiles) { return round_up(RunStatusArray<T>::bytes(tiles)); }
-// The csr and apply runs take either core: scratch for both.
-size_t core_bytes(int tiles) { return std::max(status_bytes(tiles), carries_bytes(tiles)); }
 TileCarries<T> carries_of(void* p, int tiles) {
   char* b = static_cast<char*>(p);
   const size_t values = round_up(sizeof(T) * size_t(tiles));
@@ -496,38 +400,18 @@ tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
-// Whether the direct CSR and apply forms over values take the one-pass run
-// core. For 8-byte values the tile core pays two shared-memory rounds per
-// tile and the run core is faster up to long segments; there, and for
-// 4-byte values at every length, independent tiles with a fix-up beat the
-// look-back's chain (H100, 2^26 items: NOTES.md).
-constexpr bool kRunsCanPay = sizeof(T) == 8;
-bool runs_pay(int count, int num_segments) {
-  return kRunsCanPay && int64_t(count) < kRunsBelowLength * int64_t(num_segments);
-}
-
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
                   int count, const int* limits, void* scratch, size_t* scratch_bytes, T* out,
                   cudaStream_t stream) {
   const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
   if (!scratch) {
-    *scratch_bytes = core_bytes(tiles);
+    *scratch_bytes = carries_bytes(tiles);
     return TB_OK;
   }
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    if constexpr (kRunsCanPay && F == TB_SEG_VALUES) {
-      if (!sources && runs_pay(count, num_segments)) {
-        auto kernel = csr_runs_kernel<OP, NT, VT>;
-        constexpr int kShared = sizeof(typename RunTile<OP, NT, VT>::Storage);
-        return run_one_pass(kernel, NT, kShared, tiles, scratch, stream, [&](auto status, auto delay) {
-          kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), csr,
-                                                 num_segments, count, limits, status, delay, out);
-        });
-      }
-    }
     const TileCarries<T> carries = carries_of(scratch, tiles);
     if (sources)
       csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
@@ -545,22 +429,12 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
                     int count, void* scratch, size_t* scratch_bytes, T* out, cudaStream_t stream) {
   const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
   if (!scratch) {
-    *scratch_bytes = core_bytes(tiles);
+    *scratch_bytes = carries_bytes(tiles);
     return TB_OK;
   }
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    if constexpr (kRunsCanPay && F == TB_SEG_VALUES) {
-      if (runs_pay(count, num_segments)) {
-        auto kernel = apply_runs_kernel<OP, NT, VT>;
-        constexpr int kShared = sizeof(typename RunTile<OP, NT, VT>::Storage);
-        return run_one_pass(kernel, NT, kShared, tiles, scratch, stream, [&](auto status, auto delay) {
-          kernel<<<tiles, NT, kShared, stream>>>(static_cast<const T*>(in->values), codes,
-                                                 num_segments, count, status, delay, out);
-        });
-      }
-    }
     const TileCarries<T> carries = carries_of(scratch, tiles);
     apply_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits,
                                                           num_segments, count, carries, out);

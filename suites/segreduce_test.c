@@ -191,10 +191,10 @@ static void test_segreduce_edges(void) {
   outputs_free(&o);
 }
 
-/* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Average
- * lengths of 4095 and 4096 lie either side of where 8-byte values change
- * from the one-pass run core to the tile core (kRunsBelowLength in
- * kernels/segreduce.cu). */
+/* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Fixed
+ * lengths of 4095 and 4096: segments longer than a tile of every default
+ * box, so most tiles end none and leave only a carry, with the ends on and
+ * off a power of two. */
 static void test_segreduce_default_large(void) {
   const int64_t n = tb_test.max_random_n < (1 << 22) ? tb_test.max_random_n : (1 << 22);
   const tb_launch_box zero = {0, 0};
