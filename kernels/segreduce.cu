@@ -180,11 +180,19 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
   }
   // The marks while the values are still in flight: where segments are
   // short the slice is as long as the values, and both streams then load
-  // at once instead of one after the other.
-  K::Ends::clear(u.direct.ends);
+  // at once instead of one after the other. Where the rows' ends come from
+  // the slice (in place, at most a row a thread), only bits.
+  const bool bits = K::kWarpIO && K::Seg::rows_by_row(r, num_segments);
+  if (bits)
+    K::Ends::clear_bits(u.direct.ends);
+  else
+    K::Ends::clear(u.direct.ends);
   __syncthreads();  // the marks are cleared
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
-  K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
+  if (bits)
+    K::Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
+  else
+    K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
   T x[VT];
   if constexpr (K::kWarpIO) {
@@ -196,6 +204,7 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
                   "item e of the tile at slot e of the warps' buffers");
     K::to_blocked(v, x, u.direct.io);
     const auto& ends = u.direct.ends;
+    const unsigned flags = bits ? K::Ends::flags_bits(ends) : K::Ends::flags(ends);
     const unsigned last = end - 1u - unsigned(first);
     const auto end_of = [&](int k) {
       const unsigned e =
@@ -203,8 +212,8 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
       return int(min(e, unsigned(kTile - 1)));  // malformed: any item of the tile
     };
     const auto row_at = [&](int e) { return K::Ends::row_at(ends, e); };
-    K::Seg::reduce_in_place(x, K::Ends::flags(ends), reinterpret_cast<T*>(&u.direct.io), end_of,
-                            row_at, r, num_segments, carries, tile, out, seg);
+    K::Seg::reduce_in_place(x, flags, reinterpret_cast<T*>(&u.direct.io), end_of, row_at, r,
+                            num_segments, carries, tile, out, seg);
   } else {
     int rows[VT];
     const unsigned flags = K::Ends::read(u.direct.ends, rows);

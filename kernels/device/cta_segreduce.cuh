@@ -104,14 +104,23 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
 // rows by the tile's row count). With 16-bit marks ORed into shared words
 // two rows could merge into one another end holds; detecting that cost the
 // 4-byte core 3-7 points of copy bandwidth (H100).
+//
+// A tile that ends at most a row per thread takes each row's end from the
+// slice (CtaSegReduce::rows_by_row) and needs only its end flags: one bit
+// per item instead (bits[t] holds thread t's VT flags), cleared with one
+// store a thread and read with one load instead of VT (at L = 16 the marks'
+// clear and reads were a tenth of the tile's instructions, H100).
 template <int NT, int VT>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
   static constexpr int kQuads = (kTile + 3) / 4;  // 16 bytes = 4 marks
+  static_assert(VT <= 32, "a thread's flags in one word");
+  static constexpr int kBatch = 4;  // slice entries in flight per thread
   struct Storage {
     union {
       uint4 quads[kQuads];
       int mark[4 * kQuads];
+      unsigned bits[NT];
     };
   };
 
@@ -124,28 +133,46 @@ struct CtaCsrEnds {
       if ((j + 1) * NT <= kQuads || q < kQuads) s.quads[q] = make_uint4(0, 0, 0, 0);
     }
   }
+  __device__ __forceinline__ static void clear_bits(Storage& s) { s.bits[threadIdx.x] = 0; }
 
   // Marks from slice entries 1 .. slice - 1 (entry 0 starts row 0: no end),
   // read straight from global memory (staging them in registers across the
   // value transpose cost the kernel a third of its occupancy, H100), kBatch
-  // loads in flight per thread.
-  // `end`: one past the tile's last item (count in the last tile).
-  static constexpr int kBatch = 4;
+  // loads in flight per thread. `end`: one past the tile's last item (count
+  // in the last tile).
   __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
                                               unsigned first, unsigned end, Storage& s) {
+    each_end(csr, r, first, end,
+             [&](bool ok, unsigned e, int k) { shared_max_if(ok, &s.mark[e], k); });
+  }
+  __device__ __forceinline__ static void mark_bits(const int* __restrict__ csr, const SegRange& r,
+                                                   unsigned first, unsigned end, Storage& s) {
+    each_end(csr, r, first, end,
+             [&](bool ok, unsigned e, int) { shared_or_if(ok, &s.bits[e / VT], 1u << (e % VT)); });
+  }
+
+  // set(ok, e, k) for each item e that ends row k - 1 (ok: e inside the tile;
+  // a malformed CSR names any e), as one predicated instruction.
+  template <typename Set>
+  __device__ __forceinline__ static void each_end(const int* __restrict__ csr, const SegRange& r,
+                                                  unsigned first, unsigned end, const Set& set) {
     for (int base = 1; base < r.slice; base += kBatch * NT) {
       unsigned e[kBatch];
 #pragma unroll
       for (int q = 0; q < kBatch; ++q) {
         const int k = base + q * NT + int(threadIdx.x);
-        e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;  // malformed: any
+        e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;
       }
 #pragma unroll
       for (int q = 0; q < kBatch; ++q)
-        shared_max_if(e[q] < unsigned(kTile), &s.mark[e[q]], base + q * NT + int(threadIdx.x));
+        set(e[q] < unsigned(kTile), e[q], base + q * NT + int(threadIdx.x));
     }
-    if (threadIdx.x == 0 && r.flush && end - 1u - first < unsigned(kTile))
-      atomicMax(&s.mark[end - 1u - first], r.total);
+    if (threadIdx.x == 0 && r.flush)
+      set(end - 1u - first < unsigned(kTile), end - 1u - first, r.total);
+  }
+
+  __device__ __forceinline__ static unsigned flags_bits(const Storage& s) {
+    return s.bits[threadIdx.x];
   }
 
   // This thread's end flags.
@@ -444,7 +471,7 @@ struct CtaSegReduce {
     }
     __syncthreads();
     const int end = min(r.total, num_segments - r.begin);
-    if (end <= NT) {
+    if (rows_by_row(r, num_segments)) {
       // A row a thread at most: by row, from the item that ends it.
       if (int(threadIdx.x) < end)
         store(threadIdx.x, tile_values[end_of(threadIdx.x)], r, carries, tile, out);
@@ -462,6 +489,12 @@ struct CtaSegReduce {
           store(row, tile_values[e], r, carries, tile, out);
       }
     }
+  }
+
+  // Whether reduce_in_place reads each row's result by row (end_of), never
+  // asking for an item's row (row_at): at most a row a thread.
+  __device__ __forceinline__ static bool rows_by_row(const SegRange& r, int num_segments) {
+    return min(r.total, num_segments - r.begin) <= NT;
   }
 
   // Row `row`'s result, or for a continued row 0 its partial for the fix-up.

@@ -93,4 +93,13 @@ __device__ __forceinline__ void shared_max_if(bool pred, int* p, int v) {
       : "memory");
 }
 
+// *p |= v in shared memory when `pred`, predicated as shared_max_if.
+__device__ __forceinline__ void shared_or_if(bool pred, unsigned* p, unsigned v) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %0, 0;\n @p red.shared.or.b32 [%1], %2;\n}" ::"r"(
+          unsigned(pred)),
+      "r"(unsigned(__cvta_generic_to_shared(p))), "r"(v)
+      : "memory");
+}
+
 }  // namespace tb
