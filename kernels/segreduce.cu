@@ -69,7 +69,9 @@ struct Tile {
   static constexpr bool kWarpIO = !Seg::kHalf;
   using WarpIO = WarpTranspose<T, VT>;
   using CtaIO = TileTransposeRounds<T, NT, VT, 2>;
-  struct WarpIOs { typename WarpIO::Storage warp[NT / 32]; };
+  struct alignas(16) WarpIOs {
+    typename WarpIO::Storage warp[NT / 32];
+  };
   using IO = cuda::std::conditional_t<kWarpIO, WarpIOs, typename CtaIO::Storage>;
   // A 4-byte tile of up to 11 items per thread fits 32 registers (one
   // spilled at VT = 11), which lets an SM hold 2048 threads: the direct CSR
@@ -120,6 +122,86 @@ struct Tile {
     else CtaIO::blocked_from_striped(v, x, io);
   }
 
+  // Values in 16-byte words: a warp's 32*VT values copied as kWarpWords
+  // words, striped over its lanes, straight into its buffer (cp.async), which
+  // then holds them in item order. For values 16-byte aligned (the host
+  // checks), unpadded warp buffers and the values front: 4-byte values take
+  // a quarter of the load instructions, no transpose stores and no
+  // registers until the values are read.
+  static constexpr bool kWordsFit = kWarpIO && !WarpIO::kPad;
+  static constexpr int kPerWord = 16 / int(sizeof(T));
+  static constexpr int kWarpWords = 32 * VT / kPerWord;  // 32 * sizeof(T) is whole words
+  struct Words {};
+
+  // Past count, the identity (only the last tile: item by item, stored).
+  __device__ __forceinline__ static void load_words(const T* values, int first, int count, IO& io) {
+    static_assert(kWordsFit, "item order in an unpadded warp buffer");
+    const int lane = threadIdx.x % 32, warp_first = (threadIdx.x / 32) * 32 * VT;
+    const int left = count - first - warp_first;  // the warp's items from its first on
+    const T* src = values + first + warp_first;
+    T* items = io.warp[threadIdx.x / 32].items;
+    if (left >= 32 * VT) {
+#pragma unroll
+      for (int w = lane; w < kWarpWords; w += 32)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         unsigned(__cvta_generic_to_shared(items + w * kPerWord))),
+                     "l"(src + w * kPerWord)
+                     : "memory");
+    } else {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        const int k = i * 32 + lane;
+        items[k] = k < left ? src[k] : identity<OP>();
+      }
+    }
+  }
+
+  __device__ __forceinline__ static void to_blocked(const Words&, T (&x)[VT], IO& io) {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncwarp();  // every lane's words have landed
+    const T* items = io.warp[threadIdx.x / 32].items;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) x[i] = items[lane * VT + i];
+  }
+
+  // What a thread holds from its loads to the transpose: VT striped values,
+  // or (W) its words of the warp's values.
+  struct Striped {
+    T v[VT];
+  };
+  template <bool W>
+  using Staged = cuda::std::conditional_t<W, Words, Striped>;
+
+  template <tb_seg_front F>
+  __device__ __forceinline__ static void load(const Inputs& in, int first, int count, Striped& s,
+                                              IO&) {
+    load_striped<F>(in, first, count, s.v);
+  }
+  template <tb_seg_front F>
+  __device__ __forceinline__ static void load(const Inputs& in, int first, int count, Words&,
+                                              IO& io) {
+    static_assert(F == TB_SEG_VALUES, "words of values only");
+    load_words(in.values, first, count, io);
+  }
+  __device__ __forceinline__ static void to_blocked(const Striped& s, T (&x)[VT], IO& io) {
+    to_blocked(s.v, x, io);
+  }
+
+  // A tile inside one segment: its total as a carry. `io` and `carry`
+  // share memory.
+  __device__ __forceinline__ static void carry(const Striped& s, const TileCarries<T>& carries,
+                                               int64_t tile, IO&, typename Carry::Storage& c) {
+    Carry::run(s.v, carries, tile, c);
+  }
+  __device__ __forceinline__ static void carry(const Words& s, const TileCarries<T>& carries,
+                                               int64_t tile, IO& io, typename Carry::Storage& c) {
+    T x[VT];
+    to_blocked(s, x, io);
+    __syncthreads();  // every read of io before the carry's storage is written
+    Carry::run(x, carries, tile, c);
+  }
+
   // The tile's values in striped slots, the identity past count. Column
   // indices are loaded for the whole tile before the first gather. Offsets
   // are taken within the tile: first + k may pass INT32_MAX in the last
@@ -161,10 +243,10 @@ struct Tile {
 
 // Segmented reduction over CSR, direct: item g of the values is item g of
 // the segments. Rows from the marks of the tile's CSR slice.
-template <tb_seg_front F, tb_op OP, int NT, int VT>
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
-csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-           const int* __restrict__ limits, TileCarries<T> carries, T* __restrict__ out) {
+    csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
+               const int* __restrict__ limits, TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
@@ -172,10 +254,10 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
-  T v[VT];
-  K::template load_striped<F>(in, first, count, v);
+  typename K::template Staged<W> v;
+  K::template load<F>(in, first, count, v, u.direct.io);
   if (r.total == 0) {
-    K::Carry::run(v, carries, tile, u.carry);
+    K::carry(v, carries, tile, u.direct.io, u.carry);
     return;
   }
   // The marks while the values are still in flight: where segments are
@@ -218,7 +300,7 @@ csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
     int rows[VT];
     const unsigned flags = K::Ends::read(u.direct.ends, rows);
     __syncthreads();  // the marks are read before the transpose overwrites them
-    K::to_blocked(v, x, u.direct.io);
+    K::to_blocked(v.v, x, u.direct.io);
     K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
   }
 }
@@ -268,22 +350,22 @@ csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restric
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
 // only its values (and no CSR).
-template <tb_seg_front F, tb_op OP, int NT, int VT>
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
-apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
-             int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
+    apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
+                 int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::ApplyShared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  T v[VT];
-  K::template load_striped<F>(in, first, count, v);
+  typename K::template Staged<W> v;
+  K::template load<F>(in, first, count, v, u.io);
   const int code = codes[tile * NT + threadIdx.x];
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   if (r.total == 0) {
-    K::Carry::run(v, carries, tile, u.carry);
+    K::carry(v, carries, tile, u.io, u.carry);
     return;
   }
   T x[VT];
@@ -409,6 +491,14 @@ tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
+// Whether a tile may load its values as 16-byte words (Tile::Words): the
+// values front, unpadded warp buffers, and values 16-byte aligned.
+template <tb_seg_front F, tb_op OP, int NT, int VT>
+constexpr bool words_fit() {
+  return F == TB_SEG_VALUES && Tile<OP, NT, VT>::kWordsFit;
+}
+bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 == 0; }
+
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
                   int count, const int* limits, void* scratch, size_t* scratch_bytes, T* out,
@@ -425,9 +515,13 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     if (sources)
       csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
           inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
-    else
-      csr_kernel<F, OP, NT, VT>
-          <<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count, limits, carries, out);
+    else {
+      auto kernel = csr_kernel<F, OP, NT, VT, false>;
+      if constexpr (words_fit<F, OP, NT, VT>())
+        if (words_aligned(in)) kernel = csr_kernel<F, OP, NT, VT, true>;
+      kernel<<<tiles, NT, 0, stream>>>(inputs_of(in), csr, num_segments, count, limits, carries,
+                                       out);
+    }
     TB_CUDA_TRY(cudaGetLastError());
     return fixup<OP>(carries, tiles, out, stream);
   });
@@ -445,8 +539,11 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
     const TileCarries<T> carries = carries_of(scratch, tiles);
-    apply_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits,
-                                                          num_segments, count, carries, out);
+    auto kernel = apply_kernel<F, OP, NT, VT, false>;
+    if constexpr (words_fit<F, OP, NT, VT>())
+      if (words_aligned(in)) kernel = apply_kernel<F, OP, NT, VT, true>;
+    kernel<<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits, num_segments, count, carries,
+                                     out);
     TB_CUDA_TRY(cudaGetLastError());
     return fixup<OP>(carries, tiles, out, stream);
   });
