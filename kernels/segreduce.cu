@@ -129,13 +129,13 @@ struct Tile {
   // a quarter of the load instructions, no transpose stores and no
   // registers until the values are read.
   static constexpr bool kWordsFit = kWarpIO && !WarpIO::kPad;
-  static constexpr int kPerWord = 16 / int(sizeof(T));
-  static constexpr int kWarpWords = 32 * VT / kPerWord;  // 32 * sizeof(T) is whole words
   struct Words {};
 
   // Past count, the identity (only the last tile: item by item, stored).
   __device__ __forceinline__ static void load_words(const T* values, int first, int count, IO& io) {
     static_assert(kWordsFit, "item order in an unpadded warp buffer");
+    constexpr int kPerWord = 16 / int(sizeof(T));
+    constexpr int kWarpWords = 32 * VT / kPerWord;  // 32 * sizeof(T) is whole words
     const int lane = threadIdx.x % 32, warp_first = (threadIdx.x / 32) * 32 * VT;
     const int left = count - first - warp_first;  // the warp's items from its first on
     const T* src = values + first + warp_first;

@@ -337,6 +337,54 @@ static void test_preprocess_apply(void) {
   tb_buffer_free(&scratch);
 }
 
+/* Values that start one element past a 16-byte boundary take the striped
+ * loads instead of the 16-byte words (kernels/segreduce.cu, Tile::Words):
+ * every type, the default box, direct and preprocessed, over tiles that end
+ * a segment each item, a few and one in several, the last tile partial. */
+static void test_unaligned_values(void) {
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 9);
+  outputs o = {0};
+  const double lengths[] = {1.0, 16.0, 1024.0};
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    const size_t size = tb_type_size((tb_type)t);
+    for (int c = 0; c < 3; ++c) {
+      const geo_case gc = spec_case(TB_GEOM_UNIFORM, lengths[c], true, 100003);
+      geom g;
+      values v;
+      memset(&v, 0, sizeof v);
+      tb_buffer shifted = {0};
+      tb_seg_plan *plan = NULL;
+      if (geom_make(&g, &gc, false, &r) && values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r) &&
+          TB_ASSERT_OK(tb_buffer_alloc(&shifted, ((size_t)g.count + 1) * size), "alloc")) {
+        CU_ASSERT_EQUAL(cudaMemcpy((char *)shifted.ptr + size, v.dev.ptr, (size_t)g.count * size,
+                                   cudaMemcpyDeviceToDevice),
+                        cudaSuccess);
+        values u = v; /* the same items, one element into the allocation */
+        u.dev.ptr = (char *)shifted.ptr + size;
+        check_segreduce(&g, &u, false, false, NULL, NULL, &o);
+        char what[400];
+        describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply, values unaligned",
+                 NULL, g.name);
+        const size_t bytes = (size_t)g.num_segments * size;
+        (void)(TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
+                                                        g.num_segments, false, NULL, &plan, 0),
+                            what) &&
+               outputs_reserve(&o, g.num_segments) && poison(o.dev.ptr, bytes) &&
+               TB_ASSERT_OK(tb_segreduce_apply(plan, TB_OP_PLUS, u.dev.ptr, o.dev.ptr, NULL, 0),
+                            what) &&
+               fetch(&o.dev, o.got, bytes, what) && segreduce_reference(&g, &u, false, &o, NULL) &&
+               compare((tb_type)t, o.got, o.want, NULL, g.num_segments, what));
+      }
+      tb_seg_plan_free(plan);
+      tb_buffer_free(&shifted);
+      values_free(&v);
+      geom_free(&g);
+    }
+  }
+  outputs_free(&o);
+}
+
 /* A plan over no items (support_empty): every result the identity; the
  * apply refuses the other kinds' plans and an operator the type does not
  * take. */
@@ -748,6 +796,7 @@ int main(int argc, char **argv) {
       {"default box, large", test_segreduce_default_large},
       {"real data: rounding bound", test_real_data_rounding_bound},
       {"preprocess + apply", test_preprocess_apply},
+      {"values not 16-byte aligned", test_unaligned_values},
       {"plans: no items, wrong kind", test_plan_edges},
       {"bad input", test_bad_input},
       {"validation entry point", test_validate},
