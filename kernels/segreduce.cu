@@ -125,9 +125,10 @@ struct Tile {
   // Values in 16-byte words: a warp's 32*VT values copied as kWarpWords
   // words, striped over its lanes, straight into its buffer (cp.async), which
   // then holds them in item order. For values 16-byte aligned (the host
-  // checks), unpadded warp buffers and the values front: 4-byte values take
-  // a quarter of the load instructions, no transpose stores and no
-  // registers until the values are read.
+  // checks), unpadded warp buffers and the direct CSR front: 4-byte values
+  // take a quarter of the load instructions, no transpose stores and no
+  // registers until the values are read (2.3-3.5 points of copy from L = 4
+  // to 1024, H100).
   static constexpr bool kWordsFit = kWarpIO && !WarpIO::kPad;
   struct Words {};
 
@@ -350,7 +351,7 @@ csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restric
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
 // only its values (and no CSR).
-template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
+template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
                  int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
@@ -360,7 +361,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  typename K::template Staged<W> v;
+  typename K::Striped v;  // as words: 1-4 points of copy slower from L = 16 (H100)
   K::template load<F>(in, first, count, v, u.io);
   const int code = codes[tile * NT + threadIdx.x];
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
@@ -491,8 +492,9 @@ tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
-// Whether a tile may load its values as 16-byte words (Tile::Words): the
-// values front, unpadded warp buffers, and values 16-byte aligned.
+// Whether a direct CSR tile may load its values as 16-byte words
+// (Tile::Words): the values front, unpadded warp buffers, and values
+// 16-byte aligned.
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 constexpr bool words_fit() {
   return F == TB_SEG_VALUES && Tile<OP, NT, VT>::kWordsFit;
@@ -539,11 +541,8 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
     const TileCarries<T> carries = carries_of(scratch, tiles);
-    auto kernel = apply_kernel<F, OP, NT, VT, false>;
-    if constexpr (words_fit<F, OP, NT, VT>())
-      if (words_aligned(in)) kernel = apply_kernel<F, OP, NT, VT, true>;
-    kernel<<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits, num_segments, count, carries,
-                                     out);
+    apply_kernel<F, OP, NT, VT>
+        <<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits, num_segments, count, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
     return fixup<OP>(carries, tiles, out, stream);
   });
