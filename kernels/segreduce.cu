@@ -18,7 +18,7 @@
 //   apply:  values striped, rows from the preprocessed thread codes.
 // SpMV is the csr and apply fronts with x[cols[m]] (times the matrix entry)
 // as item m's value. 8-byte values ran the run core below segments of 4096
-// until the tile was reduced in place: the tile core is now 8-18 points of
+// until the tile was reduced in place: the tile core is now 8-17 points of
 // copy faster for them at every length up to 1024 (H100, NOTES.md).
 #include <stdint.h>
 
