@@ -272,9 +272,8 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     K::Ends::clear(u.direct.ends);
   __syncthreads();  // the marks are cleared
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
-  unsigned my_end = 0;  // bits: the item ending row threadIdx.x, from the slice
   if (bits)
-    my_end = K::Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
+    K::Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
   else
     K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
@@ -290,12 +289,9 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     const auto& ends = u.direct.ends;
     const unsigned flags = bits ? K::Ends::flags_bits(ends) : K::Ends::flags(ends);
     const unsigned last = end - 1u - unsigned(first);
-    // With bits every row's end is asked for by its own thread, which read
-    // it while marking.
     const auto end_of = [&](int k) {
-      const unsigned e = k + 1 >= r.slice ? last
-                         : bits           ? my_end
-                                          : unsigned(csr[r.begin + k + 1]) - 1u - unsigned(first);
+      const unsigned e =
+          k + 1 < r.slice ? unsigned(csr[r.begin + k + 1]) - 1u - unsigned(first) : last;
       return int(min(e, unsigned(kTile - 1)));  // malformed: any item of the tile
     };
     const auto row_at = [&](int e) { return K::Ends::row_at(ends, e); };

@@ -145,24 +145,17 @@ struct CtaCsrEnds {
     each_end(csr, r, first, end,
              [&](bool ok, unsigned e, int k) { shared_max_if(ok, &s.mark[e], k); });
   }
-  // Returns the item ending row threadIdx.x, as each_end.
-  __device__ __forceinline__ static unsigned mark_bits(const int* __restrict__ csr,
-                                                       const SegRange& r, unsigned first,
-                                                       unsigned end, Storage& s) {
-    return each_end(csr, r, first, end, [&](bool ok, unsigned e, int) {
-      shared_or_if(ok, &s.bits[e / VT], 1u << (e % VT));
-    });
+  __device__ __forceinline__ static void mark_bits(const int* __restrict__ csr, const SegRange& r,
+                                                   unsigned first, unsigned end, Storage& s) {
+    each_end(csr, r, first, end,
+             [&](bool ok, unsigned e, int) { shared_or_if(ok, &s.bits[e / VT], 1u << (e % VT)); });
   }
 
   // set(ok, e, k) for each item e that ends row k - 1 (ok: e inside the tile;
-  // a malformed CSR names any e), as one predicated instruction. Returns
-  // this thread's first e (slice entry threadIdx.x + 1: the item ending row
-  // threadIdx.x), ~0 past the slice.
+  // a malformed CSR names any e), as one predicated instruction.
   template <typename Set>
-  __device__ __forceinline__ static unsigned each_end(const int* __restrict__ csr,
-                                                      const SegRange& r, unsigned first,
-                                                      unsigned end, const Set& set) {
-    unsigned mine = ~0u;
+  __device__ __forceinline__ static void each_end(const int* __restrict__ csr, const SegRange& r,
+                                                  unsigned first, unsigned end, const Set& set) {
     for (int base = 1; base < r.slice; base += kBatch * NT) {
       unsigned e[kBatch];
 #pragma unroll
@@ -173,11 +166,9 @@ struct CtaCsrEnds {
 #pragma unroll
       for (int q = 0; q < kBatch; ++q)
         set(e[q] < unsigned(kTile), e[q], base + q * NT + int(threadIdx.x));
-      if (base == 1) mine = e[0];
     }
     if (threadIdx.x == 0 && r.flush)
       set(end - 1u - first < unsigned(kTile), end - 1u - first, r.total);
-    return mine;
   }
 
   __device__ __forceinline__ static unsigned flags_bits(const Storage& s) {
