@@ -142,32 +142,29 @@ struct CtaCsrEnds {
   // in the last tile).
   __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
                                               unsigned first, unsigned end, Storage& s) {
-    each_end<kBatch>(csr, r, first, end,
-                     [&](bool ok, unsigned e, int k) { shared_max_if(ok, &s.mark[e], k); });
+    each_end(csr, r, first, end,
+             [&](bool ok, unsigned e, int k) { shared_max_if(ok, &s.mark[e], k); });
   }
-  // One entry a thread: a tile with at most a row a thread has at most NT.
   __device__ __forceinline__ static void mark_bits(const int* __restrict__ csr, const SegRange& r,
                                                    unsigned first, unsigned end, Storage& s) {
-    each_end<1>(csr, r, first, end, [&](bool ok, unsigned e, int) {
-      shared_or_if(ok, &s.bits[e / VT], 1u << (e % VT));
-    });
+    each_end(csr, r, first, end,
+             [&](bool ok, unsigned e, int) { shared_or_if(ok, &s.bits[e / VT], 1u << (e % VT)); });
   }
 
   // set(ok, e, k) for each item e that ends row k - 1 (ok: e inside the tile;
-  // a malformed CSR names any e), as one predicated instruction, kLoads
-  // entries in flight a thread.
-  template <int kLoads, typename Set>
+  // a malformed CSR names any e), as one predicated instruction.
+  template <typename Set>
   __device__ __forceinline__ static void each_end(const int* __restrict__ csr, const SegRange& r,
                                                   unsigned first, unsigned end, const Set& set) {
-    for (int base = 1; base < r.slice; base += kLoads * NT) {
-      unsigned e[kLoads];
+    for (int base = 1; base < r.slice; base += kBatch * NT) {
+      unsigned e[kBatch];
 #pragma unroll
-      for (int q = 0; q < kLoads; ++q) {
+      for (int q = 0; q < kBatch; ++q) {
         const int k = base + q * NT + int(threadIdx.x);
         e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;
       }
 #pragma unroll
-      for (int q = 0; q < kLoads; ++q)
+      for (int q = 0; q < kBatch; ++q)
         set(e[q] < unsigned(kTile), e[q], base + q * NT + int(threadIdx.x));
     }
     if (threadIdx.x == 0 && r.flush)
