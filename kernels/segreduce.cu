@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     int rows[VT];
     const unsigned flags = K::Ends::read(u.direct.ends, rows);
     __syncthreads();  // the marks are read before the transpose overwrites them
-    K::to_blocked(v.v, x, u.direct.io);
+    K::to_blocked(v, x, u.direct.io);
     K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
   }
 }
@@ -361,12 +361,12 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  typename K::Striped v;  // as words: 1-4 points of copy slower from L = 16 (H100)
-  K::template load<F>(in, first, count, v, u.io);
+  T v[VT];  // striped: as 16-byte words, 1-4 points of copy slower from L = 16 (H100)
+  K::template load_striped<F>(in, first, count, v);
   const int code = codes[tile * NT + threadIdx.x];
   const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   if (r.total == 0) {
-    K::carry(v, carries, tile, u.io, u.carry);
+    K::Carry::run(v, carries, tile, u.carry);
     return;
   }
   T x[VT];
