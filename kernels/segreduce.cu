@@ -4,12 +4,12 @@
 // build compiles this file once per type.
 //
 // Two cores. Segmented reduction and SpMV run the tile core of
-// kernels/device/cta_segreduce.cuh, whose tiles each leave a carry for a
-// fix-up (a one-CTA scan of the carries, then a fold into each tile's first
-// result); reduce-by-key runs the one-pass run core of
+// kernels/device/cta_segreduce.cuh, whose tiles pass their carries on at
+// their boundaries without waiting, with a fold after them into each
+// continued first row; reduce-by-key runs the one-pass run core of
 // kernels/device/cta_reduce_by_key.cuh, whose tiles scan (run ends, value)
-// pairs with a decoupled look-back. Fronts over the tile core produce the
-// tile's values in thread order and their local rows:
+// pairs with a decoupled look-back. Fronts over the tile core
+// produce the tile's values in thread order and their local rows:
 //   csr:    values loaded striped and transposed, each segment start in
 //           the tile's CSR slice marking the item that ends the row before
 //           it, the tile reduced in place in the values' buffer (the
@@ -191,16 +191,18 @@ struct Tile {
 
   // A tile inside one segment: its total as a carry. `io` and `carry`
   // share memory.
-  __device__ __forceinline__ static void carry(const Striped& s, const TileCarries<T>& carries,
-                                               int64_t tile, IO&, typename Carry::Storage& c) {
-    Carry::run(s.v, carries, tile, c);
+  __device__ __forceinline__ static void carry(const Striped& s, const TileCarries<OP, T>& carries,
+                                               int64_t tile, bool next_none, IO&,
+                                               typename Carry::Storage& c) {
+    Carry::run(s.v, carries, tile, next_none, c);
   }
-  __device__ __forceinline__ static void carry(const Words& s, const TileCarries<T>& carries,
-                                               int64_t tile, IO& io, typename Carry::Storage& c) {
+  __device__ __forceinline__ static void carry(const Words& s, const TileCarries<OP, T>& carries,
+                                               int64_t tile, bool next_none, IO& io,
+                                               typename Carry::Storage& c) {
     T x[VT];
     to_blocked(s, x, io);
     __syncthreads();  // every read of io before the carry's storage is written
-    Carry::run(x, carries, tile, c);
+    Carry::run(x, carries, tile, next_none, c);
   }
 
   // The tile's values in striped slots, the identity past count. Column
@@ -247,18 +249,18 @@ struct Tile {
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-               const int* __restrict__ limits, TileCarries<T> carries, T* __restrict__ out) {
+               const int* __restrict__ limits, TileCarries<OP, T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
   typename K::template Staged<W> v;
   K::template load<F>(in, first, count, v, u.direct.io);
   if (r.total == 0) {
-    K::carry(v, carries, tile, u.direct.io, u.carry);
+    K::carry(v, carries, tile, r.next_none, u.direct.io, u.carry);
     return;
   }
   // The marks while the values are still in flight: where segments are
@@ -312,16 +314,16 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 // kernel of its own: its registers would cost the direct form occupancy.
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
-                    int num_segments, int count, const int* __restrict__ limits,
-                    TileCarries<T> carries, T* __restrict__ out) {
+    csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
+                        int num_segments, int count, const int* __restrict__ limits,
+                        TileCarries<OP, T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::IndirectShared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
   const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
   int rows[VT + 1];
@@ -342,7 +344,7 @@ csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restric
   }
   if (r.total == 0) {
     __syncthreads();  // every CSR read before the carry storage is written
-    K::Carry::run(x, carries, tile, u.carry);
+    K::Carry::run(x, carries, tile, r.next_none, u.carry);
     return;
   }
   K::Seg::reduce_to_global(x, end_flags<VT>(rows), rows, r, num_segments, carries, tile, out,
@@ -354,7 +356,7 @@ csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restric
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     apply_kernel(Inputs in, const int* __restrict__ codes, const int* __restrict__ limits,
-                 int num_segments, int count, TileCarries<T> carries, T* __restrict__ out) {
+                 int num_segments, int count, TileCarries<OP, T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::ApplyShared u;
@@ -364,9 +366,9 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   T v[VT];  // striped: as 16-byte words, 1-4 points of copy slower from L = 16 (H100)
   K::template load_striped<F>(in, first, count, v);
   const int code = codes[tile * NT + threadIdx.x];
-  const SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
   if (r.total == 0) {
-    K::Carry::run(v, carries, tile, u.carry);
+    K::Carry::run(v, carries, tile, r.next_none, u.carry);
     return;
   }
   T x[VT];
@@ -412,47 +414,43 @@ __global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
   out[s] = next > r && r >= 0 && r < num_segments ? tmp[r] : identity<OP>();
 }
 
-// The carries between tiles, after the tiles: their scan (one CTA), then
-// each carry-in folded into its tile's continued row 0 (one thread a tile).
-constexpr int kScanThreads = 1024, kScanTiles = 8, kFoldThreads = 256;
-template <tb_op OP>
-__global__ void __launch_bounds__(kScanThreads)
-carry_scan_kernel(TileCarries<T> carries, int tiles) {
-  using Scan = CtaCarryScan<OP, T, kScanThreads, kScanTiles>;
-  __shared__ typename Scan::Storage s;
-  Scan::run(carries, tiles, s);
-}
-
+// After the tiles: each continued row 0 completed (one thread a tile).
+constexpr int kFoldThreads = 256;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFoldThreads)
-carry_fold_kernel(TileCarries<T> carries, int tiles, T* __restrict__ out) {
+    fold_kernel(TileCarries<OP, T> carries, T* __restrict__ out) {
   const int64_t t = int64_t(blockIdx.x) * kFoldThreads + threadIdx.x;
-  if (t < tiles) fold_carry_in<OP>(carries, t, out);
+  if (t < carries.tiles) carries.fold(t, out);
 }
 
 // ---- host side ----------------------------------------------------------
 
-// The per-tile carries in scratch: values, row-0 partials, row-0 indices.
-size_t carries_bytes(int tiles) {
-  return 2 * round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
-}
 size_t status_bytes(int tiles) { return round_up(RunStatusArray<T>::bytes(tiles)); }
-TileCarries<T> carries_of(void* p, int tiles) {
-  char* b = static_cast<char*>(p);
-  const size_t values = round_up(sizeof(T) * size_t(tiles));
-  TileCarries<T> c;
-  c.carry = reinterpret_cast<T*>(b);
-  c.row0 = reinterpret_cast<T*>(b + values);
-  c.head = reinterpret_cast<int*>(b + 2 * values);
-  return c;
+
+// The tiles' carries in scratch: boundary words (zeroed on the stream),
+// row-0 partials, row-0 indices.
+size_t carries_bytes(int tiles) {
+  return round_up(TileCarries<TB_OP_PLUS, T>::words_bytes(tiles)) +
+         round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
+}
+template <tb_op OP>
+tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarries<OP, T>* c) {
+  using C = TileCarries<OP, T>;
+  char* b = static_cast<char*>(scratch);
+  const size_t words = round_up(C::words_bytes(tiles));
+  c->words = reinterpret_cast<typename C::Word*>(b);
+  c->row0 = reinterpret_cast<T*>(b + words);
+  c->head = reinterpret_cast<int*>(b + words + round_up(sizeof(T) * size_t(tiles)));
+  c->tiles = tiles;
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, C::words_bytes(tiles), stream));
+  return TB_OK;
 }
 
+// The fold after the tiles.
 template <tb_op OP>
-tb_status fixup(const TileCarries<T>& carries, int tiles, T* out, cudaStream_t stream) {
-  carry_scan_kernel<OP><<<1, kScanThreads, 0, stream>>>(carries, tiles);
-  TB_CUDA_TRY(cudaGetLastError());
-  carry_fold_kernel<OP><<<unsigned(ceil_div(tiles, kFoldThreads)), kFoldThreads, 0, stream>>>(
-      carries, tiles, out);
+tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream) {
+  fold_kernel<OP>
+      <<<unsigned(ceil_div(carries.tiles, kFoldThreads)), kFoldThreads, 0, stream>>>(carries, out);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
@@ -513,7 +511,8 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    const TileCarries<T> carries = carries_of(scratch, tiles);
+    TileCarries<OP, T> carries;
+    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));
     if (sources)
       csr_indirect_kernel<F, OP, NT, VT><<<tiles, NT, 0, stream>>>(
           inputs_of(in), csr, sources, num_segments, count, limits, carries, out);
@@ -525,7 +524,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                                        out);
     }
     TB_CUDA_TRY(cudaGetLastError());
-    return fixup<OP>(carries, tiles, out, stream);
+    return fold(carries, out, stream);
   });
 }
 
@@ -540,11 +539,12 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    const TileCarries<T> carries = carries_of(scratch, tiles);
+    TileCarries<OP, T> carries;
+    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));
     apply_kernel<F, OP, NT, VT>
         <<<tiles, NT, 0, stream>>>(inputs_of(in), codes, limits, num_segments, count, carries, out);
     TB_CUDA_TRY(cudaGetLastError());
-    return fixup<OP>(carries, tiles, out, stream);
+    return fold(carries, out, stream);
   });
 }
 

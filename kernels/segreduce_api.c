@@ -212,8 +212,7 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
                          l.sources2, l.num2, RANK_SCAN, l.scan, &l.scan_bytes, stream);
     if (st == TB_OK)
       st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, box, l.limits, stream);
-    /* The tile core's fix-up folds carries into results the tiles wrote; on
-     * a malformed CSR a tile may not have written one, so the compacted
+    /* On a malformed CSR a tile may not write every result: the compacted
      * results start defined. */
     if (st == TB_OK) st = zero_async(l.tmp, l.elem * (size_t)p->num_segments, stream);
     if (st == TB_OK)

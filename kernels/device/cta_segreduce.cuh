@@ -8,8 +8,8 @@
 // its carry-out. A segmented scan of the carry-outs gives each thread its
 // carry-in (the carry-outs from the nearest thread before it that holds an
 // end), which completes the first segment the thread ends. The tile's own
-// carry-out crosses tiles through a fix-up after the tiles (a one-CTA scan
-// of the carries, then a fold into each tile's first result): no tile waits.
+// carry-out crosses tiles at their boundaries (TileCarries), and a fold
+// after the tiles completes each continued first row: no tile waits.
 //
 // Segment indices inside a tile are local rows. The core takes a thread's
 // end flags (bit i: item i ends its row) and, at each end, the row it ends;
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/device/cta_reduce.cuh"
 #include "kernels/device/cta_scan.cuh"
@@ -39,6 +40,7 @@ struct SegRange {
   int slice;  // CSR entries the tile reads, from begin
   bool fresh; // row 0 starts at the tile's first item: no carry from earlier tiles
   bool flush; // the tile's last item ends a segment
+  bool next_none;  // the next tile ends no segment (tile_range)
 };
 
 // Clamped so that a malformed descriptor can neither index outside the tile's
@@ -51,6 +53,17 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
   r.flush = !(limit1 & kContinued);
   r.total = min(max((limit1 & kSegmentMask) - r.begin, 0), kTile);
   r.slice = min(r.total + !r.flush, min(kTile + 1, num_segments - r.begin));
+  r.next_none = false;
+  return r;
+}
+
+// The same for tile `tile` of `tiles` from the partition, with next_none.
+template <int kTile>
+__device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, int64_t tiles,
+                                               int num_segments) {
+  SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
+  r.next_none = tile + 1 < tiles &&
+                seg_range<kTile>(limits[tile + 1], limits[tile + 2], num_segments).total == 0;
   return r;
 }
 
@@ -300,24 +313,96 @@ struct CtaSegScan {
 
 // ---- carries between tiles ----------------------------------------------
 
-// What a tile leaves for the fix-up pass: its carry-out (what follows its
-// last segment end, or its whole total when it holds no end), where its row
-// 0 goes and, when that row started in an earlier tile, the row's partial.
-// The fix-up folds the tile's carry-in into that partial and stores the
-// result: it reads the partials in tile order instead of reading back
-// scattered results, one dependent miss per tile.
-template <typename T>
+// Tile b needs the carry into it, C_b (what follows the last segment end
+// before it), only for a row 0 that started in an earlier tile; a tile that
+// ends no segment passes it on, C_b+1 = C_b + its total. Each boundary b has
+// a 16-byte word for C_b. A tile that ends a segment stores its carry-out
+// there for its successor, and its continued row 0's partial for the fold
+// after the tiles (fold): no tile waits, no atomics where segments are
+// shorter than a tile. Into a tile that ends none, the carry meets the
+// tile's total by exchange: each half is swapped into the word atomically,
+// and the second to arrive gets the first back and passes the carry on (its
+// word says whether the tile after it ends none too). This replaced a
+// one-CTA scan of the carries (8 us of int32's 108 us at 2^26 items, H100,
+// ncu). Two ways without the fold lost occupancy to CTAs held by their
+// thread 0: a look-back from each continued row 0 (10-17 points of copy
+// from L = 16), and every boundary by exchange (4-byte direct CSR: 93 ->
+// 73% achieved occupancy, 113 -> 131 us).
+template <tb_op OP, typename T>
 struct TileCarries {
-  T* carry;   // per tile
-  int* head;  // per tile: row 0's output index, kNoEnd, or kFresh
-  T* row0;    // per tile whose head >= 0: row 0's partial
-  static constexpr int kNoEnd = -1;  // no segment ends in the tile
-  static constexpr int kFresh = -2;  // ends, and row 0 starts at the tile: nothing to fix
+  static_assert(sizeof(T) <= 8, "a value in 8 bytes");
+  struct alignas(16) Word {
+    unsigned long long head;  // kEmpty, kCarry, or kTotal (| kThenNone)
+    unsigned long long bits;  // the value
+  };
+  enum : unsigned long long { kEmpty = 0, kCarry = 1, kTotal = 2, kThenNone = 4 };
+  static constexpr int kNoRow = -1;
+  Word* words;  // per tile: the carry into it (tile 0's unused); zeroed before the launch
+  T* row0;      // per tile: its continued row 0's partial
+  int* head;    // per tile: that row, or kNoRow
+  int64_t tiles;
 
-  __device__ __forceinline__ void leave(int64_t tile, T carry_out, bool has_end, bool fresh,
-                                        int begin) const {
-    carry[tile] = carry_out;
-    head[tile] = !has_end ? kNoEnd : fresh ? kFresh : begin;
+  static size_t words_bytes(int64_t tiles) { return size_t(tiles) * sizeof(Word); }
+
+  // A tile that ends a segment (thread 0). next_none: the next tile ends
+  // none.
+  __device__ __forceinline__ void end_tile(int64_t tile, T carry_out, bool next_none, bool fresh,
+                                           int row, T partial) const {
+    head[tile] = fresh ? kNoRow : row;
+    row0[tile] = partial;
+    if (tile + 1 < tiles) carry_into(tile + 1, carry_out, next_none);
+  }
+  // A tile that ends none (thread 0).
+  __device__ __forceinline__ void through_tile(int64_t tile, T total, bool next_none) const {
+    head[tile] = kNoRow;
+    if (tile == 0) {
+      if (tiles > 1) carry_into(1, total, next_none);
+      return;
+    }
+    const Word old = exchange(tile, word(kTotal | (next_none ? kThenNone : 0), total));
+    if (old.head == kCarry && tile + 1 < tiles)
+      carry_into(tile + 1, Op<OP>::apply(value(old), total), next_none);
+  }
+  // After the tiles: tile t's continued row 0 (one thread a tile).
+  __device__ __forceinline__ void fold(int64_t t, T* __restrict__ out) const {
+    const int row = head[t];
+    const T in = t > 0 ? value(words[t]) : Op<OP>::template identity<T>();
+    if (row >= 0) out[row] = Op<OP>::apply(in, row0[t]);
+  }
+
+ private:
+  __device__ __forceinline__ static Word word(unsigned long long head, T v) {
+    Word w{head, 0};
+    memcpy(&w.bits, &v, sizeof(T));
+    return w;
+  }
+  __device__ __forceinline__ static T value(const Word& w) {
+    T v;
+    memcpy(&v, &w.bits, sizeof(T));
+    return v;
+  }
+  __device__ __forceinline__ Word exchange(int64_t b, Word w) const {
+    Word old;
+    asm volatile(
+        "{\n\t.reg .b128 d, s;\n\t"
+        "mov.b128 s, {%2, %3};\n\t"
+        "atom.relaxed.gpu.global.exch.b128 d, [%4], s;\n\t"
+        "mov.b128 {%0, %1}, d;\n\t}"
+        : "=l"(old.head), "=l"(old.bits)
+        : "l"(w.head), "l"(w.bits), "l"(words + b)
+        : "memory");
+    return old;
+  }
+  // c = C_b; none: tile b ends no segment.
+  __device__ void carry_into(int64_t b, T c, bool none) const {
+    while (none) {
+      const Word old = exchange(b, word(kCarry, c));
+      if (!(old.head & kTotal)) return;  // the tile's total comes later and passes c on
+      c = Op<OP>::apply(c, value(old));
+      none = old.head & kThenNone;
+      if (++b == tiles) return;
+    }
+    words[b] = word(kCarry, c);
   }
 };
 
@@ -334,14 +419,19 @@ struct CtaSegReduce {
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
-  using Storage = typename Scan::Storage;
+  struct Storage {
+    typename Scan::Storage scan;
+    T carry_out;  // thread 0's, for the hand-off
+    T row0;       // a continued row 0's partial, for the hand-off
+  };
 
   // Folds the thread's items left to right, restarting after every end
   // (keep(i, v): v is the running value at item i), and returns the
-  // thread's carry-in; thread 0 leaves the tile's carry for the fix-up.
+  // thread's carry-in; thread 0 keeps the tile's carry-out. For tiles that
+  // end a segment (r.total > 0).
   template <typename Keep>
   __device__ __forceinline__ static T fold(const T (&x)[VT], unsigned flags, const Keep& keep,
-                                           const SegRange& r, const TileCarries<T>& carries,
+                                           const SegRange& r, const TileCarries<OP, T>& carries,
                                            int64_t tile, Storage& s) {
     const T identity = Op<OP>::template identity<T>();
     T acc = identity;
@@ -351,33 +441,34 @@ struct CtaSegReduce {
       keep(i, acc);
       if ((flags >> i) & 1) acc = identity;
     }
+    if (threadIdx.x == 0) s.row0 = identity;  // a malformed CSR may end no item in row 0
     T tile_carry_out;
-    const T carry = Scan::carry_in(flags != 0, acc, &tile_carry_out, s);
-    if (threadIdx.x == 0) carries.leave(tile, tile_carry_out, r.total > 0, r.fresh, r.begin);
+    const T carry = Scan::carry_in(flags != 0, acc, &tile_carry_out, s.scan);
+    if (threadIdx.x == 0) s.carry_out = tile_carry_out;
     return carry;
   }
 
   // After the partials are in shared memory: the rows' results, coalesced.
   __device__ __forceinline__ static void store_partials(const Partials& partials, const SegRange& r,
-                                                        int num_segments,
-                                                        const TileCarries<T>& carries, int64_t tile,
-                                                        T* __restrict__ out) {
+                                                        int num_segments, T* __restrict__ out,
+                                                        Storage& s) {
     __syncthreads();
     const int end = min(r.total, num_segments - r.begin);
-    for (int k = threadIdx.x; k < end; k += NT) store(k, partials.values[k], r, carries, tile, out);
+    for (int k = threadIdx.x; k < end; k += NT) store(k, partials.values[k], r, out, s);
   }
 
   // Reduces the tile's items x (thread order) over their rows and stores the
   // results of rows 0 .. total - 1 to out[begin + row] (rows past
   // num_segments are dropped). `flags` has bit i when item i ends a row and
-  // rows[i] is then that row (other entries are not read). Row 0 still lacks
-  // the carry from earlier tiles: the tile leaves its own carry for the
-  // fix-up pass instead of waiting on its predecessors.
+  // rows[i] is then that row (other entries are not read). A row 0 continued
+  // from earlier tiles is stored by the hand-off (hand_off).
   template <int N>
-  __device__ __forceinline__ static void reduce_to_global(
-      const T (&x)[VT], unsigned flags, const int (&rows)[N], const SegRange& r,
-      int num_segments, const TileCarries<T>& carries, int64_t tile, T* __restrict__ out,
-      Partials& partials, Storage& s) {
+  __device__ __forceinline__ static void reduce_to_global(const T (&x)[VT], unsigned flags,
+                                                          const int (&rows)[N], const SegRange& r,
+                                                          int num_segments,
+                                                          const TileCarries<OP, T>& carries,
+                                                          int64_t tile, T* __restrict__ out,
+                                                          Partials& partials, Storage& s) {
     static_assert(N >= VT, "a row per item");
     const T identity = Op<OP>::template identity<T>();
     T scan[VT];
@@ -392,16 +483,18 @@ struct CtaSegReduce {
             partials.values[rows[i]] = Op<OP>::apply(carry, scan[i]);
           carry = identity;
         }
-      store_partials(partials, r, num_segments, carries, tile, out);
+      store_partials(partials, r, num_segments, out, s);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
         if ((flags >> i) & 1) {
           if (unsigned(rows[i]) < unsigned(r.total) && r.begin + rows[i] < num_segments)
-            store(rows[i], Op<OP>::apply(carry, scan[i]), r, carries, tile, out);
+            store(rows[i], Op<OP>::apply(carry, scan[i]), r, out, s);
           carry = identity;
         }
+      __syncthreads();  // row 0's partial, from any thread
     }
+    hand_off(r, carries, tile, s);
   }
 
   // The same for a front whose ends take consecutive rows from the thread's
@@ -410,7 +503,7 @@ struct CtaSegReduce {
   __device__ __forceinline__ static void reduce_to_global(const T (&x)[VT], unsigned flags,
                                                           int first_row, const SegRange& r,
                                                           int num_segments,
-                                                          const TileCarries<T>& carries,
+                                                          const TileCarries<OP, T>& carries,
                                                           int64_t tile, T* __restrict__ out,
                                                           Partials& partials, Storage& s) {
     const T identity = Op<OP>::template identity<T>();
@@ -427,17 +520,19 @@ struct CtaSegReduce {
         carry = end ? identity : carry;
         row += end;
       }
-      store_partials(partials, r, num_segments, carries, tile, out);
+      store_partials(partials, r, num_segments, out, s);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
         if ((flags >> i) & 1) {
           if (unsigned(row) < unsigned(r.total) && r.begin + row < num_segments)
-            store(row, Op<OP>::apply(carry, scan[i]), r, carries, tile, out);
+            store(row, Op<OP>::apply(carry, scan[i]), r, out, s);
           carry = identity;
           ++row;
         }
+      __syncthreads();  // row 0's partial, from any thread
     }
+    hand_off(r, carries, tile, s);
   }
 
   // The same, in place, for a front whose tile values sit in item order in
@@ -452,7 +547,7 @@ struct CtaSegReduce {
   template <typename EndOf, typename RowAt>
   __device__ __forceinline__ static void reduce_in_place(
       const T (&x)[VT], unsigned flags, T* tile_values, const EndOf& end_of, const RowAt& row_at,
-      const SegRange& r, int num_segments, const TileCarries<T>& carries, int64_t tile,
+      const SegRange& r, int num_segments, const TileCarries<OP, T>& carries, int64_t tile,
       T* __restrict__ out, Storage& s) {
     static_assert(!kHalf, "a whole tile of values");
     const T identity = Op<OP>::template identity<T>();
@@ -468,22 +563,21 @@ struct CtaSegReduce {
     const int end = min(r.total, num_segments - r.begin);
     if (rows_by_row(r, num_segments)) {
       // A row a thread at most: by row, from the item that ends it.
-      if (int(threadIdx.x) < end)
-        store(threadIdx.x, tile_values[end_of(threadIdx.x)], r, carries, tile, out);
+      if (int(threadIdx.x) < end) store(threadIdx.x, tile_values[end_of(threadIdx.x)], r, out, s);
     } else {
       // Short segments: by item, from the row it ends (end_of may load, and
       // by then the slice has left L1: by row, one item a segment was 6%
-      // slower, H100). Row 0 by row all the same: the fix-up reads it, and
-      // a malformed CSR may leave no item marked with it.
-      if (threadIdx.x == 0) store(0, tile_values[end_of(0)], r, carries, tile, out);
+      // slower, H100). Row 0 by row all the same, by thread 0, which
+      // completes it: a malformed CSR may leave no item marked with it.
+      if (threadIdx.x == 0) store(0, tile_values[end_of(0)], r, out, s);
 #pragma unroll
       for (int j = 0; j < VT; ++j) {
         const int e = j * NT + int(threadIdx.x);
         const int row = row_at(e);
-        if (unsigned(row - 1) < unsigned(end - 1))
-          store(row, tile_values[e], r, carries, tile, out);
+        if (unsigned(row - 1) < unsigned(end - 1)) store(row, tile_values[e], r, out, s);
       }
     }
+    hand_off(r, carries, tile, s);
   }
 
   // Whether reduce_in_place reads each row's result by row (end_of), never
@@ -492,12 +586,21 @@ struct CtaSegReduce {
     return min(r.total, num_segments - r.begin) <= NT;
   }
 
-  // Row `row`'s result, or for a continued row 0 its partial for the fix-up.
-  __device__ __forceinline__ static void store(int row, T v, const SegRange& r,
-                                               const TileCarries<T>& carries, int64_t tile,
-                                               T* __restrict__ out) {
-    if (row == 0 && !r.fresh) carries.row0[tile] = v;
+  // Row `row`'s result, or for a continued row 0 its partial.
+  __device__ __forceinline__ static void store(int row, T v, const SegRange& r, T* __restrict__ out,
+                                               Storage& s) {
+    if (row == 0 && !r.fresh)
+      s.row0 = v;
     else out[r.begin + row] = v;
+  }
+
+  // The tile's carry-out and its continued row 0, to the tile boundaries
+  // (thread 0, which kept both, or a barrier since, orders its reads).
+  __device__ __forceinline__ static void hand_off(const SegRange& r,
+                                                  const TileCarries<OP, T>& carries, int64_t tile,
+                                                  Storage& s) {
+    if (threadIdx.x == 0)
+      carries.end_tile(tile, s.carry_out, r.next_none, r.fresh, r.begin, s.row0);
   }
 };
 
@@ -506,102 +609,15 @@ template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegCarry {
   using Reduce = CtaReduce<OP, T, NT>;
   using Storage = typename Reduce::Storage;
-  __device__ __forceinline__ static void run(const T (&x)[VT], const TileCarries<T>& carries,
-                                             int64_t tile, Storage& s) {
+  __device__ __forceinline__ static void run(const T (&x)[VT], const TileCarries<OP, T>& carries,
+                                             int64_t tile, bool next_none, Storage& s) {
     T acc = x[0];
 #pragma unroll
     for (int i = 1; i < VT; ++i) acc = Op<OP>::apply(acc, x[i]);
     acc = Reduce::reduce(acc, s);
-    if (threadIdx.x == 0) carries.leave(tile, acc, false, false, 0);
+    if (threadIdx.x == 0) carries.through_tile(tile, acc, next_none);
   }
 };
-
-// The fix-up, first half: one CTA walks the tiles' carries in order, K per
-// thread per round, with a segmented scan (a tile holding an end restarts
-// it), and writes each tile's carry-in over its carry-out. Each thread's K
-// tiles move as 16-byte words. Storing the results is the second half,
-// spread over the GPU (fold_carry_in): from one SM, the scattered stores
-// (one line each) kept its L1 busy for most of the pass (H100).
-template <typename V, int K>
-__device__ __forceinline__ void load_words(const V* p, V (&v)[K]) {
-  static_assert(sizeof(V) * K % 16 == 0, "whole 16-byte words");
-#pragma unroll
-  for (int w = 0; w < int(sizeof(V)) * K / 16; ++w)
-    reinterpret_cast<uint4*>(v)[w] = reinterpret_cast<const uint4*>(p)[w];
-}
-template <typename V, int K>
-__device__ __forceinline__ void store_words(V* p, const V (&v)[K]) {
-#pragma unroll
-  for (int w = 0; w < int(sizeof(V)) * K / 16; ++w)
-    reinterpret_cast<uint4*>(p)[w] = reinterpret_cast<const uint4*>(v)[w];
-}
-
-template <tb_op OP, typename T, int NT, int K>
-struct CtaCarryScan {
-  using Scan = CtaSegScan<OP, T, NT>;
-  struct Storage { typename Scan::Storage scan; };
-
-  __device__ __forceinline__ static void run(const TileCarries<T>& carries, int64_t tiles,
-                                             Storage& s) {
-    const T identity = Op<OP>::template identity<T>();
-    constexpr int kNoEnd = TileCarries<T>::kNoEnd;
-    T running = identity;  // inclusive carry before this round
-    for (int64_t round = 0; round < tiles; round += int64_t(NT) * K) {
-      const int64_t first = round + int64_t(threadIdx.x) * K;
-      const bool whole = first + K <= tiles;
-      T carry[K];
-      int head[K];
-      if (whole) {
-        load_words(carries.carry + first, carry);
-        load_words(carries.head + first, head);
-      } else {
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-          const bool in = first + j < tiles;
-          carry[j] = in ? carries.carry[first + j] : identity;
-          head[j] = in ? carries.head[first + j] : kNoEnd;
-        }
-      }
-      bool has_end = false;
-      T acc = identity;
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        const bool ends = head[j] != kNoEnd;
-        acc = ends ? carry[j] : Op<OP>::apply(acc, carry[j]);
-        has_end |= ends;
-      }
-      // The previous rounds enter as if before thread 0.
-      if (threadIdx.x == 0 && !has_end) acc = Op<OP>::apply(running, acc);
-      T total;
-      T c = Scan::carry_in(has_end || threadIdx.x == 0, acc, &total, s.scan);
-      if (threadIdx.x == 0) c = running;
-      T in[K];
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        in[j] = c;
-        c = head[j] != kNoEnd ? carry[j] : Op<OP>::apply(c, carry[j]);
-      }
-      if (whole) {
-        store_words(carries.carry + first, in);
-      } else {
-#pragma unroll
-        for (int j = 0; j < K; ++j)
-          if (first + j < tiles) carries.carry[first + j] = in[j];
-      }
-      running = total;
-      __syncthreads();  // the scan storage is reused next round
-    }
-  }
-};
-
-// The fix-up, second half: tile t's carry-in (from CtaCarryScan) folded
-// into its continued row 0.
-template <tb_op OP, typename T>
-__device__ __forceinline__ void fold_carry_in(const TileCarries<T>& carries, int64_t t,
-                                              T* __restrict__ out) {
-  const int head = carries.head[t];
-  if (head >= 0) out[head] = Op<OP>::apply(carries.carry[t], carries.row0[t]);
-}
 
 // ---- reduce-by-key: segments from runs of equal keys --------------------
 
