@@ -195,7 +195,7 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * associative); d_out gets num_segments results, an empty segment the
  * identity of op. The kernels tile the items evenly (NT x VT per CTA), so a
  * segment of any length costs the same per item; a segment crossing tiles is
- * finished by a look-back over the carries of the tiles before it.
+ * finished at the tile boundaries and by a fold after the tiles.
  *
  * support_empty: false requires every segment non-empty (the fast path);
  * true runs a prepass that strips empty segments (CSR -> CSR2), reduces the

@@ -192,15 +192,16 @@ static void test_segreduce_edges(void) {
 }
 
 /* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Fixed
- * lengths of 4095 and 4096: segments longer than a tile of every default
- * box, so most tiles end none and leave only a carry, with the ends on and
- * off a power of two. */
+ * lengths of 4095 and 4096 (the ends on and off a power of two) and 50001:
+ * segments over up to ten tiles of every default box, so most tiles end
+ * none and pass the carry on from tile to tile. */
 static void test_segreduce_default_large(void) {
   const int64_t n = tb_test.max_random_n < (1 << 22) ? tb_test.max_random_n : (1 << 22);
   const tb_launch_box zero = {0, 0};
   const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
                             spec_case(TB_GEOM_FIXED, 4095.0, true, n),
                             spec_case(TB_GEOM_FIXED, 4096.0, true, n),
+                            spec_case(TB_GEOM_FIXED, 50001.0, true, n),
                             spec_case(TB_GEOM_ALL_ONE, 1.0, true, n),
                             spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
                             spec_case(TB_GEOM_POWER_LAW, 64.0, false, n),
