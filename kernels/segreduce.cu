@@ -8,8 +8,8 @@
 // their boundaries without waiting, with a fold after them into each
 // continued first row; reduce-by-key runs the one-pass run core of
 // kernels/device/cta_reduce_by_key.cuh, whose tiles scan (run ends, value)
-// pairs with a decoupled look-back. Fronts over the tile core
-// produce the tile's values in thread order and their local rows:
+// pairs with a decoupled look-back. Fronts over the tile core produce the
+// tile's values in thread order and their local rows:
 //   csr:    values loaded striped and transposed, each segment start in
 //           the tile's CSR slice marking the item that ends the row before
 //           it, the tile reduced in place in the values' buffer (the

@@ -431,8 +431,7 @@ struct CtaSegReduce {
   // end a segment (r.total > 0).
   template <typename Keep>
   __device__ __forceinline__ static T fold(const T (&x)[VT], unsigned flags, const Keep& keep,
-                                           const SegRange& r, const TileCarries<OP, T>& carries,
-                                           int64_t tile, Storage& s) {
+                                           Storage& s) {
     const T identity = Op<OP>::template identity<T>();
     T acc = identity;
 #pragma unroll
@@ -473,7 +472,7 @@ struct CtaSegReduce {
     const T identity = Op<OP>::template identity<T>();
     T scan[VT];
     T carry = fold(
-        x, flags, [&](int i, T v) { scan[i] = v; }, r, carries, tile, s);
+        x, flags, [&](int i, T v) { scan[i] = v; }, s);
     if (!kHalf || r.total <= kCapacity) {
       // Partials in shared memory, then stored coalesced.
 #pragma unroll
@@ -509,7 +508,7 @@ struct CtaSegReduce {
     const T identity = Op<OP>::template identity<T>();
     T scan[VT];
     T carry = fold(
-        x, flags, [&](int i, T v) { scan[i] = v; }, r, carries, tile, s);
+        x, flags, [&](int i, T v) { scan[i] = v; }, s);
     int row = first_row;
     if (!kHalf || r.total <= kCapacity) {
 #pragma unroll
@@ -554,7 +553,7 @@ struct CtaSegReduce {
     // Only this thread reads or writes its slots once its values are read.
     T* const mine = tile_values + int(threadIdx.x) * VT;
     const T carry = fold(
-        x, flags, [&](int i, T v) { mine[i] = v; }, r, carries, tile, s);
+        x, flags, [&](int i, T v) { mine[i] = v; }, s);
     if (flags) {
       const int i = __ffs(flags) - 1;
       mine[i] = Op<OP>::apply(carry, mine[i]);
