@@ -36,8 +36,8 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::clear(t, s.lb);  // before the loads (see clear())
   LB::load_scan(scan, t, s.lb);
-  cta_load_slice<NT, LB::kTile + 1>(values + t.b_lo, t.n_slice, s.values);
-  __syncthreads();
+  cta_load_slice<NT>(values + t.b_lo, t.n_slice, s.values);
+  cta_slices_landed();
   LB::search(t, s.lb);
   // Every shared read before the first store.
   T v[VT];
@@ -74,9 +74,9 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::clear(t, s.lb);
   LB::load_scan(scan, t, s.lb);
-  if (kGather) cta_load_slice<NT, kSlice>(gather + t.b_lo, t.n_slice, s.gather);
-  if (kScatter) cta_load_slice<NT, kSlice>(scatter + t.b_lo, t.n_slice, s.scatter);
-  __syncthreads();
+  if (kGather) cta_load_slice<NT>(gather + t.b_lo, t.n_slice, s.gather);
+  if (kScatter) cta_load_slice<NT>(scatter + t.b_lo, t.n_slice, s.scatter);
+  cta_slices_landed();
   LB::search(t, s.lb);
 
   // Every load in flight before the first store.

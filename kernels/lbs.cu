@@ -21,36 +21,35 @@ namespace {
 // ---- kernels ------------------------------------------------------------
 
 // One binary search per tile boundary: partition[p] = scan entries among the
-// first p * tile merged elements. Not the segmented partition's warp search
-// (warp_partition_point): a boundary's range here depends on its diagonal,
-// so its 32 probes a round are 32 lines no other boundary shares. Tried
-// (with another change, NOTES.md), lbs and expand lost 8-17 points of copy
-// bandwidth at one and two items per object (H100, 2^26 items).
+// first p * tile merged elements (merge_path). Not the segmented
+// partition's warp search (warp_partition_point): below the levels that
+// boundaries share, its 32 probes a round are 32 lines no other boundary
+// reads. Tried (with another change, NOTES.md), lbs and expand lost 8-17
+// points of copy bandwidth at one and two items per object (H100, 2^26).
 #ifndef TB_GRID_WIDE  // box-free: the tuned set has it
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
   const int64_t p = int64_t(blockIdx.x) * kPartitionThreads + threadIdx.x;
   if (p >= bounds) return;
-  const int64_t diag = min(int64_t(p) * tile, int64_t(n_items) + n_objects);
-  partition[p] = int(merge_path<int64_t>(diag, 0, n_items, n_objects,
-                                         [&](int64_t m) { return scan[m]; }));
+  partition[p] = merge_path(min(p * tile, int64_t(n_items) + n_objects), n_items, n_objects, scan);
 }
 #endif
 
-// obj[i] = upper_bound(scan, i) - 1 and, when rank is given,
+// obj[i] = upper_bound(scan, i) - 1 and, with kRank,
 // rank[i] = i - scan[obj[i]] (the scan entry of a tile's first object is the
-// one loaded before its slice).
-template <int NT, int VT>
+// one loaded before its slice). kRank is a template argument: a null test
+// in the store loop kept every item's predicate live across it.
+template <int NT, int VT, bool kRank>
 __global__ void __launch_bounds__(NT)
-lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-           const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
+    lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
+               const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::load_scan(scan, t, s);
   LB::clear(t, s);
-  __syncthreads();
+  cta_slices_landed();
   LB::search(t, s);
   int o[VT];
 #pragma unroll
@@ -65,7 +64,7 @@ lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
     const int item = t.a0 + k;  // < n_items: formed only for the tile's items
     obj[item] = o[i];
     // An item before scan[0] (a malformed scan) has object -1 and rank item.
-    if (rank) rank[item] = o[i] >= 0 ? item - s.scan[LB::slot(t, o[i])] : item;
+    if (kRank) rank[item] = o[i] >= 0 ? item - s.scan[LB::slot(t, o[i])] : item;
   }
 }
 
@@ -113,8 +112,13 @@ tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* ra
   TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
                           stream));
   if (tiles == 0) return TB_OK;
-  lbs_kernel<NT, VT><<<tiles, NT, 0, stream>>>(scan, n_objects, n_items,
-                                               static_cast<const int*>(scratch), obj, rank);
+  const int* partition = static_cast<const int*>(scratch);
+  if (rank)
+    lbs_kernel<NT, VT, true>
+        <<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, obj, rank);
+  else
+    lbs_kernel<NT, VT, false>
+        <<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, obj, nullptr);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

@@ -29,41 +29,49 @@
 
 namespace tb {
 
-// Upper-bound Merge Path of the items first, first + 1, ..., first + n_items - 1
-// with n_scan scan entries (scan_at(m) reads entry m): how many entries are
-// among the first diag merged elements. Entry m goes before the item it would
-// be compared with when scan_at(m) < first + diag - m. Reads only entries in
-// [0, n_scan); the result is in [max(0, diag - n_items), min(diag, n_scan)].
-template <typename I, class ScanAt>
-__device__ __forceinline__ I merge_path(I diag, I first, I n_items, I n_scan, ScanAt scan_at) {
-  I lo = diag > n_items ? diag - n_items : I(0);
-  I hi = diag < n_scan ? diag : n_scan;
+// Upper-bound Merge Path of the items 0, 1, ..., n_items - 1 with the n_scan
+// entries of scan: how many entries are among the first diag merged
+// elements. Entry m goes before item i when scan[m] <= i, so before the item
+// it meets on diagonal diag when scan[m] + m < diag: the answer is the lower
+// bound of diag in the keys scan[m] + m (ascending for a sorted scan). The
+// search spans all of [0, n_scan) rather than diag's own range, so every
+// boundary starts from the same midpoints: their first levels are a few
+// lines shared through L2, not one DRAM line per boundary and level. Reads
+// only entries in [0, n_scan); the result is clamped to
+// [max(0, diag - n_items), min(diag, n_scan)], where a sorted scan's is.
+__device__ __forceinline__ int merge_path(int64_t diag, int n_items, int n_scan,
+                                          const int* __restrict__ scan) {
+  int lo = 0, hi = n_scan;
   while (lo < hi) {
-    const I mid = (lo + hi) / 2;
-    if (I(scan_at(mid)) < first + diag - mid) lo = mid + 1;
+    const int mid = int((unsigned(lo) + unsigned(hi)) / 2);
+    if (int64_t(scan[mid]) + mid < diag)
+      lo = mid + 1;
     else hi = mid;
   }
-  return lo;
+  return int(min(max(int64_t(lo), diag - n_items), min(diag, int64_t(n_scan))));
 }
 
-// Loads src[0, count) (count <= N) into dst in shared memory, striped so
-// that each warp instruction reads consecutive addresses; every load is
-// issued before the first store. No barrier. (Leaving the rounds past count
-// with a break instead of predicating them took move 15 more registers.)
-template <int NT, int N, typename T>
+// Copies src[0, count) into dst in shared memory with cp.async:
+// each warp instruction reads consecutive addresses, no register holds a
+// value, and the rounds stop at count (a predicated round for every slot a
+// slice could have cost expand a third of its instructions at 4 items per
+// object). cta_slices_landed() waits for them. T is 4 or 8 bytes.
+template <int NT, typename T>
 __device__ __forceinline__ void cta_load_slice(const T* __restrict__ src, int count, T* dst) {
-  constexpr int kLoads = (N + NT - 1) / NT;
-  T v[kLoads];
-#pragma unroll
-  for (int i = 0; i < kLoads; ++i) {
-    const int k = i * NT + int(threadIdx.x);
-    if (k < count) v[i] = src[k];
-  }
-#pragma unroll
-  for (int i = 0; i < kLoads; ++i) {
-    const int k = i * NT + int(threadIdx.x);
-    if (k < count) dst[k] = v[i];
-  }
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
+#pragma unroll 1
+  for (int k = int(threadIdx.x); k < count; k += NT)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                     unsigned(__cvta_generic_to_shared(dst + k))),
+                 "l"(src + k), "n"(int(sizeof(T)))
+                 : "memory");
+}
+
+// After the slices and clear(): every thread's copies have landed, and the
+// CTA sees every slice.
+__device__ __forceinline__ void cta_slices_landed() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  __syncthreads();
 }
 
 template <int NT, int VT>
@@ -71,7 +79,6 @@ struct CtaLoadBalance {
   static_assert(NT % 32 == 0, "NT must be a multiple of the warp size");
   static constexpr int kTile = NT * VT;
   static constexpr int kWarps = NT / 32;
-  static constexpr int kLoads = (kTile + 1 + NT - 1) / NT;  // slice loads per thread
 
   // The tile's part of the merge: items [a0, a0 + a_count) and scan entries
   // [b0, b0 + b_count). Its items belong to objects b0 - 1 .. b0 + b_count - 1
@@ -119,10 +126,10 @@ struct CtaLoadBalance {
   __device__ __forceinline__ static bool one_object(const Tile& t) { return t.b_count == 0; }
 
   // Loads the tile's scan slice into s.scan. No barrier: the caller issues
-  // its own slice loads and clear(), then __syncthreads().
+  // its own slice loads and clear(), then cta_slices_landed().
   __device__ __forceinline__ static void load_scan(const int* __restrict__ scan, const Tile& t,
                                                    Storage& s) {
-    cta_load_slice<NT, kTile + 1>(scan + t.b_lo, t.n_slice, s.scan);
+    cta_load_slice<NT>(scan + t.b_lo, t.n_slice, s.scan);
   }
 
   // Clears s.obj for the marks (none for one object): predicated, never
@@ -146,32 +153,32 @@ struct CtaLoadBalance {
   __device__ __forceinline__ static void search(const Tile& t, Storage& s) {
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     if (one_object(t)) {
+      // Every slot, the tile's items or not: a store costs less than its
+      // predicate, and slots past a_count are never read back.
 #pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const int k = tid * VT + i;
-        if (k < t.a_count) s.obj[k] = t.b0 - 1;
-      }
+      for (int i = 0; i < VT; ++i) s.obj[tid * VT + i] = t.b0 - 1;
       __syncwarp();
       return;
     }
-#pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      const int k = i * NT + tid, j = t.b_lo + k;
-      if (k < t.n_slice && j >= t.b0) {
-        // An entry before the tile's first item (only a scan with negative
-        // entries has one) still counts for that item.
-        const int64_t pos = int64_t(s.scan[k]) - t.a0;
-        if (pos < t.a_count && t.a_count > 0) atomicMax(&s.obj[pos > 0 ? pos : 0], j);
-      }
+    // Entry j >= b0 marks the item where its run starts; an entry before the
+    // tile's first item (only a scan with negative entries has one) still
+    // counts for that item. In 32 bits: a0 + a_count <= n_items. With no
+    // item (a_count = 0) a mark may land in slot 0, which nothing reads.
+    const int a_end = t.a0 + t.a_count;
+    for (int k = tid + (t.b0 - t.b_lo); k < t.n_slice; k += NT) {
+      const int v = s.scan[k];
+      if (v < a_end) atomicMax(&s.obj[max(v, t.a0) - t.a0], t.b_lo + k);
     }
     __syncthreads();
     // Max-scan in blocked order (thread t owns slots t*VT .. t*VT + VT - 1),
-    // starting from the object that runs into the tile from the left.
+    // starting from the object that runs into the tile from the left. Slots
+    // past a_count hold whatever was there; unpredicated, they reach only
+    // slots past a_count (a thread that owns an item has only items before
+    // it), so every item still gets its upper bound.
     int x[VT], m = INT_MIN;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-      const int k = tid * VT + i;
-      x[i] = k < t.a_count ? s.obj[k] : INT_MIN;
+      x[i] = s.obj[tid * VT + i];
       m = max(m, x[i]);
     }
     const int incl = warp_scan_inclusive<TB_OP_MAX>(m, lane);
@@ -185,9 +192,8 @@ struct CtaLoadBalance {
     carry = max(carry, t.b0 - 1);
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-      const int k = tid * VT + i;
       carry = max(carry, x[i]);
-      if (k < t.a_count) s.obj[k] = carry;
+      s.obj[tid * VT + i] = carry;
     }
     __syncwarp();
   }
