@@ -45,8 +45,8 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
-    const int o = k < t.a_count ? s.lb.obj[k] : -1;
-    ok[i] = o >= 0;
+    const int o = s.lb.obj[k];  // every slot is written; only the tile's items count
+    ok[i] = k < t.a_count && o >= 0;
     if (ok[i]) v[i] = s.values[LB::slot(t, o)];
   }
 #pragma unroll

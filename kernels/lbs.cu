@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(NT)
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = LB::slot_of(i);
-    o[i] = k < t.a_count ? s.obj[k] : -1;
+    o[i] = s.obj[k];  // every slot is written; only the tile's items are stored
   }
 #pragma unroll
   for (int i = 0; i < VT; ++i) {

@@ -132,19 +132,16 @@ struct CtaLoadBalance {
     cta_load_slice<NT>(scan + t.b_lo, t.n_slice, s.scan);
   }
 
-  // Clears s.obj for the marks (none for one object): predicated, never
-  // branched around the loads (a branch cost expand 13% at one item per
-  // object). Where it goes is the caller's, measured per kernel on the H100:
-  // the search clears after its slice load (5% faster at one item per
-  // object), expand and move before theirs (8-byte expand lost 4-5% at 2-4
-  // items per object with the clear after).
+  // Clears s.obj for the marks, every slot (a store costs less than its
+  // predicate); a tile of one object needs none. Where it goes is the
+  // caller's, measured per kernel on the H100 when the slices were loaded
+  // through registers: the search cleared after its slice load (5% faster
+  // at one item per object), expand and move before theirs (8-byte expand
+  // lost 4-5% at 2-4 items per object with the clear after).
   __device__ __forceinline__ static void clear(const Tile& t, Storage& s) {
-    const int n_clear = one_object(t) ? 0 : t.a_count;
+    if (one_object(t)) return;
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = i * NT + int(threadIdx.x);
-      if (k < n_clear) s.obj[k] = INT_MIN;
-    }
+    for (int i = 0; i < VT; ++i) s.obj[i * NT + int(threadIdx.x)] = INT_MIN;
   }
 
   // After that barrier: the object of every item into s.obj. Ends with the
