@@ -42,8 +42,8 @@ partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int t
 // in the store loop kept every item's predicate live across it.
 template <int NT, int VT, bool kRank>
 __global__ void __launch_bounds__(NT)
-    lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-               const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
+lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
+           const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
