@@ -26,36 +26,32 @@ using T = TB_ELEM;
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-              const int* __restrict__ partition, int tiles, int per_cta,
-              const T* __restrict__ values, T* __restrict__ out) {
+              const int* __restrict__ partition, const T* __restrict__ values,
+              T* __restrict__ out) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ struct {
     typename LB::Storage lb;
     T values[LB::kTile + 1];
   } s;
-  const typename LB::Run r = LB::run(partition, tiles, per_cta, s.lb);
-  for (int tile = r.first; tile < r.end; ++tile) {
-    const typename LB::Tile t = LB::tile(r, tile, n_items, n_objects, s.lb);
-    LB::clear(t, s.lb);  // before the loads (see clear())
-    LB::load_scan(scan, t, s.lb);
-    cta_load_slice<NT>(values + t.b_lo, t.n_slice, s.values);
-    cta_slices_landed();
-    LB::search(t, s.lb);
-    // Every shared read before the first store.
-    T v[VT];
-    bool ok[VT];
+  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::clear(t, s.lb);  // before the loads (see clear())
+  LB::load_scan(scan, t, s.lb);
+  cta_load_slice<NT>(values + t.b_lo, t.n_slice, s.values);
+  cta_slices_landed();
+  LB::search(t, s.lb);
+  // Every shared read before the first store.
+  T v[VT];
+  bool ok[VT];
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = LB::slot_of(i);
-      const int o = s.lb.obj[k];  // every slot is written; only the tile's items count
-      ok[i] = k < t.a_count && o >= 0;
-      if (ok[i]) v[i] = s.values[LB::slot(t, o)];
-    }
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if (ok[i]) out[t.a0 + LB::slot_of(i)] = v[i];
-    __syncthreads();  // the next tile's clear and slices overwrite what this one read
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    const int o = s.lb.obj[k];  // every slot is written; only the tile's items count
+    ok[i] = k < t.a_count && o >= 0;
+    if (ok[i]) v[i] = s.values[LB::slot(t, o)];
   }
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (ok[i]) out[t.a0 + LB::slot_of(i)] = v[i];
 }
 
 // Item r of interval j: out[dst] = in[src] with src = gather[j] + r
@@ -65,9 +61,9 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 template <int NT, int VT, bool kGather, bool kScatter>
 __global__ void __launch_bounds__(NT)
 move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-            const int* __restrict__ partition, int tiles, int per_cta,
-            const int* __restrict__ gather, const int* __restrict__ scatter,
-            const T* __restrict__ in, int64_t n_in, T* __restrict__ out, int64_t n_out) {
+            const int* __restrict__ partition, const int* __restrict__ gather,
+            const int* __restrict__ scatter, const T* __restrict__ in, int64_t n_in,
+            T* __restrict__ out, int64_t n_out) {
   using LB = CtaLoadBalance<NT, VT>;
   constexpr int kSlice = LB::kTile + 1;
   __shared__ struct {
@@ -75,43 +71,39 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
     int gather[kGather ? kSlice : 1];
     int scatter[kScatter ? kSlice : 1];
   } s;
-  const typename LB::Run r = LB::run(partition, tiles, per_cta, s.lb);
-  for (int tile = r.first; tile < r.end; ++tile) {
-    const typename LB::Tile t = LB::tile(r, tile, n_items, n_objects, s.lb);
-    LB::clear(t, s.lb);
-    LB::load_scan(scan, t, s.lb);
-    if (kGather) cta_load_slice<NT>(gather + t.b_lo, t.n_slice, s.gather);
-    if (kScatter) cta_load_slice<NT>(scatter + t.b_lo, t.n_slice, s.scatter);
-    cta_slices_landed();
-    LB::search(t, s.lb);
+  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::clear(t, s.lb);
+  LB::load_scan(scan, t, s.lb);
+  if (kGather) cta_load_slice<NT>(gather + t.b_lo, t.n_slice, s.gather);
+  if (kScatter) cta_load_slice<NT>(scatter + t.b_lo, t.n_slice, s.scatter);
+  cta_slices_landed();
+  LB::search(t, s.lb);
 
-    // Every load in flight before the first store.
-    T v[VT];
-    int64_t dst[VT];
-    bool ok[VT];
+  // Every load in flight before the first store.
+  T v[VT];
+  int64_t dst[VT];
+  bool ok[VT];
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = LB::slot_of(i);
-      const int o = k < t.a_count ? s.lb.obj[k] : -1;
-      int64_t src = -1;
-      dst[i] = -1;
-      if (o >= 0) {
-        // Formed only for the tile's items (k < a_count), so it fits int32
-        // (32-bit: a 64-bit item costs registers, and CTAs, at VT 11).
-        const int item = t.a0 + k;
-        const int j = LB::slot(t, o);
-        const int64_t rank = int64_t(item) - s.lb.scan[j];
-        src = kGather ? s.gather[j] + rank : item;
-        dst[i] = kScatter ? s.scatter[j] + rank : item;
-      }
-      ok[i] = o >= 0 && src >= 0 && src < n_in && dst[i] >= 0 && dst[i] < n_out;
-      if (ok[i]) v[i] = in[src];
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    const int o = k < t.a_count ? s.lb.obj[k] : -1;
+    int64_t src = -1;
+    dst[i] = -1;
+    if (o >= 0) {
+      // Formed only for the tile's items (k < a_count), so it fits int32
+      // (32-bit: a 64-bit item costs registers, and CTAs, at VT 11).
+      const int item = t.a0 + k;
+      const int j = LB::slot(t, o);
+      const int64_t rank = int64_t(item) - s.lb.scan[j];
+      src = kGather ? s.gather[j] + rank : item;
+      dst[i] = kScatter ? s.scatter[j] + rank : item;
     }
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if (ok[i]) out[dst[i]] = v[i];
-    __syncthreads();  // the next tile's clear and slices overwrite what this one read
+    ok[i] = o >= 0 && src >= 0 && src < n_in && dst[i] >= 0 && dst[i] < n_out;
+    if (ok[i]) v[i] = in[src];
   }
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (ok[i]) out[dst[i]] = v[i];
 }
 
 // ---- host side ----------------------------------------------------------
@@ -152,11 +144,8 @@ tb_status expand_run(const int* scan, int n_objects, int n_items, const T* value
                           stream));
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
-  const auto kernel = expand_kernel<NT, VT>;
-  int per_cta = 1;
-  TB_TRY(tb_lbs_tiles_per_cta(reinterpret_cast<const void*>(kernel), NT, tiles, &per_cta));
-  kernel<<<int(ceil_div(tiles, per_cta)), NT, 0, stream>>>(scan, n_objects, n_items, partition,
-                                                          tiles, per_cta, values, out);
+  expand_kernel<NT, VT><<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, values,
+                                                 out);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
@@ -170,16 +159,13 @@ tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, con
                           stream));
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
-  const auto launch = [&](auto kernel) {
-    int per_cta = 1;
-    TB_TRY(tb_lbs_tiles_per_cta(reinterpret_cast<const void*>(kernel), NT, tiles, &per_cta));
-    kernel<<<int(ceil_div(tiles, per_cta)), NT, 0, stream>>>(
-        scan, n_objects, n_items, partition, tiles, per_cta, gather, scatter, in, n_in, out, n_out);
-    return TB_OK;
+  const auto args = [&](auto kernel) {
+    kernel<<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, gather, scatter, in,
+                                     n_in, out, n_out);
   };
-  if (op == TB_INTERVAL_GATHER) TB_TRY(launch(move_kernel<NT, VT, true, false>));
-  else if (op == TB_INTERVAL_SCATTER) TB_TRY(launch(move_kernel<NT, VT, false, true>));
-  else TB_TRY(launch(move_kernel<NT, VT, true, true>));
+  if (op == TB_INTERVAL_GATHER) args(move_kernel<NT, VT, true, false>);
+  else if (op == TB_INTERVAL_SCATTER) args(move_kernel<NT, VT, false, true>);
+  else args(move_kernel<NT, VT, true, true>);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

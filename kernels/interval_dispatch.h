@@ -33,10 +33,6 @@ extern const tb_grid tb_lbs_kernel_grid, tb_lbs_kernel_grid_wide;
 tb_status tb_lbs_partition(const int32_t *d_scan, int num_objects, int n_items, int tile,
                            void *scratch, size_t *scratch_bytes, int *tiles,
                            cudaStream_t stream);
-/* How many consecutive tiles each CTA of `kernel` (a tiled kernel of the
- * family, nt threads) takes: the run whose partition values it loads once.
- * At least two waves of resident CTAs stay in the grid. */
-tb_status tb_lbs_tiles_per_cta(const void *kernel, int nt, int tiles, int *per_cta);
 /* Writes to *d_first_bad the smallest index whose entry breaks the scan's
  * rules (UINT32_MAX when none); the caller reads it back. strict: entries
  * ascending and the last one below n_items (CSR offsets of non-empty

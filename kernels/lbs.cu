@@ -5,7 +5,6 @@
 // side sizes the scratch and launches; the extern "C" functions at the end
 // map a box to a template instance.
 #include <stdint.h>
-#include <stdlib.h>
 
 #include <algorithm>
 
@@ -44,30 +43,28 @@ partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int t
 template <int NT, int VT, bool kRank>
 __global__ void __launch_bounds__(NT)
 lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-           const int* __restrict__ partition, int tiles, int per_cta, int* __restrict__ obj,
-           int* __restrict__ rank) {
+           const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
-  const typename LB::Run r = LB::run(partition, tiles, per_cta, s);
-  for (int tile = r.first; tile < r.end; ++tile) {
-    const typename LB::Tile t = LB::tile(r, tile, n_items, n_objects, s);
-    LB::load_scan(scan, t, s);
-    LB::clear(t, s);
-    cta_slices_landed();
-    LB::search(t, s);
-    int o[VT];
+  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  LB::load_scan(scan, t, s);
+  LB::clear(t, s);
+  cta_slices_landed();
+  LB::search(t, s);
+  int o[VT];
 #pragma unroll
-    for (int i = 0; i < VT; ++i) o[i] = s.obj[LB::slot_of(i)];  // every slot is written
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    o[i] = s.obj[k];  // every slot is written; only the tile's items are stored
+  }
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int k = LB::slot_of(i);
-      if (k >= t.a_count) continue;
-      const int item = t.a0 + k;  // < n_items: formed only for the tile's items
-      obj[item] = o[i];
-      // An item before scan[0] (a malformed scan) has object -1 and rank item.
-      if (kRank) rank[item] = o[i] >= 0 ? item - s.scan[LB::slot(t, o[i])] : item;
-    }
-    __syncthreads();  // the next tile's clear and slice overwrite what this one read
+  for (int i = 0; i < VT; ++i) {
+    const int k = LB::slot_of(i);
+    if (k >= t.a_count) continue;
+    const int item = t.a0 + k;  // < n_items: formed only for the tile's items
+    obj[item] = o[i];
+    // An item before scan[0] (a malformed scan) has object -1 and rank item.
+    if (kRank) rank[item] = o[i] >= 0 ? item - s.scan[LB::slot(t, o[i])] : item;
   }
 }
 
@@ -116,14 +113,12 @@ tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* ra
                           stream));
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
-  const auto launch = [&](auto kernel, int* rank_or_null) {
-    int per_cta = 1;
-    TB_TRY(tb_lbs_tiles_per_cta(reinterpret_cast<const void*>(kernel), NT, tiles, &per_cta));
-    kernel<<<int(ceil_div(tiles, per_cta)), NT, 0, stream>>>(scan, n_objects, n_items, partition,
-                                                            tiles, per_cta, obj, rank_or_null);
-    return TB_OK;
-  };
-  TB_TRY(rank ? launch(lbs_kernel<NT, VT, true>, rank) : launch(lbs_kernel<NT, VT, false>, nullptr));
+  if (rank)
+    lbs_kernel<NT, VT, true>
+        <<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, obj, rank);
+  else
+    lbs_kernel<NT, VT, false>
+        <<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, obj, nullptr);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
@@ -162,21 +157,6 @@ extern "C" tb_status TB_EXPORT_ANY(tb_lbs_run)(tb_launch_box box, const int32_t*
 
 extern "C" const tb_grid TB_EXPORT_ANY(tb_lbs_kernel_grid) =
     tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
-
-#ifndef TB_GRID_WIDE  // box-free: the tuned set has it
-extern "C" tb_status tb_lbs_tiles_per_cta(const void* kernel, int nt, int tiles, int* per_cta) {
-  using namespace tb;
-  int per_sm = 0, sms = 0;
-  TB_TRY(tb_kernel_residency(kernel, nt, 0, &per_sm, &sms));
-  // Two waves of resident CTAs at least, so that the last CTAs' runs do not
-  // leave SMs idle; runs no longer than kMaxRun.
-  const int64_t resident = int64_t(std::max(per_sm, 1)) * sms;
-  int cap = kMaxRun;
-  if (const char* e = getenv("TB_LB_RUN")) cap = std::min(std::max(atoi(e), 1), kMaxRun);
-  *per_cta = int(std::min<int64_t>(std::max<int64_t>(tiles / (2 * resident), 1), cap));
-  return TB_OK;
-}
-#endif
 
 #ifndef TB_GRID_WIDE
 extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_objects, int n_items,

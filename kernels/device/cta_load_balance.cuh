@@ -74,13 +74,9 @@ __device__ __forceinline__ void cta_slices_landed() {
   __syncthreads();
 }
 
-// The most consecutive tiles one CTA takes (CtaLoadBalance::run).
-constexpr int kMaxRun = 16;
-
 template <int NT, int VT>
 struct CtaLoadBalance {
   static_assert(NT % 32 == 0, "NT must be a multiple of the warp size");
-  static_assert(NT > kMaxRun, "a run's partition values take one load a thread");
   static constexpr int kTile = NT * VT;
   static constexpr int kWarps = NT / 32;
 
@@ -98,14 +94,6 @@ struct CtaLoadBalance {
     int scan[kTile + 1];  // scan[b_lo + k], k < n_slice
     int obj[kTile];       // object of item a0 + k, k < a_count (-1: none)
     int warp_max[kWarps];
-    int bounds[kMaxRun + 1];  // the run's partition values
-  };
-
-  // A CTA takes a run of consecutive tiles, [first, end), and loads their
-  // partition values once, so that no tile after its first waits on a round
-  // trip for them before it can load its slices.
-  struct Run {
-    int first, end;
   };
 
   // The slot of this thread's i-th item (i < VT) once search() has returned:
@@ -115,32 +103,18 @@ struct CtaLoadBalance {
     return int(threadIdx.x / 32) * (32 * VT) + i * 32 + int(threadIdx.x % 32);
   }
 
-  // This CTA's run of per_cta tiles (at most kMaxRun; fewer at the end) and
-  // its partition values, into s.bounds. Ends with a barrier.
-  __device__ __forceinline__ static Run run(const int* partition, int tiles, int per_cta,
-                                            Storage& s) {
-    per_cta = min(max(per_cta, 1), kMaxRun);
-    Run r;
-    r.first = int(min(int64_t(blockIdx.x) * per_cta, int64_t(tiles)));
-    r.end = min(r.first + per_cta, tiles);
-    const int k = threadIdx.x;  // NT > kMaxRun
-    if (k <= r.end - r.first) s.bounds[k] = partition[r.first + k];
-    __syncthreads();
-    return r;
-  }
-
-  // The ranges of tile `tile` of run r.
-  __device__ __forceinline__ static Tile tile(const Run& r, int tile, int n_items, int n_objects,
-                                              const Storage& s) {
+  // The ranges of tile `tile` from the partition pass.
+  __device__ __forceinline__ static Tile tile(const int* partition, int tile, int n_items,
+                                              int n_objects) {
     const int64_t d0 = int64_t(tile) * kTile;
     const int64_t d1 = min(d0 + kTile, int64_t(n_items) + n_objects);
     const int len = int(d1 - d0);
     Tile t;
-    t.b0 = s.bounds[tile - r.first];
+    t.b0 = partition[tile];
     t.a0 = int(d0 - t.b0);
     // With a sorted scan the partitions are monotone and these clamps change
     // nothing; with any other they keep the tile inside both arrays.
-    t.b_count = min(max(s.bounds[tile - r.first + 1] - t.b0, 0), min(len, n_objects - t.b0));
+    t.b_count = min(max(partition[tile + 1] - t.b0, 0), min(len, n_objects - t.b0));
     t.a_count = min(len - t.b_count, n_items - t.a0);
     t.b_lo = t.b0 > 0 ? t.b0 - 1 : 0;
     t.n_slice = t.b0 + t.b_count - t.b_lo;
