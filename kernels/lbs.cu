@@ -20,19 +20,26 @@ namespace {
 
 // ---- kernels ------------------------------------------------------------
 
-// One binary search per tile boundary: partition[p] = scan entries among the
-// first p * tile merged elements (merge_path). Not the segmented
-// partition's warp search (warp_partition_point): below the levels that
-// boundaries share, its 32 probes a round are 32 lines no other boundary
-// reads. Tried (with another change, NOTES.md), lbs and expand lost 8-17
-// points of copy bandwidth at one and two items per object (H100, 2^26).
+// partition[p] = scan entries among the first p * tile merged elements,
+// kPartitionThreads boundaries a CTA (CtaMergePath). Not the segmented
+// partition's warp search (warp_partition_point): 32 probes a round for each
+// boundary are 32 lines no other boundary reads. Tried (with another
+// change, NOTES.md), lbs and expand lost 8-17 points of copy bandwidth at
+// one and two items per object (H100, 2^26).
 #ifndef TB_GRID_WIDE  // box-free: the tuned set has it
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
-  const int64_t p = int64_t(blockIdx.x) * kPartitionThreads + threadIdx.x;
-  if (p >= bounds) return;
-  partition[p] = merge_path(min(p * tile, int64_t(n_items) + n_objects), n_items, n_objects, scan);
+  using MergePath = CtaMergePath<kPartitionThreads>;
+  __shared__ typename MergePath::Storage s;
+  const int64_t total = int64_t(n_items) + n_objects;
+  const int64_t first = int64_t(blockIdx.x) * kPartitionThreads;
+  const int64_t last = min(first + kPartitionThreads, int64_t(bounds)) - 1;
+  const int64_t p = first + threadIdx.x;  // past last: a copy of last, for the CTA's rounds
+  const auto diag = [&](int64_t q) { return min(q * tile, total); };
+  const int b = MergePath::partition(scan, n_items, n_objects, diag(min(p, last)), diag(first),
+                                     diag(last), s);
+  if (p <= last) partition[p] = b;
 }
 #endif
 

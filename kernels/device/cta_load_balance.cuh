@@ -33,23 +33,69 @@ namespace tb {
 // entries of scan: how many entries are among the first diag merged
 // elements. Entry m goes before item i when scan[m] <= i, so before the item
 // it meets on diagonal diag when scan[m] + m < diag: the answer is the lower
-// bound of diag in the keys scan[m] + m (ascending for a sorted scan). The
-// search spans all of [0, n_scan) rather than diag's own range, so every
-// boundary starts from the same midpoints: their first levels are a few
-// lines shared through L2, not one DRAM line per boundary and level. Reads
-// only entries in [0, n_scan); the result is clamped to
-// [max(0, diag - n_items), min(diag, n_scan)], where a sorted scan's is.
-__device__ __forceinline__ int merge_path(int64_t diag, int n_items, int n_scan,
-                                          const int* __restrict__ scan) {
-  int lo = 0, hi = n_scan;
-  while (lo < hi) {
-    const int mid = int((unsigned(lo) + unsigned(hi)) / 2);
-    if (int64_t(scan[mid]) + mid < diag)
-      lo = mid + 1;
-    else hi = mid;
-  }
-  return int(min(max(int64_t(lo), diag - n_items), min(diag, int64_t(n_scan))));
+// bound of diag in the keys scan[m] + m, ascending for a sorted scan.
+__device__ __forceinline__ int64_t merge_path_key(const int* __restrict__ scan, int m) {
+  return int64_t(scan[m]) + m;
 }
+
+// The Merge Path answers of NT consecutive tile boundaries, one a thread,
+// their diagonals ascending from d_first to d_last. A binary search a
+// boundary costs log2(n_scan) dependent loads, and every boundary's first
+// levels are the same few lines, which all CTAs ask one L2 slice for at
+// once. Here the CTA probes NT evenly spaced keys of a range that holds all
+// its answers, a round at a time: a round narrows each thread's range to
+// the gap between two probes, and the CTA's to the gaps of its first and
+// last answers, until that stops halving (the spread of the answers
+// themselves). Each thread then searches its own gap: at L = 1 and 2^26
+// items, 2-3 rounds and 11 levels instead of 26 levels. Reads only entries
+// in [0, n_scan), on any scan; the result is clamped to
+// [max(0, diag - n_items), min(diag, n_scan)], where a sorted scan's is.
+template <int NT>
+struct CtaMergePath {
+  struct Storage {
+    int64_t keys[NT];  // the round's probes
+  };
+
+  __device__ __forceinline__ static int partition(const int* __restrict__ scan, int n_items,
+                                                  int n_scan, int64_t diag, int64_t d_first,
+                                                  int64_t d_last, Storage& s) {
+    int lo = 0, hi = n_scan;        // the CTA's range, the same in every thread
+    int my_lo = 0, my_hi = n_scan;  // this thread's
+    while (hi - lo > NT) {
+      const int64_t width = hi - lo;
+      // Probe j, ascending and distinct in j (width > NT), inside [lo, hi).
+      const auto probe = [&](int j) { return lo + int((j + 1) * width / (NT + 1)); };
+      const int64_t key = merge_path_key(scan, probe(threadIdx.x));
+      s.keys[threadIdx.x] = key;
+      const int below_first = __syncthreads_count(key < d_first);
+      const int below_last = __syncthreads_count(key < d_last);
+      int c = 0, n = NT;  // the probes below diag
+      while (c < n) {
+        const int mid = (c + n) / 2;
+        if (s.keys[mid] < diag)
+          c = mid + 1;
+        else
+          n = mid;
+      }
+      my_lo = c > 0 ? probe(c - 1) + 1 : lo;
+      my_hi = c < NT ? probe(c) : hi;
+      const int next_lo = below_first > 0 ? probe(below_first - 1) + 1 : lo;
+      const int next_hi = below_last < NT ? probe(below_last) : hi;
+      __syncthreads();  // every thread has read the keys the next round writes
+      lo = next_lo;
+      hi = next_hi;
+      if (2 * int64_t(hi - lo) >= width) break;
+    }
+    while (my_lo < my_hi) {
+      const int mid = int((unsigned(my_lo) + unsigned(my_hi)) / 2);
+      if (merge_path_key(scan, mid) < diag)
+        my_lo = mid + 1;
+      else
+        my_hi = mid;
+    }
+    return int(min(max(int64_t(my_lo), diag - n_items), min(diag, int64_t(n_scan))));
+  }
+};
 
 // Copies src[0, count) into dst in shared memory with cp.async:
 // each warp instruction reads consecutive addresses, no register holds a
