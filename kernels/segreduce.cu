@@ -144,10 +144,7 @@ struct Tile {
     if (left >= 32 * VT) {
 #pragma unroll
       for (int w = lane; w < kWarpWords; w += 32)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                         unsigned(__cvta_generic_to_shared(items + w * kPerWord))),
-                     "l"(src + w * kPerWord)
-                     : "memory");
+        cp_async<16>(items + w * kPerWord, src + w * kPerWord);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i) {
@@ -158,7 +155,7 @@ struct Tile {
   }
 
   __device__ __forceinline__ static void to_blocked(const Words&, T (&x)[VT], IO& io) {
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    cp_async_wait_all();
     __syncwarp();  // every lane's words have landed
     const T* items = io.warp[threadIdx.x / 32].items;
     const int lane = threadIdx.x % 32;

@@ -26,6 +26,7 @@
 #include <climits>
 
 #include "kernels/device/cta_scan.cuh"
+#include "kernels/device/tile_io.cuh"
 
 namespace tb {
 
@@ -102,22 +103,17 @@ struct CtaMergePath {
 // each warp instruction reads consecutive addresses, no register holds a
 // value, and the rounds stop at count (a predicated round for every slot a
 // slice could hold took a fifth of expand's instructions at 4 items per
-// object). cta_slices_landed() waits for them. T is 4 or 8 bytes.
+// object). cta_slices_landed() waits for them.
 template <int NT, typename T>
 __device__ __forceinline__ void cta_load_slice(const T* __restrict__ src, int count, T* dst) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
 #pragma unroll 1
-  for (int k = int(threadIdx.x); k < count; k += NT)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
-                     unsigned(__cvta_generic_to_shared(dst + k))),
-                 "l"(src + k), "n"(int(sizeof(T)))
-                 : "memory");
+  for (int k = int(threadIdx.x); k < count; k += NT) cp_async<int(sizeof(T))>(dst + k, src + k);
 }
 
 // After the slices and clear(): every thread's copies have landed, and the
 // CTA sees every slice.
 __device__ __forceinline__ void cta_slices_landed() {
-  asm volatile("cp.async.wait_all;" ::: "memory");
+  cp_async_wait_all();
   __syncthreads();
 }
 

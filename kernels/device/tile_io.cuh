@@ -9,6 +9,28 @@
 
 namespace tb {
 
+// One asynchronous copy of kBytes (4, 8 or 16) from global to shared memory:
+// no register holds the value. 16-byte copies skip L1 (.cg); 4 and 8 bytes
+// can only go through it (.ca). cp_async_wait_all() waits for this thread's.
+template <int kBytes>
+__device__ __forceinline__ void cp_async(void* shared, const void* global) {
+  static_assert(kBytes == 4 || kBytes == 8 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  if constexpr (kBytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                     unsigned(__cvta_generic_to_shared(shared))),
+                 "l"(global)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                     unsigned(__cvta_generic_to_shared(shared))),
+                 "l"(global), "n"(kBytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
 template <typename T, int NT, int VT>
 struct TileTranspose {
   static constexpr bool kPad = VT % 2 == 0;
