@@ -7,6 +7,8 @@
 // conflicts.
 #pragma once
 
+#include <stdint.h>
+
 namespace tb {
 
 // One asynchronous copy of kBytes (4, 8 or 16) from global to shared memory:
@@ -29,6 +31,35 @@ __device__ __forceinline__ void cp_async(void* shared, const void* global) {
 
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+// A load of data read once (a sparse matrix's entries and column indices):
+// evict-first in L1 and L2 (ld.global.cs), so that the caches keep what is
+// read again.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+  return __ldcs(p);
+}
+
+// A load that L2 keeps before others (evict_last) for a share of the lines
+// (by address), the rest unchanged: data gathered many times (SpMV's x),
+// of which only part may fit.
+template <typename T>
+__device__ __forceinline__ T load_kept(const T* p, float share) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte elements");
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, %1;"
+      : "=l"(policy)
+      : "f"(share));
+  if constexpr (sizeof(T) == 4) {
+    unsigned v;
+    asm("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(policy));
+    return __builtin_bit_cast(T, v);
+  } else {
+    unsigned long long v;
+    asm("ld.global.nc.L2::cache_hint.b64 %0, [%1], %2;" : "=l"(v) : "l"(p), "l"(policy));
+    return __builtin_bit_cast(T, v);
+  }
 }
 
 template <typename T, int NT, int VT>
