@@ -44,7 +44,6 @@ struct Inputs {
   const int* cols;
   const T* x;
   int x_len;
-  float x_kept;  // the share of x's lines that L2 keeps first (load_kept)
 };
 
 // The value of item m; a column outside x (malformed input) counts as the
@@ -54,9 +53,8 @@ __device__ __forceinline__ T item_value(const Inputs& in, int m) {
   if (F == TB_SEG_VALUES) return in.values[m];
   const int c = in.cols[m];
   if (c < 0 || c >= in.x_len) return identity<OP>();
-  const T xv = load_kept(in.x + c, in.x_kept);
-  if (F == TB_SEG_SPMV_UNARY) return xv;
-  return Op<TB_OP_MULTIPLIES>::apply(in.values[m], xv);
+  if (F == TB_SEG_SPMV_UNARY) return in.x[c];
+  return Op<TB_OP_MULTIPLIES>::apply(in.values[m], in.x[c]);
 }
 
 template <tb_op OP, int NT, int VT>
@@ -228,16 +226,17 @@ struct Tile {
       int c[VT];
 #pragma unroll
       for (int i = 0; i < VT; ++i)
-        c[i] = base + i * kStride < left ? load_once(cols + i * kStride) : -1;
+        c[i] = load_once_if(base + i * kStride < left, cols + i * kStride, -1);
 #pragma unroll
       for (int i = 0; i < VT; ++i) {
         const bool ok = c[i] >= 0 && c[i] < in.x_len;
-        const T xv = ok ? load_kept(in.x + c[i], in.x_kept) : identity<OP>();
-        if (F == TB_SEG_SPMV_UNARY) v[i] = xv;
-        else
-          v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(
-                          load_once(in.values + int64_t(first) + base + i * kStride), xv)
-                    : identity<OP>();
+        const T xv = ok ? in.x[c[i]] : identity<OP>();
+        if (F == TB_SEG_SPMV_UNARY) {
+          v[i] = xv;
+        } else {
+          const T a = load_once_if(ok, in.values + int64_t(first) + base + i * kStride, T());
+          v[i] = ok ? Op<TB_OP_MULTIPLIES>::apply(a, xv) : identity<OP>();
+        }
       }
     }
   }
@@ -456,24 +455,9 @@ tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream) {
   return TB_OK;
 }
 
-// SpMV's x in L2: the matrix streams through evict-first (load_once), and
-// x's loads keep a share of its lines evict-last, as many as would fill a
-// sixteenth of L2. Larger shares lost where x outgrows L2 (H100: float with
-// x = 64 MB, 0.99x cuSPARSE at a 1/20 share, 0.92x keeping all of x), and
-// won nothing where it fits (NOTES.md).
-constexpr double kXKeptShareOfL2 = 1.0 / 16;
-float x_kept_share(const tb_seg_inputs* in) {
-  if (in->front == TB_SEG_VALUES || in->x_len <= 0) return 0.f;
-  int device = 0, l2 = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess || l2 <= 0)
-    return 1.f;
-  return float(std::min(1.0, kXKeptShareOfL2 * l2 / (double(in->x_len) * sizeof(T))));
-}
-
 Inputs inputs_of(const tb_seg_inputs* in) {
   return Inputs{static_cast<const T*>(in->values), in->cols, static_cast<const T*>(in->x),
-                in->x_len, x_kept_share(in)};
+                in->x_len};
 }
 
 // Calls F with the front-end as a compile-time value.
