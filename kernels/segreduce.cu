@@ -581,7 +581,8 @@ constexpr BoxSpec kGrid[] = {
 // reduce-by-key in one pass its own: each compiles the other operators at
 // its own only.
 template <tb_op OP>
-using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE), kTypeOf<T>, AnyBoxFits, OP>;
+using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_SPMV), kTypeOf<T>,
+                       AnyBoxFits, OP>;
 template <tb_op OP>
 using ByKeyBoxes = Compiled<family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
 

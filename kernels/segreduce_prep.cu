@@ -137,7 +137,8 @@ constexpr BoxSpec kGrid[] = {
 #include "kernels/segreduce_grid.def"
 #undef TB_BOX
 };
-using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY),
+using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
+                           family_bit(TB_TUNED_SPMV),
                        TB_TYPE_ANY, AnyBoxFits>;
 
 }  // namespace

@@ -338,6 +338,10 @@ tb_launch_box tb_segreduce_default_box(tb_type type);
 /* The one-pass tb_reduce_by_key has its own default (a box of the segreduce
  * grid); its preprocess + apply form uses segreduce's. */
 tb_launch_box tb_reduce_by_key_default_box(tb_type type);
+/* SpMV (tb_spmv_csr_*, tb_spmv_preprocess) has its own default for float and
+ * double, from the SpMV box sweep (a box of the segreduce grid: its gathers
+ * of x favour other tiles); other types take segreduce's. */
+tb_launch_box tb_spmv_default_box(tb_type type);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@ typedef enum tb_tuned_family {
   TB_TUNED_LBS,
   TB_TUNED_EXPAND,
   TB_TUNED_MOVE, /* gather and scatter too */
+  TB_TUNED_SPMV, /* float and double, the types the SpMV sweep measures */
 } tb_tuned_family;
 
 /* A row for every type. */

@@ -39,6 +39,8 @@ static void test_fixed_families(void) {
       snprintf(what, sizeof what, "segreduce %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_segreduce_default_box(type),
                 what);
+      snprintf(what, sizeof what, "spmv %s %s", tb_type_name(type), tb_op_name(op));
+      expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_spmv_default_box(type), what);
       snprintf(what, sizeof what, "reduce_by_key %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_reduce_by_key_grid(type, op, grid, kMax),
                 tb_reduce_by_key_default_box(type), what);
