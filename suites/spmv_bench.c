@@ -1,5 +1,5 @@
 /* SpMV sweep: y = A x over CSR matrices, tilebench's binary SpMV (tuned
- * default, every box of the grid on the uniform-row matrices, and the
+ * default, every box of the grid on every matrix, and the
  * preprocess + apply path) beside cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1
  * and ALG2, in float and double (the types cuSPARSE has), on a suite of
  * matrices of 2^26 nonzeros (2^22 with --tb_quick), core/matrix.h:
@@ -285,7 +285,6 @@ static void register_all(void) {
       const tb_type t = types[k];
       for (int w = 0; w < IMPL_COUNT; ++w) add(i, t, (impl)w, false, tuned);
       add(i, t, IMPL_TB, true, tuned);
-      if (kMatrices[i].kind != TB_MATRIX_UNIFORM_ROWS) continue;
       tb_launch_box boxes[64];
       const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
       for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, false, boxes[b]);

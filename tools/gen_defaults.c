@@ -97,39 +97,55 @@ static bool load(const char *dir, const char *family, sweep *s) {
 
 /* Which rows a rule looks at. */
 typedef struct {
-  const char *algorithms[2];
+  const char *algorithms[4];
   const char *type; /* NULL: any */
   int64_t seg;      /* -2: any */
 } selection;
 
 static bool selected(const row *r, const selection *q) {
   bool alg = false;
-  for (int i = 0; i < 2; ++i) alg |= q->algorithms[i] && strcmp(r->p.algorithm, q->algorithms[i]) == 0;
+  for (int i = 0; i < 4; ++i)
+    alg |= q->algorithms[i] && strcmp(r->p.algorithm, q->algorithms[i]) == 0;
   return alg && (!q->type || strcmp(r->p.type, q->type) == 0) && (q->seg == -2 || r->p.seg == q->seg);
 }
 
-/* The box with the best geometric mean over the selected configurations
- * (algorithm, type, seg) at the largest swept n, among the boxes measured in
- * every one of them; false when nothing is selected. */
-static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, double *gm) {
+/* The largest n swept for r's algorithm among the selected rows (the
+ * stencils' n is their grid's nonzero count, below the random kinds'). */
+static int64_t largest_n(const sweep *s, const selection *q, const char *algorithm) {
   int64_t n = 0;
   for (int i = 0; i < s->count; ++i)
-    if (selected(&s->rows[i], q) && s->rows[i].p.n > n) n = s->rows[i].p.n;
-  if (n == 0) return false;
+    if (selected(&s->rows[i], q) && strcmp(s->rows[i].p.algorithm, algorithm) == 0 &&
+        s->rows[i].p.n > n)
+      n = s->rows[i].p.n;
+  return n;
+}
+
+/* Whether r is selected and at its algorithm's largest n. */
+static bool at_largest(const sweep *s, const selection *q, const row *r) {
+  return selected(r, q) && r->p.n == largest_n(s, q, r->p.algorithm);
+}
+
+/* The box with the best geometric mean over the selected configurations
+ * (algorithm, type, seg) at each algorithm's largest swept n, among the
+ * boxes measured in every one of them; false when nothing is selected. */
+static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, double *gm) {
+  bool *in = malloc(sizeof *in * (size_t)(s->count ? s->count : 1));
+  if (!in) return false;
+  for (int i = 0; i < s->count; ++i) in[i] = at_largest(s, q, &s->rows[i]);
   *gm = 0;
   for (int i = 0; i < s->count; ++i) {
     const row *c = &s->rows[i];
-    if (!selected(c, q) || c->p.n != n) continue;
+    if (!in[i]) continue;
     int configs = 0, found = 0;
     double logs = 0;
     for (int j = 0; j < s->count; ++j) {
       const row *o = &s->rows[j];
-      if (!selected(o, q) || o->p.n != n) continue;
+      if (!in[j]) continue;
       /* One configuration per (algorithm, type, seg): count it at its first box. */
       bool first = true;
       for (int k = 0; k < j && first; ++k) {
         const row *e = &s->rows[k];
-        first = !(selected(e, q) && e->p.n == n && strcmp(e->p.algorithm, o->p.algorithm) == 0 &&
+        first = !(in[k] && strcmp(e->p.algorithm, o->p.algorithm) == 0 &&
                   strcmp(e->p.type, o->p.type) == 0 && e->p.seg == o->p.seg);
       }
       configs += first;
@@ -139,6 +155,7 @@ static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, doubl
     if (found == configs && (g > *gm || (g == *gm && (c->p.nt < *nt || (c->p.nt == *nt && c->p.vt < *vt)))))
       *gm = g, *nt = c->p.nt, *vt = c->p.vt;
   }
+  free(in);
   return *gm > 0;
 }
 
@@ -210,7 +227,8 @@ int main(int argc, char **argv) {
     ok &= emit(&s[2], "REDUCE_BY_KEY", &q, kTypeEnums[t], 0);
   }
   for (int t = 2; t < 4; ++t) { /* float and double: the types cuSPARSE has */
-    const selection q = {{"spmv", NULL}, kTypes[t], -2};
+    const selection q = {
+        {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
     ok &= emit(&s[5], "SPMV", &q, kTypeEnums[t], 0);
   }
   const selection omp = {{"omp_reduce", NULL}, NULL, -2};
