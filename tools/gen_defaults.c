@@ -14,7 +14,10 @@
  *   omp_reduce      one box: the best geometric mean over the clauses swept;
  *   lbs, expand,    per average count (seg): the fastest box; the library
  *   move            takes the row of the nearest swept count (gather and
- *                   scatter use move's).
+ *                   scatter use move's);
+ *   spmv            float and double: the best geometric mean over every
+ *                   matrix (random rows of each mean length, power-law
+ *                   rows, stencils), each at its own largest nonzero count.
  * Exit status 1, with a message naming the file, when a family's result is
  * missing, unreadable or has no box sweep. */
 #define _POSIX_C_SOURCE 200809L
