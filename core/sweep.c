@@ -242,6 +242,34 @@ void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *imp
 
 int64_t tb_sweep_max(int64_t full, int64_t quick) { return tb_sweep.quick ? quick : full; }
 
+/* The checked cases, in the order they passed (a few thousand at most). */
+static const void **checked;
+static size_t checked_count, checked_cap;
+
+bool tb_sweep_checked(const void *key) {
+  for (size_t i = checked_count; i-- > 0;)
+    if (checked[i] == key) return true;
+  return false;
+}
+
+static void checked_release(void) {
+  free(checked);
+  checked = NULL;
+  checked_count = checked_cap = 0;
+}
+
+void tb_sweep_checked_pass(const void *key) {
+  if (tb_sweep_checked(key)) return;
+  if (checked_count == checked_cap) {
+    const size_t cap = checked_cap ? 2 * checked_cap : 256;
+    const void **grown = realloc(checked, cap * sizeof *grown);
+    if (!grown) return; /* unrecorded: the case is checked again */
+    if (!checked) atexit(checked_release);
+    checked = grown, checked_cap = cap;
+  }
+  checked[checked_count++] = key;
+}
+
 static void *host_buffer;
 static size_t host_buffer_bytes;
 

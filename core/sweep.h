@@ -82,6 +82,15 @@ void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *imp
 /* The largest size of a sweep's size axis: full, or quick under --tb_quick. */
 int64_t tb_sweep_max(int64_t full, int64_t quick);
 
+/* Whether the case `key` (its registered argument) has had its output
+ * checked against the CPU in this process: a sweep checks a case on its
+ * first repetition only, since the repetitions launch the same kernel on
+ * the same inputs (five downloads and comparisons of 2^26 elements would
+ * otherwise take most of a row's time). tb_sweep_checked_pass(key) records
+ * a check that passed; a failing case is checked, and fails, again. */
+bool tb_sweep_checked(const void *key);
+void tb_sweep_checked_pass(const void *key);
+
 /* A host buffer of at least `bytes`, kept for the process and shared by a
  * sweep's validations (the output they download); NULL, with a message,
  * when it cannot be had. */

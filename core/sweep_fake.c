@@ -24,13 +24,21 @@
 static bool g_fail;
 static double g_sleep;
 
-typedef struct { double seconds; bool fails, sleeps, fails_by_type; } fake_row;
+typedef struct {
+  double seconds;
+  bool fails, sleeps, fails_by_type;
+  int checks; /* how many times the row was "validated" */
+} fake_row;
 
 static void run(tb_bench_state *st, void *arg) {
-  const fake_row *r = arg;
-  if ((r->fails && g_fail) || r->fails_by_type) {
-    tb_bench_skip_with_error(st, "fake validation failed");
-    return;
+  fake_row *r = arg;
+  if (!tb_sweep_checked(r)) {
+    ++r->checks;
+    if ((r->fails && g_fail) || r->fails_by_type) {
+      tb_bench_skip_with_error(st, "fake validation failed");
+      return;
+    }
+    tb_sweep_checked_pass(r);
   }
   if (r->sleeps && g_sleep > 0) {
     const struct timespec t = {(time_t)g_sleep, 0};
@@ -39,6 +47,7 @@ static void run(tb_bench_state *st, void *arg) {
   while (tb_bench_keep_running(st)) tb_bench_set_iteration_time(st, r->seconds);
   tb_bench_set_items_processed(st, tb_bench_iterations(st) * 1024);
   tb_bench_set_counter(st, "copy_bw_pct", 50.0, TB_COUNTER_VALUE);
+  tb_bench_set_counter(st, "checks", r->checks, TB_COUNTER_VALUE);
 }
 
 static void add(const char *name, double seconds, bool fails, bool sleeps) {
@@ -47,7 +56,7 @@ static void add(const char *name, double seconds, bool fails, bool sleeps) {
   const char *fail_type = getenv("TB_FAKE_FAIL_TYPE");
   char type_segment[64];
   snprintf(type_segment, sizeof type_segment, "/%s/", fail_type ? fail_type : "");
-  *r = (fake_row){seconds, fails, sleeps, fail_type && strstr(name, type_segment)};
+  *r = (fake_row){seconds, fails, sleeps, fail_type && strstr(name, type_segment), 0};
   if (tb_bench_register(name, run, r, free) == 0) tb_bench_set_iterations(3);
 }
 

@@ -26,6 +26,9 @@ grep -q 'iterations:\|manual_time\|repeats:' "$OUT" && fail "Google Benchmark se
 has algorithm fake || fail "rows lack params"
 has repetitions 3 || fail "context lacks the repetitions"
 ls -a "$(dirname "$OUT")" | grep -q running && fail "temporary file left behind"
+# Each row's output is checked on its first repetition only (tb_sweep_checked).
+grep -qE '"checks":[[:space:]]*1' "$OUT" || fail "rows do not report their checks"
+grep -qE '"checks":[[:space:]]*([2-9]|1[0-9])' "$OUT" && fail "a row checked other than once"
 cp "$OUT" "$TMP/full.json"
 
 # --tb_list writes nothing and leaves the result as it was.

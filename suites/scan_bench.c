@@ -1,7 +1,8 @@
 /* scan sweep: tilebench's single-pass look-back scan (tuned default and every
  * box) and the reference's reduce-then-scan (every box), beside
  * cub::DeviceScan, exclusive and inclusive, over sizes 2^10..2^28 and all
- * four types. Every benchmark first validates its output against the CPU. */
+ * four types. Every benchmark first validates its output against the CPU, on
+ * its first repetition (tb_sweep_checked). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,33 +71,35 @@ static void run(tb_bench_state *st, void *arg) {
   static tb_buffer scratch, out;
   const size_t sz = tb_type_size(c->t);
   tb_sweep_input in;
-  const bool have = tb_sweep_input_get(c->t, c->op, TB_DRAW_EXACT, 0, max_n(), &in) == TB_OK;
-  void *got = have ? tb_sweep_host_buffer((size_t)c->n * sz) : NULL;
-  if (!got || tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
+  if (tb_sweep_input_get(c->t, c->op, TB_DRAW_EXACT, 0, max_n(), &in) != TB_OK ||
+      tb_buffer_reserve(&out, (size_t)max_n() * sizeof(double)) != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
-    return;
-  }
-  const void *want = reference(c, in.host);
-  if (!want) {
-    tb_bench_skip_with_error(st, "out of host memory for validation");
     return;
   }
   launch_ctx x = {c, in.dev, out.ptr, &scratch};
-
-  /* Validate once, on a poisoned output: exact, since the data keeps every
-   * prefix exact. */
-  char what[160];
-  snprintf(what, sizeof what, "%s %s %s n=%lld box=%dx%d", tb_type_name(c->t), tb_op_name(c->op),
-           c->kind == TB_SCAN_INCLUSIVE ? "inclusive" : "exclusive", (long long)c->n, c->box.nt,
-           c->box.vt);
-  tb_status s = cudaMemset(out.ptr, 0xff, (size_t)c->n * sz) == cudaSuccess
-                    ? launch(&x)
-                    : tb_fail(TB_ERR_CUDA, "poisoning the output failed");
-  if (s == TB_OK) s = tb_buffer_download(&out, got, (size_t)c->n * sz);
-  if (s == TB_OK) s = tb_compare(c->t, got, want, NULL, c->n, what);
-  if (s != TB_OK) {
-    tb_bench_skip_with_error(st, tb_last_error());
-    return;
+  if (!tb_sweep_checked(c)) {
+    void *got = tb_sweep_host_buffer((size_t)c->n * sz);
+    const void *want = got ? reference(c, in.host) : NULL;
+    if (!want) {
+      tb_bench_skip_with_error(st, got ? "out of host memory for validation" : tb_last_error());
+      return;
+    }
+    /* Checked once, on a poisoned output: exact, since the data keeps every
+     * prefix exact. */
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %s n=%lld box=%dx%d", tb_type_name(c->t), tb_op_name(c->op),
+             c->kind == TB_SCAN_INCLUSIVE ? "inclusive" : "exclusive", (long long)c->n, c->box.nt,
+             c->box.vt);
+    tb_status s = cudaMemset(out.ptr, 0xff, (size_t)c->n * sz) == cudaSuccess
+                      ? launch(&x)
+                      : tb_fail(TB_ERR_CUDA, "poisoning the output failed");
+    if (s == TB_OK) s = tb_buffer_download(&out, got, (size_t)c->n * sz);
+    if (s == TB_OK) s = tb_compare(c->t, got, want, NULL, c->n, what);
+    if (s != TB_OK) {
+      tb_bench_skip_with_error(st, tb_last_error());
+      return;
+    }
+    tb_sweep_checked_pass(c);
   }
   tb_sweep_measure(st, launch, &x, c->n, 2 * c->n * (int64_t)sz);
 }
