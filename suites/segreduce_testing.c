@@ -66,10 +66,11 @@ bool op_swept_at(tb_type t, int op, const tb_launch_box *box) {
 
 bool box_selected(int i, int n) { return !tb_test.quick || i == 0 || i == n / 2 || i == n - 1; }
 
-/* The box a call runs with: box, or the tuned default for NULL / {0, 0}. */
-static tb_launch_box effective_box(tb_type t, const tb_launch_box *box) {
+/* The box a call runs with: box, or the tuned default for NULL / {0, 0}
+ * (SpMV's when spmv). */
+static tb_launch_box effective_box(tb_type t, const tb_launch_box *box, bool spmv) {
   if (box && (box->nt || box->vt)) return *box;
-  return tb_segreduce_default_box(t);
+  return spmv ? tb_spmv_default_box(t) : tb_segreduce_default_box(t);
 }
 
 void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]) {
@@ -79,9 +80,14 @@ void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *b
   boxes[2] = n > 0 ? &grid[n - 1] : NULL;
 }
 
-int64_t tile_of(tb_type t, const tb_launch_box *box) {
-  const tb_launch_box b = effective_box(t, box);
+static int64_t tile_items(tb_launch_box b) {
   return b.nt > 0 && b.vt > 0 ? (int64_t)b.nt * b.vt : 1024;
+}
+int64_t tile_of(tb_type t, const tb_launch_box *box) {
+  return tile_items(effective_box(t, box, false));
+}
+int64_t spmv_tile_of(tb_type t, const tb_launch_box *box) {
+  return tile_items(effective_box(t, box, true));
 }
 
 static void box_text(char *out, size_t cap, const tb_launch_box *box) {

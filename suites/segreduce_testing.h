@@ -67,8 +67,10 @@ void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *b
 bool box_selected(int i, int n);
 
 /* Items per tile of the box a call runs with (box, or the tuned default for
- * NULL / {0, 0}). */
+ * NULL / {0, 0}): segreduce's and reduce-by-key's preprocess, and SpMV's
+ * (tb_spmv_default_box), whose tile edges its geometries must meet. */
 int64_t tile_of(tb_type t, const tb_launch_box *box);
+int64_t spmv_tile_of(tb_type t, const tb_launch_box *box);
 
 /* "fn type op form box=.. geometry (seed N)": the case, for failure messages. */
 void describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,

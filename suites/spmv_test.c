@@ -149,7 +149,7 @@ static void test_spmv_every_case(void) {
     for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
       if (b >= 0 && !box_selected(b, n_grid)) continue;
       const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-      const int64_t T = tile_of((tb_type)t, box), n = 3 * T + 17;
+      const int64_t T = spmv_tile_of((tb_type)t, box), n = 3 * T + 17;
       const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 12.0, true, n),
                                 spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n),
                                 spec_case(TB_GEOM_POWER_LAW, 8.0, false, n),
@@ -333,7 +333,7 @@ static void test_preprocess_apply(void) {
     edge_boxes((tb_type)t, grid, boxes);
     for (int b = 0; b < 3 && failures < kMaxFailures; ++b) {
       geo_case cases[4];
-      plan_cases(tile_of((tb_type)t, boxes[b]), cases);
+      plan_cases(spmv_tile_of((tb_type)t, boxes[b]), cases);
       for (int c = 0; c < 4 && failures < kMaxFailures; ++c) {
         const bool se = !cases[c].strict || c == 1;
         char form[64];
