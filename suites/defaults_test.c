@@ -48,6 +48,7 @@ static void test_fixed_families(void) {
   const tb_launch_box omp = tb_omp_default_box();
   CU_ASSERT(omp.nt >= 1 && omp.nt <= 1024 && (omp.vt == 1 || omp.vt == 2 || omp.vt == 4 || omp.vt == 8));
   CU_ASSERT_EQUAL(tb_reduce_default_box((tb_type)99).nt, 0);
+  CU_ASSERT_EQUAL(tb_spmv_default_box((tb_type)99).nt, 0);
 }
 
 /* Every average count from 1 to 2^20 in quarter octaves, and past the ends. */
