@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/cuda.h"
+#include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/omp_runtime.cuh"
 #include "kernels/device/ops.cuh"
 #include "kernels/omp_reduce_dispatch.h"
@@ -289,22 +290,11 @@ __device__ __forceinline__ void write_back(const tb_omp_clause& clause, const Re
 // ---- kernels -----------------------------------------------------------------
 
 // The combine is launched as a programmatic dependent of the region kernel
-// (launch_combine): it may be scheduled once every region block has called
-// region_done, and its first step, wait_for_region, returns only when the
-// region kernel has completed and its writes are visible. So the stream
-// order the combine relies on still holds; only its launch latency is hidden.
-__device__ __forceinline__ void region_done() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
-
-__device__ __forceinline__ void wait_for_region() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-}
-
+// (kernels/device/dependent_launch.cuh): it may be scheduled once every
+// region block has called let_dependents_start, and its first step,
+// wait_for_prior_kernel, returns only when the region kernel has completed
+// and its writes are visible. So the stream order the combine relies on
+// still holds; only its launch latency is hidden.
 
 // Kernels take the callbacks as pointers. Those instantiated with kGenerated
 // use the generated ones instead: the pointers are then constants, and once
@@ -324,7 +314,7 @@ __global__ void region_kernel(tb_omp_clause clause, int64_t n, ShuffleReduceFn s
   resolve<kGenerated>(shuffle, copy);
   ReduceData d = private_copies(clause);
   fold_inputs<VT>(d, clause, n);
-  region_done();
+  let_dependents_start();
   if (!block_reduce(&d, shuffle, copy)) return;
   if (gridDim.x == 1)
     write_back(clause, d, 0);
@@ -333,7 +323,7 @@ __global__ void region_kernel(tb_omp_clause clause, int64_t n, ShuffleReduceFn s
 }
 
 // The final combine, one block. It reads the partials only after
-// wait_for_region, that is after region_kernel, the previous kernel in its
+// wait_for_prior_kernel, that is after region_kernel, the previous kernel in its
 // stream, has completed and its global writes are visible device-wide (as
 // plain stream order gives where there is no dependent launch), so every
 // partial is here, whole, without a fence, atomic counter or flag.
@@ -341,7 +331,7 @@ template <bool kGenerated>
 __global__ void combine_kernel(tb_omp_clause clause, const ReduceData* partials,
                                int64_t num_slots, ShuffleReduceFn shuffle, InterWarpCopyFn copy) {
   resolve<kGenerated>(shuffle, copy);
-  wait_for_region();
+  wait_for_prior_kernel();
   const ReduceData identity = private_copies(clause);
   ReduceData d;
   fold_partials(&d, &identity, partials, num_slots, sizeof d, shuffle, copy);
@@ -355,7 +345,7 @@ __global__ void combine_kernel(tb_omp_clause clause, const ReduceData* partials,
 template <typename T, tb_op OP, int VT>
 __global__ void typed_region_kernel(const T* in, int64_t n, T* result, T* partials) {
   T x = fold_range<T, OP, VT>(in, n, Op<OP>::template identity<T>());
-  region_done();
+  let_dependents_start();
   if (!block_reduce(&x, typed_shuffle_reduce<T, OP>, typed_inter_warp_copy<T>)) return;
   if (gridDim.x == 1)
     *result = Op<OP>::template apply<T>(*result, x);
@@ -365,7 +355,7 @@ __global__ void typed_region_kernel(const T* in, int64_t n, T* result, T* partia
 
 template <typename T, tb_op OP>
 __global__ void typed_combine_kernel(const T* partials, int64_t num_slots, T* result) {
-  wait_for_region();
+  wait_for_prior_kernel();
   T x = Op<OP>::template identity<T>();
 #pragma unroll 4
   for (int64_t slot = threadIdx.x; slot < num_slots; slot += blockDim.x)
@@ -467,23 +457,6 @@ tb_status bad_vt(int vt) {
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "omp_reduce: vt %d is not one of 1, 2, 4, 8", vt);
 }
 
-// Launches a one-block combine kernel as a programmatic dependent of the
-// region kernel just launched on the stream (see wait_for_region).
-template <typename... Params, typename... Args>
-tb_status launch_combine(void (*kernel)(Params...), int nt, cudaStream_t stream, Args... args) {
-  cudaLaunchAttribute dependent = {};
-  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(unsigned(nt));
-  config.stream = stream;
-  config.attrs = &dependent;
-  config.numAttrs = 1;
-  TB_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, Params(args)...));
-  return TB_OK;
-}
-
 // Whether a clause runs the typed kernels: the tree path with the generated
 // callbacks, one variable.
 bool runs_typed(const tb_omp_clause& clause, tb_omp_method method, bool generated) {
@@ -527,7 +500,8 @@ tb_status launch_typed(const tb_omp_clause& clause, int64_t n, int nt, int64_t b
     st = launched("typed_region_kernel");
     if (st != TB_OK || blocks == 1) return;
     const int combine_nt = int(blocks >= 256 ? 256 : (blocks + 31) / 32 * 32);
-    st = launch_combine(typed_combine_kernel<T, OP>, combine_nt, stream, slots, blocks, result);
+    st = launch_dependent(typed_combine_kernel<T, OP>, 1, combine_nt, 0, stream, slots, blocks,
+                          result);
   });
   return known ? st : bad_code(clause.code[0]);
 }
@@ -543,8 +517,8 @@ tb_status launch_tree(const tb_omp_clause& clause, int64_t n, int nt, int64_t bl
   TB_CUDA_TRY(cudaGetLastError());
   if (blocks == 1) return TB_OK;
   const int combine_nt = int(blocks >= 1024 ? 1024 : (blocks + 31) / 32 * 32);
-  return launch_combine(combine_kernel<kGenerated>, combine_nt, stream, clause, slots, blocks,
-                        shuffle, copy);
+  return launch_dependent(combine_kernel<kGenerated>, 1, combine_nt, 0, stream, clause, slots,
+                          blocks, shuffle, copy);
 }
 
 template <int VT>

@@ -17,7 +17,7 @@
 /* Each run sizes its scratch when given none (core/cuda.h). */
 typedef struct per_type {
   tb_status (*csr)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
-                   int, int, const int32_t *, void *, size_t *, void *, cudaStream_t);
+                   int, const int32_t *, int, int32_t *, void *, size_t *, void *, cudaStream_t);
   tb_status (*apply)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
                      int, int, void *, size_t *, void *, cudaStream_t);
   tb_status (*by_key)(tb_op, tb_launch_box, const int32_t *, const void *, int, int32_t *, void *,
@@ -194,7 +194,7 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
                      .elem = tb_type_size(p->type),
                      .empty = p->support_empty,
                      .indirect = p->sources != NULL};
-  TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, p->count, NULL, NULL,
+  TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, p->count, NULL, NULL,
                 &l.kernel_bytes, NULL, stream));
   if (p->support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL,
@@ -208,21 +208,17 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
   if (p->count == 0) {
     st = k->fill(p->op, NULL, p->num_segments, NULL, NULL, p->out, stream);
   } else if (!p->support_empty) {
-    st = tb_seg_partition_run(p->csr, p->num_segments, NULL, p->count, box, l.limits, stream);
-    if (st == TB_OK)
-      st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, p->count, l.limits,
-                  l.kernel, &l.kernel_bytes, p->out, stream);
+    st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, NULL, p->count, l.limits,
+                l.kernel, &l.kernel_bytes, p->out, stream);
   } else {
-    st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.rank, l.csr2,
-                         l.sources2, l.num2, RANK_SCAN, l.scan, &l.scan_bytes, stream);
-    if (st == TB_OK)
-      st = tb_seg_partition_run(l.csr2, p->num_segments, l.num2, p->count, box, l.limits, stream);
+    st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.rank, l.csr2, l.sources2,
+                         l.num2, RANK_SCAN, l.scan, &l.scan_bytes, stream);
     /* On a malformed CSR a tile may not write every result: the compacted
      * results start defined. */
     if (st == TB_OK) st = zero_async(l.tmp, l.elem * (size_t)p->num_segments, stream);
     if (st == TB_OK)
-      st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, p->count, l.limits,
-                  l.kernel, &l.kernel_bytes, l.tmp, stream);
+      st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, l.num2, p->count,
+                  l.limits, l.kernel, &l.kernel_bytes, l.tmp, stream);
     if (st == TB_OK) st = k->fill(p->op, l.rank, p->num_segments, l.num2, l.tmp, p->out, stream);
   }
   return tb_scratch_end(&s, st, stream);

@@ -81,15 +81,16 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 
 /* ---- segreduce.cu, per type ---- */
 
-/* csr: the whole reduction over CSR (direct, or indirect with d_sources),
- * from limits. apply: the same from codes (direct only). reduce_by_key: in
- * one pass. fill: out[s] = tmp[rank[s]] for non-empty s, the identity for
- * empty ones (every s when d_rank is NULL). */
+/* csr: the whole reduction over CSR (direct, or indirect with d_sources):
+ * the partition into d_limits (tb_seg_partition_run, segments from
+ * *d_num_segments when given), the tiles, the fold. apply: the same from codes (direct only).
+ * reduce_by_key: in one pass. fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty
+ * ones (every s when d_rank is NULL). */
 #define TB_SEG_DECLARE(name)                                                                       \
-  tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,                \
-                              const int32_t *d_csr, const int32_t *d_sources, int num_segments,    \
-                              int count, const int32_t *d_limits, void *scratch,                   \
-                              size_t *scratch_bytes, void *d_out, cudaStream_t stream);            \
+  tb_status tb_seg_csr_##name(                                                                     \
+      tb_op op, tb_launch_box box, const tb_seg_inputs *in, const int32_t *d_csr,                  \
+      const int32_t *d_sources, int num_segments, const int32_t *d_num_segments, int count,        \
+      int32_t *d_limits, void *scratch, size_t *scratch_bytes, void *d_out, cudaStream_t stream);  \
   tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,              \
                                 const int32_t *d_codes, const int32_t *d_limits, int num_segments, \
                                 int count, void *scratch, size_t *scratch_bytes, void *d_out,      \

@@ -8,6 +8,7 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_segreduce.cuh"
+#include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/warp_search.cuh"
 #include "kernels/dispatch.cuh"
 #include "kernels/reduce_scan_dispatch.h"
@@ -31,6 +32,7 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int* __restrict__ limits) {
+  let_dependents_start();  // the tiles may load their values meanwhile
   const int64_t p = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (p > tiles) return;  // the whole warp

@@ -58,6 +58,11 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
 }
 
 // The same for tile `tile` of `tiles` from the partition, with next_none.
+// limits must not be `__restrict__` in the kernel: the partition may be the
+// kernel just ahead, which a dependent launch waits for, and ptxas may hoist
+// a read-only load above the wait (kernels/device/dependent_launch.cuh).
+// (__ldcg here cost the 4-byte CSR tile 10 points of copy, H100: it changed
+// the code the tile compiles to.)
 template <int kTile>
 __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, int64_t tiles,
                                                int num_segments) {

@@ -1,0 +1,52 @@
+// Programmatic dependent launch (sm_90): a kernel launched with
+// launch_dependent may be scheduled before the kernel ahead of it on the
+// stream has finished, once every block of that one has called
+// let_dependents_start (or exited). Until it calls wait_for_prior_kernel it
+// may read only what was complete before the kernel ahead started (the
+// call's inputs); the call returns when the kernel ahead has completed and
+// its writes are visible. What is hidden: the launch latency between the
+// two, and whatever the dependent issues before its wait (a tile's loads of
+// its input behind a partition, for one).
+//
+// Read what the kernel ahead wrote with coherent loads (__ldcg or plain
+// pointers): ptxas may hoist a read-only load (`const __restrict__`,
+// LDG.E.CONSTANT) above the wait.
+#pragma once
+
+#include "core/cuda.h"
+
+namespace tb {
+
+__device__ __forceinline__ void let_dependents_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+__device__ __forceinline__ void wait_for_prior_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
+// kernel<<<grid, nt, shared, stream>>>(args...) as a programmatic dependent
+// of the kernel ahead of it on the stream (after anything else, an ordinary
+// launch).
+template <typename... Params, typename... Args>
+tb_status launch_dependent(void (*kernel)(Params...), unsigned grid, int nt, int shared,
+                           cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute dependent = {};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(unsigned(nt));
+  config.dynamicSmemBytes = size_t(shared);
+  config.stream = stream;
+  config.attrs = &dependent;
+  config.numAttrs = 1;
+  TB_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, Params(args)...));
+  return TB_OK;
+}
+
+}  // namespace tb
