@@ -83,9 +83,10 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 
 /* csr: the whole reduction over CSR (direct, or indirect with d_sources):
  * the partition into d_limits (tb_seg_partition_run, segments from
- * *d_num_segments when given), the tiles, the fold. apply: the same from codes (direct only).
- * reduce_by_key: in one pass. fill: out[s] = tmp[rank[s]] for non-empty s, the identity for empty
- * ones (every s when d_rank is NULL). */
+ * *d_num_segments when given), the tiles, the fold. apply: the same from
+ * codes (direct only). reduce_by_key: in one pass. fill: out[s] =
+ * tmp[rank[s]] for non-empty s, the identity for empty ones (every s when
+ * d_rank is NULL). */
 #define TB_SEG_DECLARE(name)                                                                       \
   tb_status tb_seg_csr_##name(                                                                     \
       tb_op op, tb_launch_box box, const tb_seg_inputs *in, const int32_t *d_csr,                  \
