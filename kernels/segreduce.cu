@@ -246,8 +246,10 @@ struct Tile {
 // ---- kernels ------------------------------------------------------------
 
 // Segmented reduction over CSR, direct: item g of the values is item g of
-// the segments. Rows from the marks of the tile's CSR slice.
-template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
+// the segments. Rows from the marks of the tile's CSR slice. W: values in
+// 16-byte words. kLong: segments of two tiles or more on average, where most
+// tiles end none and the values load first (see below).
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
                const int* limits, TileCarries<OP, T> carries, T* __restrict__ out) {
@@ -257,12 +259,15 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  // The partition's limits first: loading the values before the wait lost
-  // 4-byte values 10-13 points of copy at L = 16..1024 (H100).
+  // The partition's limits first, then the values, unless segments are
+  // long: loading the values first lost 4-byte values 10-13 points of copy
+  // at L = 16..1024 (the marks load behind them) and gained 2-3 at
+  // L = 16384 (H100), where most tiles only pass their total on.
+  typename K::template Staged<W> v;
+  if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
   wait_for_prior_kernel();
   const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
-  typename K::template Staged<W> v;
-  K::template load<F>(in, first, count, v, u.direct.io);
+  if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   if (r.total == 0) {
     K::carry(v, carries, tile, r.next_none, u.direct.io, u.carry);
     return;
@@ -531,9 +536,13 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               inputs_of(in), csr, sources, num_segments, count, limits, carries,
                               out));
     } else {
-      auto kernel = csr_kernel<F, OP, NT, VT, false>;
-      if constexpr (words_fit<F, OP, NT, VT>())
-        if (words_aligned(in)) kernel = csr_kernel<F, OP, NT, VT, true>;
+      auto kernel = csr_kernel<F, OP, NT, VT, false, false>;
+      if constexpr (words_fit<F, OP, NT, VT>()) {
+        const bool long_rows = count / 2 >= int64_t(NT * VT) * num_segments;
+        if (words_aligned(in))
+          kernel = long_rows ? csr_kernel<F, OP, NT, VT, true, true>
+                             : csr_kernel<F, OP, NT, VT, true, false>;
+      }
       TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
                               num_segments, count, limits, carries, out));
     }
