@@ -32,7 +32,7 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int* __restrict__ limits) {
-  let_dependents_start();  // the tiles may load their values meanwhile
+  let_dependents_start();  // the tiles may be scheduled meanwhile
   const int64_t p = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (p > tiles) return;  // the whole warp
