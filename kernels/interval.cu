@@ -12,6 +12,7 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_load_balance.cuh"
+#include "kernels/device/dependent_launch.cuh"
 #include "kernels/dispatch.cuh"
 #include "kernels/interval_dispatch.h"
 
@@ -25,14 +26,14 @@ using T = TB_ELEM;
 // out[i] = values[obj(i)].
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
-expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-              const int* __restrict__ partition, const T* __restrict__ values,
-              T* __restrict__ out) {
+    expand_kernel(const int* __restrict__ scan, int n_objects, int n_items, const int* partition,
+                  const T* __restrict__ values, T* __restrict__ out) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ struct {
     typename LB::Storage lb;
     T values[LB::kTile + 1];
   } s;
+  wait_for_prior_kernel();  // the partition
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::clear(t, s.lb);  // before the loads (see clear())
   LB::load_scan(scan, t, s.lb);
@@ -60,10 +61,9 @@ expand_kernel(const int* __restrict__ scan, int n_objects, int n_items,
 // offsets or a malformed scan make them) are skipped.
 template <int NT, int VT, bool kGather, bool kScatter>
 __global__ void __launch_bounds__(NT)
-move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-            const int* __restrict__ partition, const int* __restrict__ gather,
-            const int* __restrict__ scatter, const T* __restrict__ in, int64_t n_in,
-            T* __restrict__ out, int64_t n_out) {
+    move_kernel(const int* __restrict__ scan, int n_objects, int n_items, const int* partition,
+                const int* __restrict__ gather, const int* __restrict__ scatter,
+                const T* __restrict__ in, int64_t n_in, T* __restrict__ out, int64_t n_out) {
   using LB = CtaLoadBalance<NT, VT>;
   constexpr int kSlice = LB::kTile + 1;
   __shared__ struct {
@@ -71,6 +71,7 @@ move_kernel(const int* __restrict__ scan, int n_objects, int n_items,
     int gather[kGather ? kSlice : 1];
     int scatter[kScatter ? kSlice : 1];
   } s;
+  wait_for_prior_kernel();  // the partition
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::clear(t, s.lb);
   LB::load_scan(scan, t, s.lb);
@@ -144,10 +145,8 @@ tb_status expand_run(const int* scan, int n_objects, int n_items, const T* value
                           stream));
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
-  expand_kernel<NT, VT><<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, values,
-                                                 out);
-  TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+  return launch_dependent(expand_kernel<NT, VT>, unsigned(tiles), NT, 0, stream, scan, n_objects,
+                          n_items, partition, values, out);
 }
 
 template <int NT, int VT>
@@ -159,15 +158,13 @@ tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, con
                           stream));
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
-  const auto args = [&](auto kernel) {
-    kernel<<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, gather, scatter, in,
-                                     n_in, out, n_out);
+  const auto launch = [&](auto kernel) {
+    return launch_dependent(kernel, unsigned(tiles), NT, 0, stream, scan, n_objects, n_items,
+                            partition, gather, scatter, in, n_in, out, n_out);
   };
-  if (op == TB_INTERVAL_GATHER) args(move_kernel<NT, VT, true, false>);
-  else if (op == TB_INTERVAL_SCATTER) args(move_kernel<NT, VT, false, true>);
-  else args(move_kernel<NT, VT, true, true>);
-  TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+  if (op == TB_INTERVAL_GATHER) return launch(move_kernel<NT, VT, true, false>);
+  if (op == TB_INTERVAL_SCATTER) return launch(move_kernel<NT, VT, false, true>);
+  return launch(move_kernel<NT, VT, true, true>);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "core/cuda.h"
 #include "kernels/device/cta_load_balance.cuh"
+#include "kernels/device/dependent_launch.cuh"
 #include "kernels/dispatch.cuh"
 #include "kernels/interval_dispatch.h"
 
@@ -30,6 +31,7 @@ namespace {
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,
                  int* __restrict__ partition) {
+  let_dependents_start();  // the tiles may be scheduled meanwhile
   using MergePath = CtaMergePath<kPartitionThreads>;
   __shared__ typename MergePath::Storage s;
   const int64_t total = int64_t(n_items) + n_objects;
@@ -49,10 +51,11 @@ partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int t
 // in the store loop kept every item's predicate live across it.
 template <int NT, int VT, bool kRank>
 __global__ void __launch_bounds__(NT)
-lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items,
-           const int* __restrict__ partition, int* __restrict__ obj, int* __restrict__ rank) {
+    lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items, const int* partition,
+               int* __restrict__ obj, int* __restrict__ rank) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
+  wait_for_prior_kernel();  // the partition
   const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
   LB::load_scan(scan, t, s);
   LB::clear(t, s);
@@ -121,13 +124,10 @@ tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* ra
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
   if (rank)
-    lbs_kernel<NT, VT, true>
-        <<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, obj, rank);
-  else
-    lbs_kernel<NT, VT, false>
-        <<<tiles, NT, 0, stream>>>(scan, n_objects, n_items, partition, obj, nullptr);
-  TB_CUDA_TRY(cudaGetLastError());
-  return TB_OK;
+    return launch_dependent(lbs_kernel<NT, VT, true>, unsigned(tiles), NT, 0, stream, scan,
+                            n_objects, n_items, partition, obj, rank);
+  return launch_dependent(lbs_kernel<NT, VT, false>, unsigned(tiles), NT, 0, stream, scan,
+                          n_objects, n_items, partition, obj, nullptr);
 }
 
 }  // namespace
