@@ -411,23 +411,25 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
          *reinterpret_cast<typename K::Storage*>(by_key_shared));
 }
 
-// out[s] = tmp[rank[s]] for a non-empty segment, the identity for an empty
-// one (every segment when rank is NULL, or when the prepass found the CSR
-// malformed, num2[1]: its tiles may not have written every slot of tmp).
+// out[s] = tmp[its rank] for a non-empty segment, the identity for an empty
+// one (every segment when ranks is NULL, or when the prepass found the CSR
+// malformed, num2[1]: its tiles may not have written every slot of tmp). A
+// warp's segments share one rank word (segreduce_prep.cu).
 template <tb_op OP>
-__global__ void fill_kernel(const int* __restrict__ rank, int num_segments,
+__global__ void fill_kernel(const uint2* __restrict__ ranks, int num_segments,
                             const int* __restrict__ num2, const T* __restrict__ tmp,
                             T* __restrict__ out) {
   wait_for_prior_kernel();  // the tiles' and the fold's results
   const int64_t s = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= num_segments) return;
-  if (!rank || num2[1]) {
+  if (!ranks || num2[1]) {
     out[s] = identity<OP>();
     return;
   }
-  const int r = rank[s];
-  const int next = s + 1 < num_segments ? rank[s + 1] : *num2;
-  out[s] = next > r && r >= 0 && r < num_segments ? __ldcg(tmp + r) : identity<OP>();
+  const uint2 word = ranks[s / 32];
+  const unsigned bit = unsigned(s % 32);
+  const int r = int(word.y) + __popc(word.x & ((1u << bit) - 1));
+  out[s] = (word.x >> bit & 1) && r < num_segments ? __ldcg(tmp + r) : identity<OP>();
 }
 
 // After the tiles: each continued row 0 completed (one thread a tile).
@@ -609,10 +611,10 @@ template <tb_op OP>
 using ByKeyBoxes = Compiled<family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
 
 template <tb_op OP>
-tb_status fill_run(const int* rank, int num_segments, const int* num2, const T* tmp, T* out,
+tb_status fill_run(const uint2* ranks, int num_segments, const int* num2, const T* tmp, T* out,
                    cudaStream_t stream) {
   return launch_dependent(fill_kernel<OP>, unsigned(ceil_div(num_segments, 256)), 256, 0, stream,
-                          rank, num_segments, num2, tmp, out);
+                          ranks, num_segments, num2, tmp, out);
 }
 
 }  // namespace
@@ -669,7 +671,7 @@ extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box bo
 }
 
 #ifndef TB_GRID_WIDE  // box-free: the tuned set has them
-extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_rank,
+extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ranks,
                                                    int num_segments, const int32_t* d_num2,
                                                    const void* d_tmp, void* d_out,
                                                    cudaStream_t stream) {
@@ -677,7 +679,8 @@ extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ra
   const T* tmp = static_cast<const T*>(d_tmp);
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
-    return fill_run<o>(d_rank, num_segments, d_num2, tmp, out, stream);
+    return fill_run<o>(reinterpret_cast<const uint2*>(d_ranks), num_segments, d_num2, tmp, out,
+                       stream);
   });
 }
 #endif

@@ -147,10 +147,10 @@ static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_seg
  * prepass's arrays and its scan's scratch. */
 typedef struct reduce_layout {
   int tiles, num_segments;
-  size_t elem, kernel_bytes, scan_bytes;
+  size_t elem, kernel_bytes, status_bytes;
   bool empty, indirect, planned;
-  int32_t *limits, *rank, *csr2, *sources2, *num2;
-  void *kernel, *tmp, *scan;
+  int32_t *limits, *ranks, *csr2, *sources2, *num2;
+  void *kernel, *tmp, *status;
 } reduce_layout;
 
 static void lay_out(tb_scratch *s, reduce_layout *l) {
@@ -159,22 +159,15 @@ static void lay_out(tb_scratch *s, reduce_layout *l) {
   l->kernel = tb_scratch_take(s, l->kernel_bytes);
   l->tmp = l->empty ? tb_scratch_take(s, l->elem * (size_t)l->num_segments) : NULL;
   const bool prepass = l->empty && !l->planned;
-  l->rank = prepass ? tb_scratch_take(s, segment_ints) : NULL;
+  l->ranks =
+      prepass ? tb_scratch_take(s, sizeof(int32_t) * tb_seg_rank_ints(l->num_segments)) : NULL;
   l->csr2 = prepass ? tb_scratch_take(s, segment_ints) : NULL;
   l->sources2 = prepass && l->indirect ? tb_scratch_take(s, segment_ints) : NULL;
   l->num2 = prepass ? tb_scratch_take(s, 2 * sizeof(int32_t)) : NULL; /* count, malformed */
-  l->scan = prepass ? tb_scratch_take(s, l->scan_bytes) : NULL;
-}
-
-static tb_status zero_async(void *p, size_t bytes, cudaStream_t stream) {
-  TB_CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
-  return TB_OK;
+  l->status = prepass ? tb_scratch_take(s, l->status_bytes) : NULL;
 }
 
 /* ---- the reduction over CSR (segreduce and SpMV) ------------------------------- */
-
-/* The CSR2 prepass ranks the non-empty segments with the tuned int32 scan. */
-#define RANK_SCAN tb_scan_default_box(TB_INT32), tb_scan_default_algo(TB_INT32)
 
 typedef struct csr_problem {
   tb_type type;
@@ -197,8 +190,8 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
   TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, p->count, NULL, NULL,
                 &l.kernel_bytes, NULL, stream));
   if (p->support_empty)
-    TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL,
-                           RANK_SCAN, NULL, &l.scan_bytes, stream));
+    TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL, NULL,
+                           &l.status_bytes, stream));
   tb_scratch s = {0};
   lay_out(&s, &l);
   TB_TRY(tb_scratch_begin(&s, scratch));
@@ -211,15 +204,14 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
     st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, NULL, p->count, l.limits,
                 l.kernel, &l.kernel_bytes, p->out, stream);
   } else {
-    st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.rank, l.csr2, l.sources2,
-                         l.num2, RANK_SCAN, l.scan, &l.scan_bytes, stream);
-    /* On a malformed CSR a tile may not write every result: the compacted
-     * results start defined. */
-    if (st == TB_OK) st = zero_async(l.tmp, l.elem * (size_t)p->num_segments, stream);
+    st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.ranks, l.csr2, l.sources2,
+                         l.num2, l.status, &l.status_bytes, stream);
+    /* On a malformed CSR the tiles may leave compacted results unwritten;
+     * the fill then gives the identity without reading them. */
     if (st == TB_OK)
       st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, l.num2, p->count,
                   l.limits, l.kernel, &l.kernel_bytes, l.tmp, stream);
-    if (st == TB_OK) st = k->fill(p->op, l.rank, p->num_segments, l.num2, l.tmp, p->out, stream);
+    if (st == TB_OK) st = k->fill(p->op, l.ranks, p->num_segments, l.num2, l.tmp, p->out, stream);
   }
   return tb_scratch_end(&s, st, stream);
 }
@@ -338,7 +330,7 @@ struct tb_seg_plan {
   bool support_empty;
   bool malformed; /* support_empty: the prepass found the CSR malformed (num2[1]) */
   tb_buffer mem;
-  int32_t *limits, *codes, *rank, *num2; /* rank, num2: support_empty only */
+  int32_t *limits, *codes, *ranks, *num2; /* ranks, num2: support_empty only */
 };
 
 void tb_seg_plan_free(tb_seg_plan *plan) {
@@ -353,7 +345,9 @@ enum { kMaxExtra = 2 };
 static void plan_lay_out(tb_seg_plan *p, tb_scratch *s, const size_t *extra, void **extra_ptr) {
   p->limits = tb_scratch_take(s, sizeof(int32_t) * ((size_t)p->tiles + 1));
   p->codes = tb_scratch_take(s, sizeof(int32_t) * (size_t)p->tiles * (size_t)p->box.nt);
-  p->rank = p->support_empty ? tb_scratch_take(s, sizeof(int32_t) * (size_t)p->num_segments) : NULL;
+  p->ranks = p->support_empty
+                 ? tb_scratch_take(s, sizeof(int32_t) * tb_seg_rank_ints(p->num_segments))
+                 : NULL;
   p->num2 =
       p->support_empty ? tb_scratch_take(s, 2 * sizeof(int32_t)) : NULL; /* count, malformed */
   for (int i = 0; i < kMaxExtra; ++i) extra_ptr[i] = tb_scratch_take(s, extra[i]);
@@ -395,13 +389,13 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   tb_launch_box b;
   TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box,
                      spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));
-  size_t scan_bytes = 0;
+  size_t status_bytes = 0;
   if (support_empty)
-    TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL,
-                           RANK_SCAN, NULL, &scan_bytes, stream));
-  /* The CSR2 array and the scan's scratch live only while preprocessing. */
+    TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL, NULL,
+                           &status_bytes, stream));
+  /* The CSR2 array and the look-back status live only while preprocessing. */
   const size_t extra[kMaxExtra] = {support_empty ? sizeof(int32_t) * (size_t)num_segments : 0,
-                                   support_empty ? scan_bytes : 0};
+                                   support_empty ? status_bytes : 0};
   void *extra_ptr[kMaxExtra];
   tb_seg_plan *p = NULL;
   TB_TRY(
@@ -410,8 +404,8 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   tb_status st = TB_OK;
   if (support_empty) {
     int32_t *csr2 = extra_ptr[0];
-    st = tb_seg_csr2_run(d_csr, NULL, p->num_segments, p->count, p->rank, csr2, NULL, p->num2,
-                         RANK_SCAN, extra_ptr[1], &scan_bytes, stream);
+    st = tb_seg_csr2_run(d_csr, NULL, p->num_segments, p->count, p->ranks, csr2, NULL, p->num2,
+                         extra_ptr[1], &status_bytes, stream);
     csr = csr2;
   }
   if (st == TB_OK && p->count > 0)
@@ -525,7 +519,7 @@ static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *
     if (!p->malformed)
       st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.kernel,
                     &l.kernel_bytes, l.tmp, stream);
-    if (st == TB_OK) st = k->fill(op, p->rank, p->num_segments, p->num2, l.tmp, d_out, stream);
+    if (st == TB_OK) st = k->fill(op, p->ranks, p->num_segments, p->num2, l.tmp, d_out, stream);
   }
   return tb_scratch_end(&s, st, stream);
 }

@@ -45,16 +45,21 @@ typedef struct tb_seg_inputs {
 tb_status tb_seg_partition_run(const int32_t *d_csr, int num_segments,
                                const int32_t *d_num_segments, int count, tb_launch_box box,
                                int32_t *d_limits, cudaStream_t stream);
-/* CSR -> CSR2: d_rank[s] = non-empty segments before s, d_csr2 their start
- * offsets (d_sources2 their sources, when d_sources is given), d_num2[0] how
- * many, d_num2[1] whether the CSR is malformed (an offset outside [0, count]
- * or descending: the fill then gives every segment the identity). The
- * ranks are an int32 tb_scan with box and algo; scan_scratch as its scratch
- * (NULL: size query into *scan_bytes). */
+/* CSR -> CSR2 in one pass: d_ranks, for each 32 segments, two words: their
+ * non-empty flags (bit i for segment 32 w + i) and the non-empty segments
+ * before them (tb_seg_rank_ints(num_segments) ints); d_csr2 the non-empty
+ * segments' start offsets (d_sources2 their sources, when d_sources is given),
+ * d_num2[0] how many, d_num2[1] whether the CSR is malformed (an offset
+ * outside [0, count] or descending: the fill then gives every segment the
+ * identity). scratch holds the tiles' look-back status (NULL: size query
+ * into *scratch_bytes). */
+static inline size_t tb_seg_rank_ints(int num_segments) {
+  return 2 * (((size_t)num_segments + 31) / 32);
+}
 tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int num_segments,
-                          int count, int32_t *d_rank, int32_t *d_csr2, int32_t *d_sources2,
-                          int32_t *d_num2, tb_launch_box box, tb_scan_algo algo,
-                          void *scan_scratch, size_t *scan_bytes, cudaStream_t stream);
+                          int count, int32_t *d_ranks, int32_t *d_csr2, int32_t *d_sources2,
+                          int32_t *d_num2, void *scratch, size_t *scratch_bytes,
+                          cudaStream_t stream);
 /* The boxes of the preprocessed forms (type-free: every type's), per
  * kernel set (kernels/grid.h); the two forms below take the set's name. */
 extern const tb_grid tb_seg_prep_grid, tb_seg_prep_grid_wide;
@@ -84,9 +89,9 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 /* csr: the whole reduction over CSR (direct, or indirect with d_sources):
  * the partition into d_limits (tb_seg_partition_run, segments from
  * *d_num_segments when given), the tiles, the fold. apply: the same from
- * codes (direct only). reduce_by_key: in one pass. fill: out[s] =
- * tmp[rank[s]] for non-empty s, the identity for empty ones (every s when
- * d_rank is NULL). */
+ * codes (direct only). reduce_by_key: in one pass. fill: out[s] = tmp[the
+ * rank of s] for non-empty s, the identity for empty ones (every s when
+ * d_ranks is NULL); d_ranks as tb_seg_csr2_run writes them. */
 #define TB_SEG_DECLARE(name)                                                                       \
   tb_status tb_seg_csr_##name(                                                                     \
       tb_op op, tb_launch_box box, const tb_seg_inputs *in, const int32_t *d_csr,                  \
@@ -100,7 +105,7 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                         const void *d_values, int count, int32_t *d_keys_out,      \
                                         void *d_values_out, int32_t *d_num, void *scratch,         \
                                         size_t *scratch_bytes, cudaStream_t stream);               \
-  tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_rank, int num_segments,                  \
+  tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_ranks, int num_segments,                 \
                                const int32_t *d_num2, const void *d_tmp, void *d_out,              \
                                cudaStream_t stream);                                               \
   extern const tb_grid tb_seg_grid_##name, tb_rbk_grid_##name;

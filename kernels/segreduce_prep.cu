@@ -11,7 +11,6 @@
 #include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/warp_search.cuh"
 #include "kernels/dispatch.cuh"
-#include "kernels/reduce_scan_dispatch.h"
 #include "kernels/segreduce_dispatch.h"
 
 namespace tb {
@@ -49,33 +48,74 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   }
 }
 
-// rank[s] = 1 when segment s is not empty; *malformed = 1 (from 0) when an
-// offset is outside [0, count] or the next one is below it: the tiles then
-// may leave slots of the compacted results unwritten, which the fill must
-// not read.
-__global__ void nonempty_kernel(const int* __restrict__ csr, int num_segments, int count,
-                                int* __restrict__ rank, int* __restrict__ malformed) {
-  const int64_t s = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (s >= num_segments) return;
-  const int next = s + 1 < num_segments ? csr[s + 1] : count;
-  rank[s] = next > csr[s];
-  if (csr[s] < 0 || csr[s] > count || next < csr[s]) *malformed = 1;
-}
+// CSR -> CSR2 in one pass over the offsets, a tile of kCsr2Rows segments a
+// CTA: each segment's non-empty flag, their exclusive scan across tiles by
+// decoupled look-back, stored as rank words (for each 32 segments, their
+// flags and the non-empty segments before them: an eighth of a rank per
+// segment, which the fill reads back), the non-empty segments' starts (csr2,
+// and sources2) compacted through shared memory and stored coalesced, their
+// count (num2[0]) from the last tile, and num2[1] = 1 (from 0) on a malformed
+// CSR: an offset outside [0, count] or below the one before it. The tiles
+// then may leave compacted results unwritten, which the fill must not read.
+constexpr int kCsr2PerThread = 8;  // four threads a rank word
+constexpr int kCsr2Rows = kThreads * kCsr2PerThread;
+__global__ void __launch_bounds__(kThreads)
+    csr2_kernel(const int* __restrict__ csr, const int* __restrict__ sources, int num_segments,
+                int count, TileStatusArray<int> status, LookBackDelay delay,
+                uint2* __restrict__ ranks, int* __restrict__ csr2, int* __restrict__ sources2,
+                int* __restrict__ num2) {
+  using Scan = CtaScanWithPrefix<TB_OP_PLUS, int, kThreads>;
+  __shared__ int compact[kCsr2Rows + 1];  // the tile's offsets, then the non-empty ones
+  __shared__ typename Scan::Storage scan;
+  __shared__ int tile_prefix, tile_total;
+  const int64_t first = int64_t(blockIdx.x) * kCsr2Rows;
+  const int rows = int(min(int64_t(kCsr2Rows), num_segments - first));
+  for (int k = threadIdx.x; k <= rows; k += kThreads)
+    compact[k] = first + k < num_segments ? csr[first + k] : count;
+  __syncthreads();
 
-// After the scan of those flags: csr2 lists the non-empty segments' starts
-// (and sources2 their sources, for the indirect form).
-__global__ void compact_kernel(const int* __restrict__ csr, const int* __restrict__ sources,
-                               int num_segments, const int* __restrict__ rank,
-                               const int* __restrict__ num2, int* __restrict__ csr2,
-                               int* __restrict__ sources2) {
-  const int64_t s = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (s >= num_segments) return;
-  const int r = rank[s];
-  const int next = s + 1 < num_segments ? rank[s + 1] : *num2;
-  if (next > r && r >= 0 && r < num_segments) {
-    csr2[r] = csr[s];
-    if (sources) sources2[r] = sources[s];
+  const int mine = threadIdx.x * kCsr2PerThread;
+  int start[kCsr2PerThread];
+  unsigned nonempty = 0;
+  bool malformed = false;
+#pragma unroll
+  for (int i = 0; i < kCsr2PerThread; ++i) {
+    const bool in = mine + i < rows;
+    start[i] = in ? compact[mine + i] : 0;
+    const int next = in ? compact[mine + i + 1] : 0;
+    nonempty |= unsigned(next > start[i]) << i;
+    malformed |= in && (start[i] < 0 || start[i] > count || next < start[i]);
   }
+  if (malformed) num2[1] = 1;
+  int r = Scan::scan_exclusive(__popc(nonempty), scan, [&](int total) {
+    const int prefix = look_back_publish<TB_OP_PLUS>(status, blockIdx.x, total, delay);
+    if (threadIdx.x == 0) {
+      tile_prefix = prefix;
+      tile_total = total;
+      if (blockIdx.x == gridDim.x - 1) num2[0] = prefix + total;
+    }
+    return prefix;
+  });
+  const int lane = threadIdx.x % 32;
+  unsigned word = nonempty << (kCsr2PerThread * (lane % 4));
+  word |= __shfl_xor_sync(kFullMask, word, 1);
+  word |= __shfl_xor_sync(kFullMask, word, 2);
+  if (lane % 4 == 0 && mine < rows) ranks[(first + mine) / 32] = make_uint2(word, unsigned(r));
+  // The scan's last barrier: every thread has read its offsets.
+  const int base = tile_prefix, total = tile_total;
+#pragma unroll
+  for (int i = 0; i < kCsr2PerThread; ++i)
+    if (nonempty >> i & 1) compact[r++ - base] = start[i];
+  __syncthreads();
+  for (int k = threadIdx.x; k < total; k += kThreads) csr2[base + k] = compact[k];
+  if (!sources) return;
+  __syncthreads();
+  r -= __popc(nonempty);
+#pragma unroll
+  for (int i = 0; i < kCsr2PerThread; ++i)
+    if (nonempty >> i & 1) compact[r++ - base] = sources[first + mine + i];
+  __syncthreads();
+  for (int k = threadIdx.x; k < total; k += kThreads) sources2[base + k] = compact[k];
 }
 
 #endif
@@ -160,23 +200,26 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
 }
 
 extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sources,
-                                     int num_segments, int count, int32_t* d_rank,
-                                     int32_t* d_csr2, int32_t* d_sources2, int32_t* d_num2,
-                                     tb_launch_box box, tb_scan_algo algo,
-                                     void* scan_scratch, size_t* scan_bytes,
-                                     cudaStream_t stream) {
+                                     int num_segments, int count, int32_t* d_ranks, int32_t* d_csr2,
+                                     int32_t* d_sources2, int32_t* d_num2, void* scratch,
+                                     size_t* scratch_bytes, cudaStream_t stream) {
   using namespace tb;
-  if (!scan_scratch)
-    return tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
-                         d_num2, nullptr, scan_bytes, stream);
-  TB_CUDA_TRY(cudaMemsetAsync(d_num2 + 1, 0, sizeof *d_num2, stream));
-  nonempty_kernel<<<grid_of(num_segments), kThreads, 0, stream>>>(d_csr, num_segments, count,
-                                                                  d_rank, d_num2 + 1);
-  TB_CUDA_TRY(cudaGetLastError());
-  TB_TRY(tb_scan_int32(TB_OP_PLUS, TB_SCAN_EXCLUSIVE, algo, box, d_rank, d_rank, num_segments,
-                       d_num2, scan_scratch, scan_bytes, stream));
-  compact_kernel<<<grid_of(num_segments), kThreads, 0, stream>>>(
-      d_csr, d_sources, num_segments, d_rank, d_num2, d_csr2, d_sources2);
+  const int tiles = int(ceil_div(int64_t(num_segments), kCsr2Rows));
+  if (!scratch) {
+    *scratch_bytes = std::max<size_t>(TileStatusArray<int>::bytes(tiles), 1);
+    return TB_OK;
+  }
+  TB_CUDA_TRY(cudaMemsetAsync(d_num2, 0, 2 * sizeof *d_num2, stream));
+  if (tiles == 0) return TB_OK;
+  TileStatusArray<int> status;
+  status.bind(scratch, tiles);
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::bytes(tiles), stream));
+  int per_sm = 0, sms = 0;
+  TB_TRY(
+      tb_kernel_residency(reinterpret_cast<const void*>(csr2_kernel), kThreads, 0, &per_sm, &sms));
+  csr2_kernel<<<tiles, kThreads, 0, stream>>>(
+      d_csr, d_sources, num_segments, count, status, tiles > per_sm * sms ? kFixedDelay : kBackOff,
+      reinterpret_cast<uint2*>(d_ranks), d_csr2, d_sources2, d_num2);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

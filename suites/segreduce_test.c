@@ -191,6 +191,53 @@ static void test_segreduce_edges(void) {
   outputs_free(&o);
 }
 
+/* support_empty's prepass ranks the segments 2048 to a CTA, 32 to a rank
+ * word (kernels/segreduce_prep.cu): empty runs that start, end and span
+ * those edges, a first and a last segment empty, a whole word and a whole
+ * CTA of them; plain (direct, indirect) and preprocessed, every type. */
+static void test_empty_runs_at_prepass_edges(void) {
+  enum { kRows = 3 * 2048 + 37 };
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 13);
+  outputs o = {0};
+  int32_t *lens = alloc_i32(kRows);
+  geom g;
+  if (!lens) return;
+  for (int s = 0; s < kRows; ++s) lens[s] = 1 + (int32_t)tb_rng_range(&r, 0, 5);
+  static const int32_t empty_runs[][2] = {{0, 1},       {31, 33},          {64, 96},
+                                          {2047, 2048}, {2040, 2049},      {4095, 6144},
+                                          {6177, 6180}, {kRows - 5, kRows}};
+  for (size_t k = 0; k < sizeof empty_runs / sizeof empty_runs[0]; ++k)
+    for (int32_t s = empty_runs[k][0]; s < empty_runs[k][1]; ++s) lens[s] = 0;
+  if (!geom_from_lens(&g, lens, kRows, false, &r, "empty runs at the prepass's edges")) {
+    geom_free(&g);
+    return;
+  }
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    values v;
+    if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r)) {
+      check_segreduce(&g, &v, false, true, NULL, NULL, &o);
+      check_segreduce(&g, &v, true, true, NULL, NULL, &o);
+      tb_seg_plan *plan = NULL;
+      char what[400];
+      describe(what, sizeof what, "segreduce preprocess + apply", (tb_type)t, TB_OP_PLUS,
+               "support_empty", NULL, g.name);
+      const size_t bytes = (size_t)g.num_segments * tb_type_size((tb_type)t);
+      if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr, g.num_segments,
+                                                   true, NULL, &plan, 0),
+                       what) &&
+          outputs_reserve(&o, g.num_segments) && poison(o.dev.ptr, bytes) &&
+          TB_ASSERT_OK(tb_segreduce_apply(plan, TB_OP_PLUS, v.dev.ptr, o.dev.ptr, NULL, 0), what) &&
+          fetch(&o.dev, o.got, bytes, what) && segreduce_reference(&g, &v, false, &o, NULL))
+        compare((tb_type)t, o.got, o.want, NULL, g.num_segments, what);
+      tb_seg_plan_free(plan);
+    }
+    values_free(&v);
+  }
+  geom_free(&g);
+  outputs_free(&o);
+}
+
 /* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Fixed
  * lengths of 4095 and 4096 (the ends on and off a power of two) and 50001:
  * segments over up to ten tiles of every default box, so most tiles end
@@ -794,6 +841,7 @@ int main(int argc, char **argv) {
   static const CU_TestInfo tests[] = {
       {"every type x op x box x geometry", test_segreduce_every_case},
       {"wrap-around, one item, no items", test_segreduce_edges},
+      {"support_empty: empty runs at the prepass's edges", test_empty_runs_at_prepass_edges},
       {"default box, large", test_segreduce_default_large},
       {"real data: rounding bound", test_real_data_rounding_bound},
       {"preprocess + apply", test_preprocess_apply},
