@@ -48,80 +48,62 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   }
 }
 
-// CSR -> CSR2 in one pass over the offsets, a tile of kCsr2Rows segments a
-// CTA: each segment's non-empty flag, their exclusive scan across tiles by
-// decoupled look-back, stored as rank words (for each 32 segments, their
-// flags and the non-empty segments before them: an eighth of a rank per
-// segment, which the fill reads back), the non-empty segments' starts (csr2,
-// and sources2) compacted through shared memory and stored coalesced, their
-// count (num2[0]) from the last tile, and num2[1] = 1 (from 0) on a malformed
-// CSR: an offset outside [0, count] or below the one before it. The tiles
-// then may leave compacted results unwritten, which the fill must not read.
-constexpr int kCsr2PerThread = 8;  // four threads a rank word
-constexpr int kCsr2Rows = kThreads * kCsr2PerThread;
+// CSR -> CSR2 in one pass over the offsets. Each warp takes kCsr2Words
+// words of 32 segments, a lane a segment (loads coalesced, no shared memory
+// but the scan's): each word's non-empty flags by ballot, the warps' counts
+// scanned across the CTA and across CTAs by decoupled look-back, then per
+// word its rank word (the flags and the non-empty segments before them: an
+// eighth of a rank per segment, which the fill reads back) and the non-empty
+// segments' starts compacted into csr2 (and sources2). The last tile stores
+// the count (num2[0]); num2[1] = 1 (from 0) on a malformed CSR: an offset
+// outside [0, count] or below the one before it. The tiles then may leave
+// compacted results unwritten, which the fill must not read.
+// (H100, 2^24 segments: 86 us; a thread per 8 consecutive segments staged
+// through shared memory took 107 us, its blocked reads conflicting on banks;
+// the loads issued before the ballots, or 16 words a warp, cost occupancy:
+// 99 and 102 us.)
+constexpr int kCsr2Words = 8;
+constexpr int kCsr2Rows = kThreads * kCsr2Words;
 __global__ void __launch_bounds__(kThreads)
     csr2_kernel(const int* __restrict__ csr, const int* __restrict__ sources, int num_segments,
                 int count, TileStatusArray<int> status, LookBackDelay delay,
                 uint2* __restrict__ ranks, int* __restrict__ csr2, int* __restrict__ sources2,
                 int* __restrict__ num2) {
   using Scan = CtaScanWithPrefix<TB_OP_PLUS, int, kThreads>;
-  __shared__ int compact[kCsr2Rows + 1];  // the tile's offsets, then the non-empty ones
   __shared__ typename Scan::Storage scan;
-  __shared__ int tile_prefix, tile_total;
-  const int64_t first = int64_t(blockIdx.x) * kCsr2Rows;
-  const int rows = int(min(int64_t(kCsr2Rows), num_segments - first));
-  // Unrolled: all of a thread's loads in flight at once (as a loop, ncu saw
-  // the kernel at 28% of DRAM throughput).
-#pragma unroll
-  for (int j = 0; j < kCsr2PerThread; ++j) {
-    const int k = j * kThreads + threadIdx.x;
-    if (k < rows) compact[k] = csr[first + k];
-  }
-  if (threadIdx.x == 0) compact[rows] = first + rows < num_segments ? csr[first + rows] : count;
-  __syncthreads();
-
-  const int mine = threadIdx.x * kCsr2PerThread;
-  int start[kCsr2PerThread];
-  unsigned nonempty = 0;
+  const int lane = threadIdx.x % 32;
+  const int64_t row0 = int64_t(blockIdx.x) * kCsr2Rows + threadIdx.x / 32 * 32 * kCsr2Words;
+  int start[kCsr2Words];
+  unsigned words[kCsr2Words];
+  int total = 0;
   bool malformed = false;
 #pragma unroll
-  for (int i = 0; i < kCsr2PerThread; ++i) {
-    const bool in = mine + i < rows;
-    start[i] = in ? compact[mine + i] : 0;
-    const int next = in ? compact[mine + i + 1] : 0;
-    nonempty |= unsigned(next > start[i]) << i;
-    malformed |= in && (start[i] < 0 || start[i] > count || next < start[i]);
+  for (int i = 0; i < kCsr2Words; ++i) {
+    const int64_t s = row0 + i * 32 + lane;
+    start[i] = s < num_segments ? csr[s] : count;
+    const int next = s + 1 < num_segments ? csr[s + 1] : count;
+    words[i] = __ballot_sync(kFullMask, next > start[i]);
+    total += __popc(words[i]);
+    malformed |= s < num_segments && (start[i] < 0 || start[i] > count || next < start[i]);
   }
   if (malformed) num2[1] = 1;
-  int r = Scan::scan_exclusive(__popc(nonempty), scan, [&](int total) {
-    const int prefix = look_back_publish<TB_OP_PLUS>(status, blockIdx.x, total, delay);
-    if (threadIdx.x == 0) {
-      tile_prefix = prefix;
-      tile_total = total;
-      if (blockIdx.x == gridDim.x - 1) num2[0] = prefix + total;
-    }
+  const int before = Scan::scan_exclusive(lane == 0 ? total : 0, scan, [&](int tile_total) {
+    const int prefix = look_back_publish<TB_OP_PLUS>(status, blockIdx.x, tile_total, delay);
+    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) num2[0] = prefix + tile_total;
     return prefix;
   });
-  const int lane = threadIdx.x % 32;
-  unsigned word = nonempty << (kCsr2PerThread * (lane % 4));
-  word |= __shfl_xor_sync(kFullMask, word, 1);
-  word |= __shfl_xor_sync(kFullMask, word, 2);
-  if (lane % 4 == 0 && mine < rows) ranks[(first + mine) / 32] = make_uint2(word, unsigned(r));
-  // The scan's last barrier: every thread has read its offsets.
-  const int base = tile_prefix, total = tile_total;
+  int r = __shfl_sync(kFullMask, before, 0);
 #pragma unroll
-  for (int i = 0; i < kCsr2PerThread; ++i)
-    if (nonempty >> i & 1) compact[r++ - base] = start[i];
-  __syncthreads();
-  for (int k = threadIdx.x; k < total; k += kThreads) csr2[base + k] = compact[k];
-  if (!sources) return;
-  __syncthreads();
-  r -= __popc(nonempty);
-#pragma unroll
-  for (int i = 0; i < kCsr2PerThread; ++i)
-    if (nonempty >> i & 1) compact[r++ - base] = sources[first + mine + i];
-  __syncthreads();
-  for (int k = threadIdx.x; k < total; k += kThreads) sources2[base + k] = compact[k];
+  for (int i = 0; i < kCsr2Words; ++i) {
+    const int64_t s = row0 + i * 32 + lane;
+    if (lane == 0 && s < num_segments) ranks[row0 / 32 + i] = make_uint2(words[i], unsigned(r));
+    if (words[i] >> lane & 1) {
+      const int at = r + __popc(words[i] & ((1u << lane) - 1));
+      csr2[at] = start[i];
+      if (sources) sources2[at] = sources[s];
+    }
+    r += __popc(words[i]);
+  }
 }
 
 #endif
