@@ -8,9 +8,11 @@
 // two, and whatever the dependent issues before its wait (a tile's loads of
 // its input behind a partition, for one).
 //
-// Read what the kernel ahead wrote with coherent loads (__ldcg or plain
-// pointers): ptxas may hoist a read-only load (`const __restrict__`,
-// LDG.E.CONSTANT) above the wait.
+// Read what the kernel ahead wrote through plain pointers (or __ldcg):
+// ptxas may hoist a read-only load (`const __restrict__`, LDG.E.CONSTANT)
+// above the wait. In a hot tile prefer the plain pointer: __ldcg on the
+// segmented tile's limits changed its code and cost it 10 points of copy
+// (cta_segreduce.cuh, tile_range).
 #pragma once
 
 #include "core/cuda.h"
