@@ -144,7 +144,7 @@ static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_seg
 /* The scratch of a reduction over CSR, in one buffer (core/cuda.h): the
  * tiles' limits (unless a plan holds them), the kernels' own part, and with
  * support_empty the compacted results and (unless planned) the CSR2
- * prepass's arrays and its scan's scratch. */
+ * prepass's arrays and its look-back status. */
 typedef struct reduce_layout {
   int tiles, num_segments;
   size_t elem, kernel_bytes, status_bytes;
