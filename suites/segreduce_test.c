@@ -73,6 +73,17 @@ static bool check_segreduce(const geom *g, const values *v, bool indirect, bool 
          compare(v->t, o->got, o->want, NULL, g->num_segments, what);
 }
 
+/* Poisons, runs tb_segreduce_apply of plan over v's items and compares with
+ * the reference; what names the case. */
+static bool check_apply(const tb_seg_plan *plan, const geom *g, const values *v, tb_buffer *scratch,
+                        outputs *o, const char *what) {
+  const size_t bytes = (size_t)g->num_segments * tb_type_size(v->t);
+  return outputs_reserve(o, g->num_segments) && poison(o->dev.ptr, bytes) &&
+         TB_ASSERT_OK(tb_segreduce_apply(plan, v->op, v->dev.ptr, o->dev.ptr, scratch, 0), what) &&
+         fetch(&o->dev, o->got, bytes, what) && segreduce_reference(g, v, false, o, NULL) &&
+         compare(v->t, o->got, o->want, NULL, g->num_segments, what);
+}
+
 /* Every type x operator x box (and the default) x geometry, direct and
  * indirect, support_empty both ways where the geometry allows it. */
 static void test_segreduce_every_case(void) {
@@ -222,14 +233,10 @@ static void test_empty_runs_at_prepass_edges(void) {
       char what[400];
       describe(what, sizeof what, "segreduce preprocess + apply", (tb_type)t, TB_OP_PLUS,
                "support_empty", NULL, g.name);
-      const size_t bytes = (size_t)g.num_segments * tb_type_size((tb_type)t);
       if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr, g.num_segments,
                                                    true, NULL, &plan, 0),
-                       what) &&
-          outputs_reserve(&o, g.num_segments) && poison(o.dev.ptr, bytes) &&
-          TB_ASSERT_OK(tb_segreduce_apply(plan, TB_OP_PLUS, v.dev.ptr, o.dev.ptr, NULL, 0), what) &&
-          fetch(&o.dev, o.got, bytes, what) && segreduce_reference(&g, &v, false, &o, NULL))
-        compare((tb_type)t, o.got, o.want, NULL, g.num_segments, what);
+                       what))
+        check_apply(plan, &g, &v, NULL, &o, what);
       tb_seg_plan_free(plan);
     }
     values_free(&v);
@@ -359,15 +366,8 @@ static void test_preprocess_apply(void) {
               snprintf(form, sizeof form, "apply #%d%s", rep, se ? " support_empty" : "");
               describe(what, sizeof what, "segreduce", (tb_type)t, (tb_op)op, form, boxes[b],
                        g.name);
-              const size_t bytes = (size_t)g.num_segments * tb_type_size((tb_type)t);
               if (!values_make(&v, (tb_type)t, (tb_op)op, g.count, &r) ||
-                  !poison(o.dev.ptr, bytes) ||
-                  !TB_ASSERT_OK(tb_segreduce_apply(plan, (tb_op)op, v.dev.ptr, o.dev.ptr,
-                                                   rep ? &scratch : NULL, 0),
-                                what) ||
-                  !fetch(&o.dev, o.got, bytes, what) ||
-                  !segreduce_reference(&g, &v, false, &o, NULL) ||
-                  !compare((tb_type)t, o.got, o.want, NULL, g.num_segments, what))
+                  !check_apply(plan, &g, &v, rep ? &scratch : NULL, &o, what))
                 ++failures;
               values_free(&v);
             }
@@ -414,15 +414,10 @@ static void test_unaligned_values(void) {
         char what[400];
         describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply, values unaligned",
                  NULL, g.name);
-        const size_t bytes = (size_t)g.num_segments * size;
-        (void)(TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
-                                                        g.num_segments, false, NULL, &plan, 0),
-                            what) &&
-               outputs_reserve(&o, g.num_segments) && poison(o.dev.ptr, bytes) &&
-               TB_ASSERT_OK(tb_segreduce_apply(plan, TB_OP_PLUS, u.dev.ptr, o.dev.ptr, NULL, 0),
-                            what) &&
-               fetch(&o.dev, o.got, bytes, what) && segreduce_reference(&g, &u, false, &o, NULL) &&
-               compare((tb_type)t, o.got, o.want, NULL, g.num_segments, what));
+        if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
+                                                     g.num_segments, false, NULL, &plan, 0),
+                         what))
+          check_apply(plan, &g, &u, NULL, &o, what);
       }
       tb_seg_plan_free(plan);
       tb_buffer_free(&shifted);
