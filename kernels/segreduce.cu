@@ -417,7 +417,8 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
 // warp's segments share one rank word (segreduce_prep.cu). kFillRows rows a
 // thread, a CTA's apart, for more loads in flight (one a thread: 35% of DRAM
 // throughput, ncu).
-constexpr int kFillThreads = 256, kFillRows = 4;
+// (Unused in the TB_GRID_WIDE build, which leaves the fill out.)
+[[maybe_unused]] constexpr int kFillThreads = 256, kFillRows = 4;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFillThreads)
     fill_kernel(const uint2* __restrict__ ranks, int num_segments, const int* __restrict__ num2,

@@ -193,7 +193,7 @@ extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sour
                                      size_t* scratch_bytes, cudaStream_t stream) {
   using namespace tb;
   const int tiles = int(ceil_div(int64_t(num_segments), kCsr2Rows));
-  if (!scratch) {
+  if (!scratch) {  // never 0 bytes: a NULL scratch would read as this size query
     *scratch_bytes = std::max<size_t>(TileStatusArray<int>::bytes(tiles), 1);
     return TB_OK;
   }
