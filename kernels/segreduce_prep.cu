@@ -25,26 +25,66 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 
 // limits[p] = upper_bound(csr, p * tile) - 1, the segment holding the tile's
 // first item, with kContinued when that segment starts before it;
-// limits[tiles] = the number of segments. One warp per limit
-// (warp_partition_point). A malformed CSR narrows to some entry:
-// unspecified, in range.
+// limits[tiles] = the number of segments. The search is bound by the latency
+// of its dependent loads, and one warp a limit (warp_partition_point, 4-5
+// rounds) ran the double SpMV box's 47K limits in 5-6 waves (22 us, H100).
+// So each warp takes `group` consecutive limits, a lane each: it searches the
+// first unresolved one, loads the kPartitionWindow offsets from there into
+// shared memory, and every lane whose limit lies among them finds it there;
+// it repeats until every lane has its own. The host sizes the group for
+// rows of the average length to fit one window. A malformed CSR narrows to
+// some entry: unspecified, in range, and each round resolves a lane.
+constexpr int kPartitionWindow = 1024;
+
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
-                                 int* __restrict__ limits) {
+                                 int group, int* __restrict__ limits) {
+  __shared__ int windows[kThreads / 32][kPartitionWindow];
   let_dependents_start();  // the tiles may be scheduled meanwhile
-  const int64_t p = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
-  if (p > tiles) return;  // the whole warp
+  const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
+  if (first > tiles) return;  // the whole warp
+  const int64_t p = first + lane;
+  const bool mine = lane < group && p <= tiles;
   const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
-  const int64_t key = min(int64_t(p) * tile, int64_t(count));
-  if (key == count || n == 0) {
-    if (lane == 0) limits[p] = n;
-    return;
-  }
-  const int lo = warp_partition_point(0, n, [&](int m) { return csr[m] <= key; });
-  if (lane == 0) {
-    const int seg = max(lo - 1, 0);
-    limits[p] = seg | (csr[seg] != key ? kContinued : 0);
+  const int64_t key = min(p * tile, int64_t(count));
+  const bool search = mine && key < count && n > 0;
+  if (mine && !search) limits[p] = n;
+  int* window = windows[threadIdx.x / 32];
+  for (unsigned todo = __ballot_sync(kFullMask, search); todo;) {
+    const int leader = __ffs(todo) - 1;
+    const int64_t leader_key = __shfl_sync(kFullMask, key, leader);
+    const int lo = warp_partition_point(0, n, [&](int m) { return csr[m] <= leader_key; });
+    int upper = lane == leader ? lo : -1;  // upper_bound(csr, key), once known
+    if (group > 1) {
+      // Offsets before base are at most the leader's key, so at most every
+      // later lane's: a lane's upper bound is base plus its count of window
+      // entries at most its key, when an entry past its key is in the window
+      // (rows past n read as INT32_MAX, past every key).
+      const int base = max(lo - 1, 0);
+      __syncwarp();  // the previous round's searches are done with the window
+#pragma unroll
+      for (int j = lane; j < kPartitionWindow; j += 32)
+        window[j] = j < n - base ? csr[base + j] : INT32_MAX;
+      __syncwarp();
+      if ((todo >> lane & 1) && lane != leader) {
+        int a = 0, b = kPartitionWindow;
+        while (a < b) {
+          const int mid = (a + b) / 2;
+          if (window[mid] <= key)
+            a = mid + 1;
+          else
+            b = mid;
+        }
+        if (a < kPartitionWindow) upper = base + a;
+      }
+    }
+    const bool done = (todo >> lane & 1) && upper >= 0;
+    if (done) {
+      const int seg = min(max(upper - 1, 0), n - 1);
+      limits[p] = seg | (csr[seg] != key ? kContinued : 0);
+    }
+    todo &= ~__ballot_sync(kFullMask, done);
   }
 }
 
@@ -181,8 +221,15 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
                                           cudaStream_t stream) {
   using namespace tb;
   const int tiles = int(tb_tiles(count, box));
-  partition_kernel<<<grid_of(32 * (int64_t(tiles) + 1)), kThreads, 0, stream>>>(
-      d_csr, num_segments, d_num_segments, count, box.nt * box.vt, tiles, d_limits);
+  const int tile = box.nt * box.vt;
+  // Limits a warp: the most (a power of two, up to 32) whose rows, at the
+  // average length, fill at most 3/4 of a window.
+  const double rows_per_limit = count > 0 ? double(tile) * num_segments / count : 0;
+  int group = 1;
+  while (group < 32 && 2 * group * rows_per_limit <= 0.75 * kPartitionWindow) group *= 2;
+  const int64_t warps = ceil_div(int64_t(tiles) + 1, group);
+  partition_kernel<<<grid_of(32 * warps), kThreads, 0, stream>>>(
+      d_csr, num_segments, d_num_segments, count, tile, tiles, group, d_limits);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

@@ -245,6 +245,48 @@ static void test_empty_runs_at_prepass_edges(void) {
   outputs_free(&o);
 }
 
+/* The tile partition gives each warp up to 32 limits, sized for rows of the
+ * average length to fit the offsets it reads at once (1024,
+ * kernels/segreduce_prep.cu): long rows around a burst of one-item rows
+ * (many limits of a warp outside that window), rows as long as a tile (limits
+ * on row starts) and empty runs (support_empty) at limits; every box, direct
+ * and indirect, every type. */
+static void test_partition_windows(void) {
+  const int kLong = tb_test.quick ? 400 : 800, kBurst = tb_test.quick ? 4000 : 20000;
+  const int rows = 3 * kLong + kBurst;
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 17);
+  outputs o = {0};
+  for (int pass = 0; pass < 2; ++pass) {
+    int32_t *lens = alloc_i32(rows);
+    geom g;
+    if (!lens) break;
+    for (int s = 0; s < rows; ++s) {
+      if (s >= kLong && s < kLong + kBurst)
+        lens[s] = 1;  // the burst
+      else if (s < 2 * kLong + kBurst)
+        lens[s] = 1000 + (int32_t)tb_rng_range(&r, 0, 2000);
+      else
+        lens[s] = s % 2 ? 5632 : 1408;           // tiles of the default boxes
+      if (pass == 1 && s % 7 == 0) lens[s] = 0;  // empty rows (support_empty)
+    }
+    if (geom_from_lens(&g, lens, rows, false, &r, pass ? "burst, empty rows" : "burst"))
+      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+        tb_launch_box grid[kMaxBoxes];
+        const int n_grid = grid_of((tb_type)t, grid);
+        values v;
+        if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
+          for (int b = 0; b < n_grid; ++b)
+            if (box_selected(b, n_grid))
+              for (int indirect = 0; indirect < 2; ++indirect)
+                check_segreduce(&g, &v, indirect, pass == 1 || indirect, &grid[b], NULL, &o);
+        values_free(&v);
+      }
+    geom_free(&g);
+  }
+  outputs_free(&o);
+}
+
 /* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Fixed
  * lengths of 4095 and 4096 (the ends on and off a power of two) and 50001:
  * segments over up to ten tiles of every default box, so most tiles end
@@ -837,6 +879,7 @@ int main(int argc, char **argv) {
       {"every type x op x box x geometry", test_segreduce_every_case},
       {"wrap-around, one item, no items", test_segreduce_edges},
       {"support_empty: empty runs at the prepass's edges", test_empty_runs_at_prepass_edges},
+      {"tile partition: limits outside a warp's window", test_partition_windows},
       {"default box, large", test_segreduce_default_large},
       {"real data: rounding bound", test_real_data_rounding_bound},
       {"preprocess + apply", test_preprocess_apply},
