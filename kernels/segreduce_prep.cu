@@ -29,17 +29,17 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 // of its dependent loads, and one warp a limit (warp_partition_point, 4-5
 // rounds) ran the double SpMV box's 47K limits in 5-6 waves (22 us, H100).
 // So each warp takes `group` consecutive limits, a lane each: it searches the
-// first unresolved one, loads the kPartitionWindow offsets from there into
-// shared memory, and every lane whose limit lies among them finds it there;
-// it repeats until every lane has its own. The host sizes the group for
-// rows of the average length to fit one window. A malformed CSR narrows to
-// some entry: unspecified, in range, and each round resolves a lane.
-constexpr int kPartitionWindow = 1024;
+// first unresolved one, loads the `window` offsets from there into shared
+// memory, and every lane whose limit lies among them finds it there; it
+// repeats until every lane has its own. The host sizes group and window for
+// rows of the average length (tb_seg_partition_run). A malformed CSR narrows
+// to some entry: unspecified, in range, and each round resolves a lane.
+constexpr int kMaxPartitionWindow = 1024;
 
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
-                                 int group, int* __restrict__ limits) {
-  __shared__ int windows[kThreads / 32][kPartitionWindow];
+                                 int group, int window_rows, int* __restrict__ limits) {
+  extern __shared__ int windows[];  // window_rows a warp, when group > 1
   let_dependents_start();  // the tiles may be scheduled meanwhile
   const int lane = threadIdx.x % 32;
   const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
@@ -50,7 +50,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   const int64_t key = min(p * tile, int64_t(count));
   const bool search = mine && key < count && n > 0;
   if (mine && !search) limits[p] = n;
-  int* window = windows[threadIdx.x / 32];
+  int* window = windows + threadIdx.x / 32 * window_rows;
   for (unsigned todo = __ballot_sync(kFullMask, search); todo;) {
     const int leader = __ffs(todo) - 1;
     const int64_t leader_key = __shfl_sync(kFullMask, key, leader);
@@ -63,12 +63,12 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
       // (rows past n read as INT32_MAX, past every key).
       const int base = max(lo - 1, 0);
       __syncwarp();  // the previous round's searches are done with the window
-#pragma unroll
-      for (int j = lane; j < kPartitionWindow; j += 32)
+#pragma unroll 8
+      for (int j = lane; j < window_rows; j += 32)
         window[j] = j < n - base ? csr[base + j] : INT32_MAX;
       __syncwarp();
       if ((todo >> lane & 1) && lane != leader) {
-        int a = 0, b = kPartitionWindow;
+        int a = 0, b = window_rows;
         while (a < b) {
           const int mid = (a + b) / 2;
           if (window[mid] <= key)
@@ -76,7 +76,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
           else
             b = mid;
         }
-        if (a < kPartitionWindow) upper = base + a;
+        if (a < window_rows) upper = base + a;
       }
     }
     const bool done = (todo >> lane & 1) && upper >= 0;
@@ -223,13 +223,21 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
   const int tiles = int(tb_tiles(count, box));
   const int tile = box.nt * box.vt;
   // Limits a warp: the most (a power of two, up to 32) whose rows, at the
-  // average length, fill at most 3/4 of a window.
+  // average length, fill at most 3/4 of the largest window; the window a
+  // third more than those rows (the warps' windows overlap: the offsets are
+  // read about 4/3 times).
   const double rows_per_limit = count > 0 ? double(tile) * num_segments / count : 0;
   int group = 1;
-  while (group < 32 && 2 * group * rows_per_limit <= 0.75 * kPartitionWindow) group *= 2;
+  while (group < 32 && 2 * group * rows_per_limit <= 0.75 * kMaxPartitionWindow) group *= 2;
+  const int window_rows =
+      group > 1
+          ? int(std::min<int64_t>(kMaxPartitionWindow,
+                                  ceil_div(int64_t(group * rows_per_limit * 4 / 3) + 1, 32) * 32))
+          : 0;
   const int64_t warps = ceil_div(int64_t(tiles) + 1, group);
-  partition_kernel<<<grid_of(32 * warps), kThreads, 0, stream>>>(
-      d_csr, num_segments, d_num_segments, count, tile, tiles, group, d_limits);
+  const size_t shared = sizeof(int) * size_t(kThreads / 32) * size_t(window_rows);
+  partition_kernel<<<grid_of(32 * warps), kThreads, shared, stream>>>(
+      d_csr, num_segments, d_num_segments, count, tile, tiles, group, window_rows, d_limits);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }
