@@ -63,9 +63,17 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
       // (rows past n read as INT32_MAX, past every key).
       const int base = max(lo - 1, 0);
       __syncwarp();  // the previous round's searches are done with the window
-#pragma unroll 8
-      for (int j = lane; j < window_rows; j += 32)
-        window[j] = j < n - base ? csr[base + j] : INT32_MAX;
+      // Every load issued before the first store: the stores in between
+      // cost a round trip per batch of loads.
+      int loaded[kMaxPartitionWindow / 32];
+#pragma unroll
+      for (int k = 0; k < kMaxPartitionWindow / 32; ++k) {
+        const int j = k * 32 + lane;
+        loaded[k] = j < n - base && j < window_rows ? csr[base + j] : INT32_MAX;
+      }
+#pragma unroll
+      for (int k = 0; k < kMaxPartitionWindow / 32; ++k)
+        if (k * 32 < window_rows) window[k * 32 + lane] = loaded[k];
       __syncwarp();
       if ((todo >> lane & 1) && lane != leader) {
         int a = 0, b = window_rows;
