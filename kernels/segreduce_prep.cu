@@ -29,17 +29,20 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 // of its dependent loads, and one warp a limit (warp_partition_point, 4-5
 // rounds) ran the double SpMV box's 47K limits in 5-6 waves (22 us, H100).
 // So each warp takes `group` consecutive limits, a lane each: it searches the
-// first unresolved one, loads the `window` offsets from there into shared
-// memory, and every lane whose limit lies among them finds it there; it
-// repeats until every lane has its own. The host sizes group and window for
-// rows of the average length (tb_seg_partition_run). A malformed CSR narrows
-// to some entry: unspecified, in range, and each round resolves a lane.
+// first unresolved one, then every lane whose limit lies in the
+// `window_rows` offsets from there finds it by a binary search of them, in
+// L1; it repeats until every lane has its own. The host sizes group and
+// window for rows of the average length (tb_seg_partition_run). No shared
+// memory: the tiles launched behind the partition (dependent_launch.cuh)
+// then find each SM drained and configured for their own (a window staged in
+// shared memory left them a few CTAs an SM: the indirect tiles took 1.4-1.8x
+// as long at L = 16-256, H100). A malformed CSR narrows to some entry:
+// unspecified, in range, and each round resolves a lane.
 constexpr int kMaxPartitionWindow = 1024;
 
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int group, int window_rows, int* __restrict__ limits) {
-  extern __shared__ int windows[];  // window_rows a warp, when group > 1
   let_dependents_start();  // the tiles may be scheduled meanwhile
   const int lane = threadIdx.x % 32;
   const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
@@ -50,7 +53,6 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   const int64_t key = min(p * tile, int64_t(count));
   const bool search = mine && key < count && n > 0;
   if (mine && !search) limits[p] = n;
-  int* window = windows + threadIdx.x / 32 * window_rows;
   for (unsigned todo = __ballot_sync(kFullMask, search); todo;) {
     const int leader = __ffs(todo) - 1;
     const int64_t leader_key = __shfl_sync(kFullMask, key, leader);
@@ -58,33 +60,22 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
     int upper = lane == leader ? lo : -1;  // upper_bound(csr, key), once known
     if (group > 1) {
       // Offsets before base are at most the leader's key, so at most every
-      // later lane's: a lane's upper bound is base plus its count of window
-      // entries at most its key, when an entry past its key is in the window
-      // (rows past n read as INT32_MAX, past every key).
+      // later lane's: a lane's upper bound lies in the window when an offset
+      // there passes its key, or the window runs to n. The window's lines go
+      // to L1 first (a line a lane), where the lanes' searches then hit.
       const int base = max(lo - 1, 0);
-      __syncwarp();  // the previous round's searches are done with the window
-      // Every load issued before the first store: the stores in between
-      // cost a round trip per batch of loads.
-      int loaded[kMaxPartitionWindow / 32];
-#pragma unroll
-      for (int k = 0; k < kMaxPartitionWindow / 32; ++k) {
-        const int j = k * 32 + lane;
-        loaded[k] = j < n - base && j < window_rows ? csr[base + j] : INT32_MAX;
-      }
-#pragma unroll
-      for (int k = 0; k < kMaxPartitionWindow / 32; ++k)
-        if (k * 32 < window_rows) window[k * 32 + lane] = loaded[k];
-      __syncwarp();
+      const int rows = min(window_rows, n - base);
+      if (lane * 32 < rows) asm volatile("prefetch.global.L1 [%0];" ::"l"(csr + base + lane * 32));
       if ((todo >> lane & 1) && lane != leader) {
-        int a = 0, b = window_rows;
+        int a = 0, b = rows;
         while (a < b) {
           const int mid = (a + b) / 2;
-          if (window[mid] <= key)
+          if (csr[base + mid] <= key)
             a = mid + 1;
           else
             b = mid;
         }
-        if (a < window_rows) upper = base + a;
+        if (a < rows || base + rows == n) upper = base + a;
       }
     }
     const bool done = (todo >> lane & 1) && upper >= 0;
@@ -243,8 +234,7 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
                                   ceil_div(int64_t(group * rows_per_limit * 4 / 3) + 1, 32) * 32))
           : 0;
   const int64_t warps = ceil_div(int64_t(tiles) + 1, group);
-  const size_t shared = sizeof(int) * size_t(kThreads / 32) * size_t(window_rows);
-  partition_kernel<<<grid_of(32 * warps), kThreads, shared, stream>>>(
+  partition_kernel<<<grid_of(32 * warps), kThreads, 0, stream>>>(
       d_csr, num_segments, d_num_segments, count, tile, tiles, group, window_rows, d_limits);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
