@@ -222,12 +222,14 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
   const int tiles = int(tb_tiles(count, box));
   const int tile = box.nt * box.vt;
   // Limits a warp: the most (a power of two, up to 32) whose rows, at the
-  // average length, fill at most 3/4 of the largest window; the window a
-  // third more than those rows (the warps' windows overlap: the offsets are
-  // read about 4/3 times).
+  // average length, fill at most 3/4 of the largest window, and the window a
+  // third more than those rows. Below 8 limits a warp, a search a limit is
+  // cheaper (H100: 2 a warp took int32 L = 16's partition from 9.9 to 12.7
+  // us; 8 and more, 22 -> 7-9 us on the double SpMV box's 47K limits).
   const double rows_per_limit = count > 0 ? double(tile) * num_segments / count : 0;
   int group = 1;
   while (group < 32 && 2 * group * rows_per_limit <= 0.75 * kMaxPartitionWindow) group *= 2;
+  if (group < 8) group = 1;
   const int window_rows =
       group > 1
           ? int(std::min<int64_t>(kMaxPartitionWindow,
