@@ -40,6 +40,12 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 // unspecified, in range, and each round resolves a lane.
 constexpr int kMaxPartitionWindow = 1024;
 
+// The limit of key from upper = upper_bound(csr, key), in [0, n].
+__device__ __forceinline__ int limit_at(const int* csr, int upper, int64_t key, int n) {
+  const int seg = min(max(upper - 1, 0), n - 1);
+  return seg | (csr[seg] != key ? kContinued : 0);
+}
+
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int group, int window_rows, int* __restrict__ limits) {
@@ -47,9 +53,19 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   const int lane = threadIdx.x % 32;
   const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
   if (first > tiles) return;  // the whole warp
+  const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
+  if (group == 1) {  // the search alone: the rounds below cost L = 1 2% (H200)
+    const int64_t key = min(first * tile, int64_t(count));
+    if (key == count || n == 0) {
+      if (lane == 0) limits[first] = n;
+      return;
+    }
+    const int lo = warp_partition_point(0, n, [&](int m) { return csr[m] <= key; });
+    if (lane == 0) limits[first] = limit_at(csr, lo, key, n);
+    return;
+  }
   const int64_t p = first + lane;
   const bool mine = lane < group && p <= tiles;
-  const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
   const int64_t key = min(p * tile, int64_t(count));
   const bool search = mine && key < count && n > 0;
   if (mine && !search) limits[p] = n;
@@ -58,31 +74,26 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
     const int64_t leader_key = __shfl_sync(kFullMask, key, leader);
     const int lo = warp_partition_point(0, n, [&](int m) { return csr[m] <= leader_key; });
     int upper = lane == leader ? lo : -1;  // upper_bound(csr, key), once known
-    if (group > 1) {
-      // Offsets before base are at most the leader's key, so at most every
-      // later lane's: a lane's upper bound lies in the window when an offset
-      // there passes its key, or the window runs to n. The window's lines go
-      // to L1 first (a line a lane), where the lanes' searches then hit.
-      const int base = max(lo - 1, 0);
-      const int rows = min(window_rows, n - base);
-      if (lane * 32 < rows) asm volatile("prefetch.global.L1 [%0];" ::"l"(csr + base + lane * 32));
-      if ((todo >> lane & 1) && lane != leader) {
-        int a = 0, b = rows;
-        while (a < b) {
-          const int mid = (a + b) / 2;
-          if (csr[base + mid] <= key)
-            a = mid + 1;
-          else
-            b = mid;
-        }
-        if (a < rows || base + rows == n) upper = base + a;
+    // Offsets before base are at most the leader's key, so at most every
+    // later lane's: a lane's upper bound lies in the window when an offset
+    // there passes its key, or the window runs to n. The window's lines go
+    // to L1 first (a line a lane), where the lanes' searches then hit.
+    const int base = max(lo - 1, 0);
+    const int rows = min(window_rows, n - base);
+    if (lane * 32 < rows) asm volatile("prefetch.global.L1 [%0];" ::"l"(csr + base + lane * 32));
+    if ((todo >> lane & 1) && lane != leader) {
+      int a = 0, b = rows;
+      while (a < b) {
+        const int mid = (a + b) / 2;
+        if (csr[base + mid] <= key)
+          a = mid + 1;
+        else
+          b = mid;
       }
+      if (a < rows || base + rows == n) upper = base + a;
     }
     const bool done = (todo >> lane & 1) && upper >= 0;
-    if (done) {
-      const int seg = min(max(upper - 1, 0), n - 1);
-      limits[p] = seg | (csr[seg] != key ? kContinued : 0);
-    }
+    if (done) limits[p] = limit_at(csr, upper, key, n);
     todo &= ~__ballot_sync(kFullMask, done);
   }
 }
