@@ -54,7 +54,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
   if (first > tiles) return;  // the whole warp
   const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
-  if (group == 1) {  // the search alone: the rounds below cost L = 1 2% (H200)
+  if (group == 1) {  // the search alone
     const int64_t key = min(first * tile, int64_t(count));
     if (key == count || n == 0) {
       if (lane == 0) limits[first] = n;
