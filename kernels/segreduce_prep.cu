@@ -35,7 +35,7 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 // window for rows of the average length (tb_seg_partition_run). No shared
 // memory: the tiles launched behind the partition (dependent_launch.cuh)
 // then find each SM drained and configured for their own (a window staged in
-// shared memory left them a few CTAs an SM: the indirect tiles took 1.4-1.8x
+// shared memory left them a few CTAs an SM: the indirect tiles took 1.1-1.8x
 // as long at L = 16-256, H100). A malformed CSR narrows to some entry:
 // unspecified, in range, and each round resolves a lane.
 constexpr int kMaxPartitionWindow = 1024;
