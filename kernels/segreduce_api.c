@@ -78,11 +78,13 @@ tb_launch_box tb_segreduce_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
   return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0);
 }
-tb_launch_box tb_spmv_default_box(tb_type type) {
+tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  const tb_launch_box b = tb_tuned_box(TB_TUNED_SPMV, type, 0);
+  const double avg = num_rows > 0 && nz > 0 ? (double)nz / (double)num_rows : 0;
+  const tb_launch_box b = tb_tuned_box(TB_TUNED_SPMV, type, avg);
   return b.nt ? b : tb_segreduce_default_box(type);
 }
+tb_launch_box tb_spmv_default_box(tb_type type) { return tb_spmv_default_box_for(type, 0, 0); }
 tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
   return tb_tuned_box(TB_TUNED_REDUCE_BY_KEY, type, 0);
@@ -250,7 +252,7 @@ tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, i
   static const char fn[] = "tb_spmv_csr_unary";
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, add_op, box, tb_spmv_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, add_op, box, tb_spmv_default_box_for(type, num_rows, nz), &b));
   const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -269,7 +271,7 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, add_op, box, tb_spmv_default_box(type), &b));
+  TB_TRY(resolve_box(fn, type, add_op, box, tb_spmv_default_box_for(type, num_rows, nz), &b));
   const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -387,8 +389,10 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
                    spmv ? "num_rows" : "num_segments"));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box,
-                     spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_box(
+      fn, type, TB_OP_PLUS, box,
+      spmv ? tb_spmv_default_box_for(type, num_segments, count) : tb_segreduce_default_box(type),
+      &b));
   size_t status_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL, NULL,

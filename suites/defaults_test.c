@@ -41,6 +41,11 @@ static void test_fixed_families(void) {
                 what);
       snprintf(what, sizeof what, "spmv %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_spmv_default_box(type), what);
+      for (double avg = 1; avg <= 1 << 20; avg *= 1.19) { /* each row length's own */
+        snprintf(what, sizeof what, "spmv %s %s avg %.1f", tb_type_name(type), tb_op_name(op), avg);
+        expect_in(grid, tb_segreduce_grid(type, op, grid, kMax),
+                  tb_spmv_default_box_for(type, 1 << 10, (int64_t)(avg * (1 << 10))), what);
+      }
       snprintf(what, sizeof what, "reduce_by_key %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_reduce_by_key_grid(type, op, grid, kMax),
                 tb_reduce_by_key_default_box(type), what);
@@ -49,6 +54,14 @@ static void test_fixed_families(void) {
   CU_ASSERT(omp.nt >= 1 && omp.nt <= 1024 && (omp.vt == 1 || omp.vt == 2 || omp.vt == 4 || omp.vt == 8));
   CU_ASSERT_EQUAL(tb_reduce_default_box((tb_type)99).nt, 0);
   CU_ASSERT_EQUAL(tb_spmv_default_box((tb_type)99).nt, 0);
+  CU_ASSERT_EQUAL(tb_spmv_default_box_for((tb_type)99, 1, 1).nt, 0);
+  /* No known length (no rows, no nonzeros): the box over every matrix. */
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    const tb_launch_box any = tb_spmv_default_box((tb_type)t);
+    const tb_launch_box none = tb_spmv_default_box_for((tb_type)t, 0, 0);
+    const tb_launch_box empty = tb_spmv_default_box_for((tb_type)t, 1000, 0);
+    CU_ASSERT(any.nt == none.nt && any.vt == none.vt && any.nt == empty.nt && any.vt == empty.vt);
+  }
 }
 
 /* Every average count from 1 to 2^20 in quarter octaves, and past the ends. */

@@ -17,7 +17,12 @@
  *                   scatter use move's);
  *   spmv            float and double: the best geometric mean over every
  *                   matrix (random rows of each mean length, power-law
- *                   rows, stencils), each at its own largest nonzero count.
+ *                   rows, stencils), each at its own largest nonzero count,
+ *                   as the row of any length (average 0); then per mean row
+ *                   length L of the uniform matrices, the best geometric
+ *                   mean over the uniform and power-law matrices of that L
+ *                   (the stencils, 5 and 7 nonzeros a row, with the
+ *                   smallest L). A call takes the row of the nearest mean.
  * Exit status 1, with a message naming the file, when a family's result is
  * missing, unreadable or has no box sweep. */
 #define _POSIX_C_SOURCE 200809L
@@ -103,13 +108,15 @@ typedef struct {
   const char *algorithms[4];
   const char *type; /* NULL: any */
   int64_t seg;      /* -2: any */
+  bool unsized;     /* with seg: rows without one (-1) too */
 } selection;
 
 static bool selected(const row *r, const selection *q) {
   bool alg = false;
   for (int i = 0; i < 4; ++i)
     alg |= q->algorithms[i] && strcmp(r->p.algorithm, q->algorithms[i]) == 0;
-  return alg && (!q->type || strcmp(r->p.type, q->type) == 0) && (q->seg == -2 || r->p.seg == q->seg);
+  const bool seg = q->seg == -2 || r->p.seg == q->seg || (q->unsized && r->p.seg == -1);
+  return alg && (!q->type || strcmp(r->p.type, q->type) == 0) && seg;
 }
 
 /* The largest n swept for r's algorithm among the selected rows (the
@@ -178,7 +185,7 @@ static bool emit(const sweep *s, const char *family, const selection *q, const c
   return true;
 }
 
-/* The average counts a family's interval sweep has box rows for. */
+/* The average counts (seg) an algorithm has box rows for, ascending. */
 static int sweep_segs(const sweep *s, const char *algorithm, int64_t *segs, int cap) {
   int count = 0;
   for (int i = 0; i < s->count; ++i) {
@@ -229,10 +236,19 @@ int main(int argc, char **argv) {
     const selection q = {{"reduce_by_key", NULL}, kTypes[t], -2};
     ok &= emit(&s[2], "REDUCE_BY_KEY", &q, kTypeEnums[t], 0);
   }
+  int64_t spmv_segs[64];
+  const int spmv_lengths = sweep_segs(&s[5], "spmv", spmv_segs, 64);
   for (int t = 2; t < 4; ++t) { /* float and double: the types cuSPARSE has */
     const selection q = {
         {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
     ok &= emit(&s[5], "SPMV", &q, kTypeEnums[t], 0);
+    for (int i = 0; i < spmv_lengths; ++i) {
+      const selection at = {{"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"},
+                            kTypes[t],
+                            spmv_segs[i],
+                            i == 0};
+      ok &= emit(&s[5], "SPMV", &at, kTypeEnums[t], spmv_segs[i]);
+    }
   }
   const selection omp = {{"omp_reduce", NULL}, NULL, -2};
   ok &= emit(&s[3], "OMP", &omp, "TB_TYPE_ANY", 0);
