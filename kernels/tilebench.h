@@ -338,13 +338,13 @@ tb_launch_box tb_segreduce_default_box(tb_type type);
 /* The one-pass tb_reduce_by_key has its own default (a box of the segreduce
  * grid); its preprocess + apply form uses segreduce's. */
 tb_launch_box tb_reduce_by_key_default_box(tb_type type);
-/* SpMV (tb_spmv_csr_*, tb_spmv_preprocess) has its own defaults for float
- * and double, from the SpMV box sweep (boxes of the segreduce grid: its
- * gathers of x favour other tiles), one for each swept mean row length: a
- * call with a NULL box runs the box of the length nearest nz / num_rows (on a
- * log scale). tb_spmv_default_box is the box for no known length
- * (num_rows or nz 0): the best over every matrix of the sweep. Other types
- * take segreduce's. */
+/* SpMV has its own defaults for float and double, from the SpMV box sweep
+ * (boxes of the segreduce grid: its gathers of x favour other tiles), one
+ * for each swept mean row length: tb_spmv_csr_* with a NULL box run the box
+ * of the length nearest nz / num_rows (on a log scale). tb_spmv_default_box
+ * is the box of no known length (num_rows or nz 0), the best over every
+ * matrix of the sweep, which tb_spmv_preprocess takes (its apply path lost
+ * with the lengths' boxes). Other types take segreduce's. */
 tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz);
 tb_launch_box tb_spmv_default_box(tb_type type);
 
