@@ -68,7 +68,9 @@ bool box_selected(int i, int n);
 
 /* Items per tile of the box a call runs with (box, or the tuned default for
  * NULL / {0, 0}): segreduce's and reduce-by-key's preprocess, and SpMV's
- * (tb_spmv_default_box), whose tile edges its geometries must meet. */
+ * (tb_spmv_default_box), whose tile edges its geometries must meet. A plain
+ * SpMV call with a NULL box runs its row length's box instead
+ * (tb_spmv_default_box_for), whose edges the grid's explicit boxes meet. */
 int64_t tile_of(tb_type t, const tb_launch_box *box);
 int64_t spmv_tile_of(tb_type t, const tb_launch_box *box);
 
