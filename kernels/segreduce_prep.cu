@@ -54,16 +54,6 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
   if (first > tiles) return;  // the whole warp
   const int n = d_num ? min(max(*d_num, 0), num_segments) : num_segments;
-  if (group == 1) {  // the search alone
-    const int64_t key = min(first * tile, int64_t(count));
-    if (key == count || n == 0) {
-      if (lane == 0) limits[first] = n;
-      return;
-    }
-    const int lo = warp_partition_point(0, n, [&](int m) { return csr[m] <= key; });
-    if (lane == 0) limits[first] = limit_at(csr, lo, key, n);
-    return;
-  }
   const int64_t p = first + lane;
   const bool mine = lane < group && p <= tiles;
   const int64_t key = min(p * tile, int64_t(count));

@@ -60,7 +60,9 @@ static void test_fixed_families(void) {
     const tb_launch_box any = tb_spmv_default_box((tb_type)t);
     const tb_launch_box none = tb_spmv_default_box_for((tb_type)t, 0, 0);
     const tb_launch_box empty = tb_spmv_default_box_for((tb_type)t, 1000, 0);
+    const tb_launch_box negative = tb_spmv_default_box_for((tb_type)t, -1, 1000);
     CU_ASSERT(any.nt == none.nt && any.vt == none.vt && any.nt == empty.nt && any.vt == empty.vt);
+    CU_ASSERT(any.nt == negative.nt && any.vt == negative.vt);
   }
 }
 

@@ -243,10 +243,8 @@ int main(int argc, char **argv) {
         {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
     ok &= emit(&s[5], "SPMV", &q, kTypeEnums[t], 0);
     for (int i = 0; i < spmv_lengths; ++i) {
-      const selection at = {{"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"},
-                            kTypes[t],
-                            spmv_segs[i],
-                            i == 0};
+      selection at = q; /* the stencils with the smallest length */
+      at.seg = spmv_segs[i], at.unsized = i == 0;
       ok &= emit(&s[5], "SPMV", &at, kTypeEnums[t], spmv_segs[i]);
     }
   }
