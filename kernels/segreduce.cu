@@ -252,20 +252,20 @@ struct Tile {
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-               const int* limits, TileCarries<OP, T> carries, T* __restrict__ out) {
+               Published limits, TileCarries<OP, T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  // The partition's limits first, then the values, unless segments are
-  // long: loading the values first lost 4-byte values 10-13 points of copy
-  // at L = 16..1024 (the marks load behind them) and gained 2-3 at
-  // L = 16384 (H100), where most tiles only pass their total on.
+  // The partition's limits first (as it publishes them: no wait for the
+  // whole kernel), then the values, unless segments are long: loading the
+  // values first lost 4-byte values 10-13 points of copy at L = 16..1024
+  // (the marks load behind them) and gained 2-3 at L = 16384 (H100), where
+  // most tiles only pass their total on.
   typename K::template Staged<W> v;
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
-  wait_for_prior_kernel();
   const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   if (r.total == 0) {
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
     csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
-                        int num_segments, int count, const int* limits, TileCarries<OP, T> carries,
+                        int num_segments, int count, Published limits, TileCarries<OP, T> carries,
                         T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
@@ -332,8 +332,7 @@ __global__ void __launch_bounds__(NT)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  wait_for_prior_kernel();  // the partition's limits
-  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
+  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);  // as published
   const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
   int rows[VT + 1];
@@ -456,22 +455,27 @@ __global__ void __launch_bounds__(kFoldThreads)
 
 size_t status_bytes(int tiles) { return round_up(RunStatusArray<T>::bytes(tiles)); }
 
-// The tiles' carries in scratch: boundary words (zeroed on the stream),
-// row-0 partials, row-0 indices.
+// The tiles' carries in scratch: boundary words and the partition's
+// published limits (zeroed on the stream, by one memset), row-0 partials,
+// row-0 indices.
+size_t published_bytes(int tiles) { return sizeof(unsigned) * (size_t(tiles) + 1); }
 size_t carries_bytes(int tiles) {
-  return round_up(TileCarries<TB_OP_PLUS, T>::words_bytes(tiles)) +
+  return round_up(TileCarries<TB_OP_PLUS, T>::words_bytes(tiles) + published_bytes(tiles)) +
          round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }
 template <tb_op OP>
-tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarries<OP, T>* c) {
+tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarries<OP, T>* c,
+                         Published* published) {
   using C = TileCarries<OP, T>;
   char* b = static_cast<char*>(scratch);
-  const size_t words = round_up(C::words_bytes(tiles));
+  const size_t zeroed = C::words_bytes(tiles) + published_bytes(tiles);
+  const size_t words = round_up(zeroed);
   c->words = reinterpret_cast<typename C::Word*>(b);
+  published->words = reinterpret_cast<unsigned*>(b + C::words_bytes(tiles));
   c->row0 = reinterpret_cast<T*>(b + words);
   c->head = reinterpret_cast<int*>(b + words + round_up(sizeof(T) * size_t(tiles)));
   c->tiles = tiles;
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, C::words_bytes(tiles), stream));
+  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, zeroed, stream));
   return TB_OK;
 }
 
@@ -541,12 +545,13 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
-    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));
+    Published published;
+    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &published));
     TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
-                                stream));
+                                published.words, stream));
     if (sources) {
       TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
-                              inputs_of(in), csr, sources, num_segments, count, limits, carries,
+                              inputs_of(in), csr, sources, num_segments, count, published, carries,
                               out));
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false>;
@@ -557,7 +562,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                              : csr_kernel<F, OP, NT, VT, true, false>;
       }
       TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                              num_segments, count, limits, carries, out));
+                              num_segments, count, published, carries, out));
     }
     return fold(carries, out, stream);
   });
@@ -575,7 +580,8 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
-    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));
+    Published unused;  // the plan's limits are complete
+    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &unused));
     TB_TRY(launch_dependent(apply_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
                             inputs_of(in), codes, limits, num_segments, count, carries, out));
     return fold(carries, out, stream);

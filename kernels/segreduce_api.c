@@ -414,7 +414,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
     csr = csr2;
   }
   if (st == TB_OK && p->count > 0)
-    st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, b, p->limits, stream);
+    st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, b, p->limits, NULL, stream);
   if (st == TB_OK && p->count > 0)
     st = kCodes[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)](b, csr, p->num_segments, p->count,
                                                            p->limits, p->codes, stream);

@@ -41,10 +41,12 @@ typedef struct tb_seg_inputs {
 
 /* limits for the tiles of count items at box; segments come from
  * *d_num_segments when given (the CSR2 count, on the device), num_segments
- * otherwise. */
+ * otherwise. d_published (or NULL): tiles + 1 words zeroed before the call,
+ * where each limit is also stored, plus one, as soon as it is found, for
+ * tiles launched behind the partition (Published, dependent_launch.cuh). */
 tb_status tb_seg_partition_run(const int32_t *d_csr, int num_segments,
                                const int32_t *d_num_segments, int count, tb_launch_box box,
-                               int32_t *d_limits, cudaStream_t stream);
+                               int32_t *d_limits, uint32_t *d_published, cudaStream_t stream);
 /* CSR -> CSR2 in one pass: d_ranks, for each 32 segments, two words: their
  * non-empty flags (bit i for segment 32 w + i) and the non-empty segments
  * before them (tb_seg_rank_ints(num_segments) ints); d_csr2 the non-empty

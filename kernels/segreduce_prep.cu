@@ -48,7 +48,8 @@ __device__ __forceinline__ int limit_at(const int* csr, int upper, int64_t key, 
 
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
-                                 int group, int window_rows, int* __restrict__ limits) {
+                                 int group, int window_rows, int* __restrict__ limits,
+                                 Published published) {
   let_dependents_start();  // the tiles may be scheduled meanwhile
   const int lane = threadIdx.x % 32;
   const int64_t first = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32 * group;
@@ -58,7 +59,11 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
   const bool mine = lane < group && p <= tiles;
   const int64_t key = min(p * tile, int64_t(count));
   const bool search = mine && key < count && n > 0;
-  if (mine && !search) limits[p] = n;
+  const auto store = [&](int limit) {
+    limits[p] = limit;
+    if (published.words) published.publish(p, unsigned(limit));
+  };
+  if (mine && !search) store(n);
   for (unsigned todo = __ballot_sync(kFullMask, search); todo;) {
     const int leader = __ffs(todo) - 1;
     const int64_t leader_key = __shfl_sync(kFullMask, key, leader);
@@ -83,7 +88,7 @@ __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
       if (a < rows || base + rows == n) upper = base + a;
     }
     const bool done = (todo >> lane & 1) && upper >= 0;
-    if (done) limits[p] = limit_at(csr, upper, key, n);
+    if (done) store(limit_at(csr, upper, key, n));
     todo &= ~__ballot_sync(kFullMask, done);
   }
 }
@@ -218,7 +223,7 @@ using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDU
 extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments,
                                           const int32_t* d_num_segments, int count,
                                           tb_launch_box box, int32_t* d_limits,
-                                          cudaStream_t stream) {
+                                          uint32_t* d_published, cudaStream_t stream) {
   using namespace tb;
   const int tiles = int(tb_tiles(count, box));
   const int tile = box.nt * box.vt;
@@ -238,7 +243,8 @@ extern "C" tb_status tb_seg_partition_run(const int32_t* d_csr, int num_segments
           : 0;
   const int64_t warps = ceil_div(int64_t(tiles) + 1, group);
   partition_kernel<<<grid_of(32 * warps), kThreads, 0, stream>>>(
-      d_csr, num_segments, d_num_segments, count, tile, tiles, group, window_rows, d_limits);
+      d_csr, num_segments, d_num_segments, count, tile, tiles, group, window_rows, d_limits,
+      Published{d_published});
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

@@ -23,6 +23,7 @@
 
 #include "kernels/device/cta_reduce.cuh"
 #include "kernels/device/cta_scan.cuh"
+#include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/tile_status.cuh"
 
 namespace tb {
@@ -69,6 +70,20 @@ __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, 
   SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
   r.next_none = tile + 1 < tiles &&
                 seg_range<kTile>(limits[tile + 1], limits[tile + 2], num_segments).total == 0;
+  return r;
+}
+
+// The same from limits the partition publishes as it finds them (the tiles
+// then start on the limits they need instead of after the whole partition:
+// its last wave and its flush).
+template <int kTile>
+__device__ __forceinline__ SegRange tile_range(const Published& limits, int64_t tile, int64_t tiles,
+                                               int num_segments) {
+  const bool next = tile + 1 < tiles;
+  unsigned l[3];
+  limits.wait(tile, next ? 3 : 2, l);
+  SegRange r = seg_range<kTile>(int(l[0]), int(l[1]), num_segments);
+  r.next_none = next && seg_range<kTile>(int(l[1]), int(l[2]), num_segments).total == 0;
   return r;
 }
 

@@ -3,7 +3,8 @@
 // stream has finished, once every block of that one has called
 // let_dependents_start (or exited). Until it calls wait_for_prior_kernel it
 // may read only what was complete before the kernel ahead started (the
-// call's inputs); the call returns when the kernel ahead has completed and
+// call's inputs) and what that kernel publishes (Published, below); the
+// call returns when the kernel ahead has completed and
 // its writes are visible. What is hidden: the launch latency between the
 // two, and whatever the dependent issues before its wait (a tile's loads of
 // its input behind a partition, for one).
@@ -30,6 +31,45 @@ __device__ __forceinline__ void wait_for_prior_kernel() {
   cudaGridDependencySynchronize();
 #endif
 }
+
+// Values that the kernel ahead stores one at a time while it runs, for a
+// dependent that reads each as soon as it is stored instead of waiting for
+// the whole kernel (its tail: a partition's last wave, say). Word i holds
+// value i plus one, stored relaxed into words zeroed before the kernel ahead
+// started; 0 reads as not yet stored. For values other than UINT32_MAX. A
+// dependent may wait only on words the kernel ahead always stores: then it
+// cannot hang, as it is scheduled only once every block of that kernel has
+// called let_dependents_start or exited, so all of them run.
+struct Published {
+  unsigned* words;
+
+  __device__ __forceinline__ void publish(int64_t i, unsigned v) const {
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(words + i), "r"(v + 1u) : "memory");
+  }
+  // Values i .. i + n - 1 (n <= 3) into v, once all are stored.
+  __device__ __forceinline__ void wait(int64_t i, int n, unsigned (&v)[3]) const {
+    for (;;) {
+      bool all = true;
+#pragma unroll
+      for (int k = 0; k < 3; ++k) {
+        v[k] = 1u;
+        if (k < n) v[k] = load(words + i + k);
+        all &= v[k] != 0;
+      }
+      if (all) break;
+      __nanosleep(100);
+    }
+#pragma unroll
+    for (int k = 0; k < 3; ++k) --v[k];
+  }
+
+ private:
+  __device__ __forceinline__ static unsigned load(const unsigned* p) {
+    unsigned w;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory");
+    return w;
+  }
+};
 
 // kernel<<<grid, nt, shared, stream>>>(args...) as a programmatic dependent
 // of the kernel ahead of it on the stream (after anything else, an ordinary
