@@ -266,8 +266,9 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   // most tiles only pass their total on.
   typename K::template Staged<W> v;
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
-  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
+  PublishedRange<kTile> limits_of(limits, tile, gridDim.x);
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
+  const SegRange r = limits_of.range(num_segments);
   if (r.total == 0) {
     K::carry(v, carries, tile, r.next_none, u.direct.io, u.carry);
     return;
@@ -332,7 +333,7 @@ __global__ void __launch_bounds__(NT)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);  // as published
+  const SegRange r = PublishedRange<kTile>(limits, tile, gridDim.x).range(num_segments);
   const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
   int rows[VT + 1];

@@ -73,19 +73,32 @@ __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, 
   return r;
 }
 
-// The same from limits the partition publishes as it finds them (the tiles
-// then start on the limits they need instead of after the whole partition:
-// its last wave and its flush).
+// The same from limits the partition publishes as it finds them: the tiles
+// then start on the limits they need instead of after the whole partition
+// (its last wave and its flush). A tile peeks at its limits, may issue
+// other loads (its values), then takes its range (range, which waits for
+// any limit not yet published).
 template <int kTile>
-__device__ __forceinline__ SegRange tile_range(const Published& limits, int64_t tile, int64_t tiles,
-                                               int num_segments) {
-  const bool next = tile + 1 < tiles;
+struct PublishedRange {
+  const Published& limits;
+  int64_t tile, tiles;
   unsigned l[3];
-  limits.wait(tile, next ? 3 : 2, l);
-  SegRange r = seg_range<kTile>(int(l[0]), int(l[1]), num_segments);
-  r.next_none = next && seg_range<kTile>(int(l[1]), int(l[2]), num_segments).total == 0;
-  return r;
-}
+
+  __device__ __forceinline__ PublishedRange(const Published& p, int64_t t, int64_t n)
+      : limits(p), tile(t), tiles(n) {
+    limits.peek(tile, count(), l);
+  }
+  __device__ __forceinline__ SegRange range(int num_segments) {
+    limits.settle(tile, count(), l);
+    SegRange r = seg_range<kTile>(int(l[0]), int(l[1]), num_segments);
+    r.next_none =
+        tile + 1 < tiles && seg_range<kTile>(int(l[1]), int(l[2]), num_segments).total == 0;
+    return r;
+  }
+
+ private:
+  __device__ __forceinline__ int count() const { return tile + 1 < tiles ? 3 : 2; }
+};
 
 // The local rows of this thread's VT items, which start at global item
 // `first`, from the tile's CSR slice in shared memory (entries of segments

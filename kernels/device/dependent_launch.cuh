@@ -46,27 +46,26 @@ struct Published {
   __device__ __forceinline__ void publish(int64_t i, unsigned v) const {
     asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(words + i), "r"(v + 1u) : "memory");
   }
-  // Values i .. i + n - 1 (n <= 3) into v, once all are stored.
-  __device__ __forceinline__ void wait(int64_t i, int n, unsigned (&v)[3]) const {
-    for (;;) {
-      bool all = true;
+  // Values i .. i + n - 1 (n <= 3): peek issues their loads and returns
+  // (no compiler barrier: loads issued after it are in flight with them),
+  // settle then waits for any not yet stored and leaves the values in w.
+  __device__ __forceinline__ void peek(int64_t i, int n, unsigned (&w)[3]) const {
 #pragma unroll
-      for (int k = 0; k < 3; ++k) {
-        v[k] = 1u;
-        if (k < n) v[k] = load(words + i + k);
-        all &= v[k] != 0;
-      }
-      if (all) break;
+    for (int k = 0; k < 3; ++k) w[k] = k < n ? load(words + i + k) : 1u;
+  }
+  __device__ __forceinline__ void settle(int64_t i, int n, unsigned (&w)[3]) const {
+    while (!(w[0] && w[1] && w[2])) {
       __nanosleep(100);
+      peek(i, n, w);
     }
 #pragma unroll
-    for (int k = 0; k < 3; ++k) --v[k];
+    for (int k = 0; k < 3; ++k) --w[k];
   }
 
  private:
   __device__ __forceinline__ static unsigned load(const unsigned* p) {
     unsigned w;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p));
     return w;
   }
 };
