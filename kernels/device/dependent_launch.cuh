@@ -54,8 +54,9 @@ struct Published {
     for (int k = 0; k < 3; ++k) w[k] = k < n ? load(words + i + k) : 1u;
   }
   __device__ __forceinline__ void settle(int64_t i, int n, unsigned (&w)[3]) const {
-    while (!(w[0] && w[1] && w[2])) {
-      __nanosleep(100);
+    // Backing off: every warp of every early block polls, on a few lines.
+    for (unsigned ns = 128; !(w[0] && w[1] && w[2]); ns = min(2 * ns, 4096u)) {
+      __nanosleep(ns);
       peek(i, n, w);
     }
 #pragma unroll
