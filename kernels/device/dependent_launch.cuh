@@ -59,7 +59,7 @@ struct Published {
   }
   __device__ __forceinline__ void settle(int64_t i, int n, unsigned (&w)[3]) const {
     // Backing off: every warp of every early block polls, on a few lines.
-    for (unsigned ns = 128; !(w[0] && w[1] && w[2]); ns = min(2 * ns, 4096u)) {
+    for (unsigned ns = 128; !(w[0] && w[1] && w[2]); ns = min(2 * ns, 1024u)) {
       __nanosleep(ns);
 #pragma unroll
       for (int k = 0; k < 3; ++k) w[k] = k < n ? load(words + i + k) : 1u;
