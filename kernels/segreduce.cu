@@ -252,21 +252,21 @@ struct Tile {
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-               Published limits, TileCarries<OP, T> carries, T* __restrict__ out) {
+               TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  // The partition's limits first (as it publishes them: no wait for the
-  // whole kernel), then the values, unless segments are long: loading the
+  // The loads of the partition's limits first (TileRangeLoad), then the
+  // values, unless segments are long: loading the
   // values first lost 4-byte values 10-13 points of copy at L = 16..1024
   // (the marks load behind them) and gained 2-3 at L = 16384 (H100), where
   // most tiles only pass their total on.
   typename K::template Staged<W> v;
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
-  PublishedRange<kTile> limits_of(limits, tile, gridDim.x);
+  TileRangeLoad<kTile> limits_of(limits, tile, gridDim.x);
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   const SegRange r = limits_of.range(num_segments);
   if (r.total == 0) {
@@ -325,7 +325,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 template <tb_seg_front F, tb_op OP, int NT, int VT>
 __global__ void __launch_bounds__(NT)
     csr_indirect_kernel(Inputs in, const int* __restrict__ csr, const int* __restrict__ sources,
-                        int num_segments, int count, Published limits, TileCarries<OP, T> carries,
+                        int num_segments, int count, TileLimits limits, TileCarries<OP, T> carries,
                         T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
@@ -333,7 +333,7 @@ __global__ void __launch_bounds__(NT)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  const SegRange r = PublishedRange<kTile>(limits, tile, gridDim.x).range(num_segments);
+  const SegRange r = TileRangeLoad<kTile>(limits, tile, gridDim.x).range(num_segments);
   const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
   int rows[VT + 1];
@@ -546,14 +546,18 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
-    Published published;
-    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &published));
+    TileLimits tile_limits{limits, {}};
+    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published));
+    // The tiles take the limits as the partition publishes them from a mean
+    // row length of 8: at 1 and 4 that ran 2-4% slower on the H200 (the
+    // H100 within noise), from 16 up up to 7% faster (double, H200).
+    if (count / 8 < int64_t(num_segments)) tile_limits.published.words = nullptr;
     TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
-                                published.words, stream));
+                                tile_limits.published.words, stream));
     if (sources) {
       TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
-                              inputs_of(in), csr, sources, num_segments, count, published, carries,
-                              out));
+                              inputs_of(in), csr, sources, num_segments, count, tile_limits,
+                              carries, out));
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
@@ -563,7 +567,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                              : csr_kernel<F, OP, NT, VT, true, false>;
       }
       TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                              num_segments, count, published, carries, out));
+                              num_segments, count, tile_limits, carries, out));
     }
     return fold(carries, out, stream);
   });

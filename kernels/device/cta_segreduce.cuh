@@ -73,23 +73,37 @@ __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, 
   return r;
 }
 
-// The same from limits the partition publishes as it finds them: the tiles
-// then start on the limits they need instead of after the whole partition
-// (its last wave and its flush). A tile peeks at its limits, may issue
-// other loads (its values), then takes its range (range, which waits for
-// any limit not yet published).
+// Where a tile finds its limits: in `limits` once the partition, the kernel
+// ahead, has completed, or (published.words set) as the partition publishes
+// them, so that tiles start on the limits they need instead of after the
+// whole partition (its last wave and its flush).
+struct TileLimits {
+  const int* limits;  // not __restrict__ (tile_range)
+  Published published;
+};
+
+// A tile's range from TileLimits in two steps: the constructor issues the
+// loads of its limits (or waits for the partition), the tile may then issue
+// other loads (its values), and range() takes them, waiting for any limit
+// not yet published.
 template <int kTile>
-struct PublishedRange {
-  const Published& limits;
+struct TileRangeLoad {
+  const TileLimits& from;
   int64_t tile, tiles;
   unsigned l[3];
 
-  __device__ __forceinline__ PublishedRange(const Published& p, int64_t t, int64_t n)
-      : limits(p), tile(t), tiles(n) {
-    limits.peek(tile, count(), l);
+  __device__ __forceinline__ TileRangeLoad(const TileLimits& f, int64_t t, int64_t n)
+      : from(f), tile(t), tiles(n) {
+    if (from.published.words) {
+      from.published.peek(tile, count(), l);
+    } else {
+      wait_for_prior_kernel();
+#pragma unroll
+      for (int k = 0; k < 3; ++k) l[k] = k < count() ? unsigned(from.limits[tile + k]) : 0u;
+    }
   }
   __device__ __forceinline__ SegRange range(int num_segments) {
-    limits.settle(tile, count(), l);
+    if (from.published.words) from.published.settle(tile, count(), l);
     SegRange r = seg_range<kTile>(int(l[0]), int(l[1]), num_segments);
     r.next_none =
         tile + 1 < tiles && seg_range<kTile>(int(l[1]), int(l[2]), num_segments).total == 0;
