@@ -248,8 +248,9 @@ struct Tile {
 // Segmented reduction over CSR, direct: item g of the values is item g of
 // the segments. Rows from the marks of the tile's CSR slice. W: values in
 // 16-byte words. kLong: segments of two tiles or more on average, where most
-// tiles end none and the values load first (see below).
-template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong>
+// tiles end none and the values load first (see below). kPublished: limits
+// as the partition publishes them (TileRangeLoad).
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
                TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out) {
@@ -259,14 +260,14 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  // The loads of the partition's limits first (TileRangeLoad), then the
-  // values, unless segments are long: loading the
-  // values first lost 4-byte values 10-13 points of copy at L = 16..1024
-  // (the marks load behind them) and gained 2-3 at L = 16384 (H100), where
-  // most tiles only pass their total on.
+  // The partition's limits first (or the loads of them), then the values,
+  // unless segments are long: loading the values first lost 4-byte values
+  // 10-13 points of copy at L = 16..1024 (the marks load behind them) and
+  // gained 2-3 at L = 16384 (H100), where most tiles only pass their total
+  // on.
   typename K::template Staged<W> v;
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
-  TileRangeLoad<kTile> limits_of(limits, tile, gridDim.x);
+  TileRangeLoad<kTile, kPublished> limits_of(limits, tile, gridDim.x, num_segments);
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   const SegRange r = limits_of.range(num_segments);
   if (r.total == 0) {
@@ -333,7 +334,8 @@ __global__ void __launch_bounds__(NT)
   __shared__ typename K::Seg::Storage seg;
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  const SegRange r = TileRangeLoad<kTile>(limits, tile, gridDim.x).range(num_segments);
+  const SegRange r =
+      TileRangeLoad<kTile, true>(limits, tile, gridDim.x, num_segments).range(num_segments);
   const unsigned end = r.flush ? min(unsigned(first) + kTile, unsigned(count)) : UINT32_MAX;
   const unsigned thread_first = unsigned(first) + threadIdx.x * VT;
   int rows[VT + 1];
@@ -548,10 +550,6 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     TileCarries<OP, T> carries;
     TileLimits tile_limits{limits, {}};
     TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published));
-    // The tiles take the limits as the partition publishes them from a mean
-    // row length of 8: at 1 and 4 that ran 2-4% slower on the H200 (the
-    // H100 within noise), from 16 up up to 7% faster (double, H200).
-    if (count / 8 < int64_t(num_segments)) tile_limits.published.words = nullptr;
     TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
                                 tile_limits.published.words, stream));
     if (sources) {
@@ -559,12 +557,18 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               inputs_of(in), csr, sources, num_segments, count, tile_limits,
                               carries, out));
     } else {
-      auto kernel = csr_kernel<F, OP, NT, VT, false, false>;
+      auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
+        // Rows under 8 items on average keep the wait for the whole
+        // partition: waiting on published limits there ran 2-4% slower end
+        // to end (H200), and a tile compiled with both waits 3-8% slower
+        // alone (ncu, int32 at L = 1 and 4).
         const bool long_rows = count / 2 >= int64_t(NT * VT) * num_segments;
+        const bool short_rows = count / 8 < int64_t(num_segments);
         if (words_aligned(in))
-          kernel = long_rows ? csr_kernel<F, OP, NT, VT, true, true>
-                             : csr_kernel<F, OP, NT, VT, true, false>;
+          kernel = long_rows    ? csr_kernel<F, OP, NT, VT, true, true, true>
+                   : short_rows ? csr_kernel<F, OP, NT, VT, true, false, false>
+                                : csr_kernel<F, OP, NT, VT, true, false, true>;
       }
       TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
                               num_segments, count, tile_limits, carries, out));

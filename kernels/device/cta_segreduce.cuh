@@ -74,9 +74,9 @@ __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, 
 }
 
 // Where a tile finds its limits: in `limits` once the partition, the kernel
-// ahead, has completed, or (published.words set) as the partition publishes
-// them, so that tiles start on the limits they need instead of after the
-// whole partition (its last wave and its flush).
+// ahead, has completed, or (kPublished) as the partition publishes them, so
+// that tiles start on the limits they need instead of after the whole
+// partition (its last wave and its flush).
 struct TileLimits {
   const int* limits;  // not __restrict__ (tile_range)
   Published published;
@@ -86,24 +86,26 @@ struct TileLimits {
 // loads of its limits (or waits for the partition), the tile may then issue
 // other loads (its values), and range() takes them, waiting for any limit
 // not yet published.
-template <int kTile>
+template <int kTile, bool kPublished>
 struct TileRangeLoad {
   const TileLimits& from;
   int64_t tile, tiles;
   unsigned l[3];
+  SegRange whole;  // !kPublished: the range, after the partition
 
-  __device__ __forceinline__ TileRangeLoad(const TileLimits& f, int64_t t, int64_t n)
+  __device__ __forceinline__ TileRangeLoad(const TileLimits& f, int64_t t, int64_t n,
+                                           int num_segments)
       : from(f), tile(t), tiles(n) {
-    if (from.published.words) {
+    if constexpr (kPublished) {
       from.published.peek(tile, count(), l);
     } else {
       wait_for_prior_kernel();
-#pragma unroll
-      for (int k = 0; k < 3; ++k) l[k] = k < count() ? unsigned(from.limits[tile + k]) : 0u;
+      whole = tile_range<kTile>(from.limits, tile, tiles, num_segments);
     }
   }
   __device__ __forceinline__ SegRange range(int num_segments) {
-    if (from.published.words) from.published.settle(tile, count(), l);
+    if constexpr (!kPublished) return whole;
+    from.published.settle(tile, count(), l);
     SegRange r = seg_range<kTile>(int(l[0]), int(l[1]), num_segments);
     r.next_none =
         tile + 1 < tiles && seg_range<kTile>(int(l[1]), int(l[2]), num_segments).total == 0;
