@@ -275,9 +275,11 @@ bool malformed_upload(malformed_inputs *d, const malformed *mc, int32_t num_segm
 void malformed_inputs_free(malformed_inputs *d);
 
 /* Runs `run` (which returns false once the context is lost: it fails
- * everything after) on ten malformed descriptors: offsets random,
+ * everything after) on thirteen malformed descriptors: offsets random,
  * descending, past 0 at the start, extreme, spiking past count, huge,
- * past count at the end, empty segments; sources and columns out of range. */
+ * past count at the end, empty segments; sources and columns out of range;
+ * then offsets random, descending and past count under rows of 48 items on
+ * average (the tiles that wait on published limits). */
 void for_each_malformed(bool (*run)(const malformed *mc, int32_t num_segments, int32_t count,
                                     int32_t x_len, tb_type t, tb_rng *r));
 
