@@ -468,13 +468,13 @@ size_t carries_bytes(int tiles) {
 }
 template <tb_op OP>
 tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarries<OP, T>* c,
-                         Published* published) {
+                         Published* published = nullptr) {
   using C = TileCarries<OP, T>;
   char* b = static_cast<char*>(scratch);
   const size_t zeroed = C::words_bytes(tiles) + published_bytes(tiles);
   const size_t words = round_up(zeroed);
   c->words = reinterpret_cast<typename C::Word*>(b);
-  published->words = reinterpret_cast<unsigned*>(b + C::words_bytes(tiles));
+  if (published) published->words = reinterpret_cast<unsigned*>(b + C::words_bytes(tiles));
   c->row0 = reinterpret_cast<T*>(b + words);
   c->head = reinterpret_cast<int*>(b + words + round_up(sizeof(T) * size_t(tiles)));
   c->tiles = tiles;
@@ -589,8 +589,7 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
-    Published unused;  // the plan's limits are complete
-    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &unused));
+    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
     TB_TRY(launch_dependent(apply_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
                             inputs_of(in), codes, limits, num_segments, count, carries, out));
     return fold(carries, out, stream);

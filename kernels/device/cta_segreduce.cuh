@@ -64,13 +64,17 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
 // a read-only load above the wait (kernels/device/dependent_launch.cuh).
 // (__ldcg here cost the 4-byte CSR tile 10 points of copy, H100: it changed
 // the code the tile compiles to.)
+template <int kTile, typename Limit>
+__device__ __forceinline__ SegRange tile_range(const Limit& limit, int64_t tile, int64_t tiles,
+                                               int num_segments) {
+  SegRange r = seg_range<kTile>(limit(0), limit(1), num_segments);
+  r.next_none = tile + 1 < tiles && seg_range<kTile>(limit(1), limit(2), num_segments).total == 0;
+  return r;
+}
 template <int kTile>
 __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, int64_t tiles,
                                                int num_segments) {
-  SegRange r = seg_range<kTile>(limits[tile], limits[tile + 1], num_segments);
-  r.next_none = tile + 1 < tiles &&
-                seg_range<kTile>(limits[tile + 1], limits[tile + 2], num_segments).total == 0;
-  return r;
+  return tile_range<kTile>([&](int k) { return limits[tile + k]; }, tile, tiles, num_segments);
 }
 
 // Where a tile finds its limits: in `limits` once the partition, the kernel
@@ -106,10 +110,7 @@ struct TileRangeLoad {
   __device__ __forceinline__ SegRange range(int num_segments) {
     if constexpr (!kPublished) return whole;
     from.published.settle(tile, count(), l);
-    SegRange r = seg_range<kTile>(int(l[0]), int(l[1]), num_segments);
-    r.next_none =
-        tile + 1 < tiles && seg_range<kTile>(int(l[1]), int(l[2]), num_segments).total == 0;
-    return r;
+    return tile_range<kTile>([&](int k) { return int(l[k]); }, tile, tiles, num_segments);
   }
 
  private:

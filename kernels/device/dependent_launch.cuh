@@ -4,10 +4,10 @@
 // let_dependents_start (or exited). Until it calls wait_for_prior_kernel it
 // may read only what was complete before the kernel ahead started (the
 // call's inputs) and what that kernel publishes (Published, below); the
-// call returns when the kernel ahead has completed and
-// its writes are visible. What is hidden: the launch latency between the
-// two, and whatever the dependent issues before its wait (a tile's loads of
-// its input behind a partition, for one).
+// call returns when the kernel ahead has completed and its writes are
+// visible. What is hidden: the launch latency between the two, and whatever
+// the dependent issues before its wait (a tile's loads of its input behind
+// a partition, for one).
 //
 // Read what the kernel ahead wrote through plain pointers (or __ldcg):
 // ptxas may hoist a read-only load (`const __restrict__`, LDG.E.CONSTANT)
