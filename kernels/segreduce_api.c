@@ -388,9 +388,10 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   const bool spmv = kind == PLAN_SPMV;
   TB_TRY(check_csr(fn, d_csr, num_segments, count, spmv ? "nz" : "count",
                    spmv ? "num_rows" : "num_segments"));
-  /* A plan keeps SpMV's box of any length: the sweep chose the lengths'
-   * boxes on the plain path, and on the apply path they lost (H100: float
-   * L = 1024 0.95 -> 0.92x cuSPARSE, double L = 64 1.01 -> 0.97x). */
+  /* A plan takes SpMV's box of any length, which the sweep chooses on the
+   * apply path: the lengths' boxes, chosen on the plain path, lost there
+   * (H100: float L = 1024 0.95 -> 0.92x cuSPARSE, double L = 64 1.01 ->
+   * 0.97x). */
   tb_launch_box b;
   TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box,
                      spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));

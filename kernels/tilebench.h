@@ -342,9 +342,9 @@ tb_launch_box tb_reduce_by_key_default_box(tb_type type);
  * (boxes of the segreduce grid: its gathers of x favour other tiles), one
  * for each swept mean row length: tb_spmv_csr_* with a NULL box run the box
  * of the length nearest nz / num_rows (on a log scale). tb_spmv_default_box
- * is the box of no known length (num_rows or nz 0), the best over every
- * matrix of the sweep, which tb_spmv_preprocess takes (its apply path lost
- * with the lengths' boxes). Other types take segreduce's. */
+ * is the box of no known length (num_rows or nz 0), which
+ * tb_spmv_preprocess takes: the best over every matrix of the sweep of the
+ * apply path. Other types take segreduce's. */
 tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz);
 tb_launch_box tb_spmv_default_box(tb_type type);
 

@@ -292,6 +292,8 @@ static void register_all(void) {
       tb_launch_box boxes[64];
       const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
       for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, false, boxes[b]);
+      /* Apply by box too: a plan's default is chosen on these rows. */
+      for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, true, boxes[b]);
     }
 }
 
