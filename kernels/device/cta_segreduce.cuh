@@ -625,12 +625,15 @@ struct CtaSegReduce {
       // by then the slice has left L1: by row, one item a segment was 6%
       // slower, H100). Row 0 by row all the same, by thread 0, which
       // completes it: a malformed CSR may leave no item marked with it.
+      // Rows from 1 on, never a continued row 0: stored straight to out,
+      // one predicated store an item (through store(), a branch an item:
+      // an eighth of the 4-byte tile's instructions at L = 4, H200 SASS).
       if (threadIdx.x == 0) store(0, tile_values[end_of(0)], r, out, s);
 #pragma unroll
       for (int j = 0; j < VT; ++j) {
         const int e = j * NT + int(threadIdx.x);
         const int row = row_at(e);
-        if (unsigned(row - 1) < unsigned(end - 1)) store(row, tile_values[e], r, out, s);
+        if (unsigned(row - 1) < unsigned(end - 1)) out[r.begin + row] = tile_values[e];
       }
     }
     hand_off(r, carries, tile, s);
