@@ -211,18 +211,20 @@ struct CtaCsrEnds {
   // Bits go with at most NT rows a tile (rows_by_row), so the slice holds at
   // most NT + 1 entries (seg_range) and one round of one entry a thread marks
   // them all: the batched rounds' idle entries were a sixth of the 4-byte
-  // tile's instructions at L = 16 (H100 SASS).
+  // tile's instructions at L = 16 (H100 SASS). Still a loop: as one round
+  // only, ptxas kept more live across it (double 512x5: 40 -> 42 registers,
+  // a third of SpMV's CTAs).
   __device__ __forceinline__ static void mark_bits(const int* __restrict__ csr, const SegRange& r,
                                                    unsigned first, unsigned end, Storage& s) {
-    each_end<1, true>(csr, r, first, end, [&](bool ok, unsigned e, int) {
+    each_end<1>(csr, r, first, end, [&](bool ok, unsigned e, int) {
       shared_or_if(ok, &s.bits[e / VT], 1u << (e % VT));
     });
   }
 
   // set(ok, e, k) for each item e that ends row k - 1 (ok: e inside the tile;
   // a malformed CSR names any e), as one predicated instruction; kN entries
-  // in flight per thread a round, one round only when kOnce.
-  template <int kN, bool kOnce = false, typename Set>
+  // in flight per thread a round.
+  template <int kN, typename Set>
   __device__ __forceinline__ static void each_end(const int* __restrict__ csr, const SegRange& r,
                                                   unsigned first, unsigned end, const Set& set) {
     for (int base = 1; base < r.slice; base += kN * NT) {
@@ -235,7 +237,6 @@ struct CtaCsrEnds {
 #pragma unroll
       for (int q = 0; q < kN; ++q)
         set(e[q] < unsigned(kTile), e[q], base + q * NT + int(threadIdx.x));
-      if constexpr (kOnce) break;
     }
     if (threadIdx.x == 0 && r.flush)
       set(end - 1u - first < unsigned(kTile), end - 1u - first, r.total);
