@@ -628,7 +628,7 @@ struct CtaSegReduce {
       // completes it: a malformed CSR may leave no item marked with it.
       // Rows from 1 on, never a continued row 0: stored straight to out,
       // one predicated store an item (through store(), a branch an item:
-      // an eighth of the 4-byte tile's instructions at L = 4, H200 SASS).
+      // a tenth of the 4-byte tile's instructions at L = 4, H200 SASS).
       if (threadIdx.x == 0) store(0, tile_values[end_of(0)], r, out, s);
 #pragma unroll
       for (int j = 0; j < VT; ++j) {
