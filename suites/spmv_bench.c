@@ -1,5 +1,5 @@
 /* SpMV sweep: y = A x over CSR matrices, tilebench's binary SpMV (tuned
- * default, every box of the grid on every matrix, and the
+ * default and every box of the grid on every matrix, each plain and by the
  * preprocess + apply path) beside cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1
  * and ALG2, in float and double (the types cuSPARSE has), on a suite of
  * matrices of 2^26 nonzeros (2^22 with --tb_quick), core/matrix.h:
@@ -291,9 +291,9 @@ static void register_all(void) {
       add(i, t, IMPL_TB, true, tuned);
       tb_launch_box boxes[64];
       const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
-      for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, false, boxes[b]);
-      /* Apply by box too: a plan's default is chosen on these rows. */
-      for (int b = 0; b < nbox && b < 64; ++b) add(i, t, IMPL_TB, true, boxes[b]);
+      /* Apply by box too: a plan's default is chosen on those rows. */
+      for (int b = 0; b < nbox && b < 64; ++b)
+        for (int apply = 0; apply < 2; ++apply) add(i, t, IMPL_TB, apply, boxes[b]);
     }
 }
 
