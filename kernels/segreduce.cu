@@ -245,16 +245,37 @@ struct Tile {
 
 // ---- kernels ------------------------------------------------------------
 
+// kEmpty: the identity into the empty segments among rows `from` .. `to` - 1
+// of the tile (global indices), row begin + k by thread k % NT: after that
+// thread's own store of the row, which for an empty one (by row, from the
+// partials) holds a neighbour's value.
+template <tb_op OP, int NT>
+__device__ __forceinline__ void store_empty_rows(const int* __restrict__ csr, int begin, int from,
+                                                 int to, int num_segments, int count,
+                                                 T* __restrict__ out) {
+  for (unsigned k = threadIdx.x; k < unsigned(to - begin); k += NT) {  // to <= num_segments
+    const int s = begin + int(k);
+    if (s < from) continue;
+    const int next = s + 1 < num_segments ? csr[s + 1] : count;
+    if (csr[s] == next) out[s] = identity<OP>();
+  }
+}
+
 // Segmented reduction over CSR, direct: item g of the values is item g of
 // the segments. Rows from the marks of the tile's CSR slice. W: values in
 // 16-byte words. kLong: segments of two tiles or more on average, where most
 // tiles end none and the values load first (see below). kPublished: limits
-// as the partition publishes them (TileRangeLoad).
-template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished>
+// as the partition publishes them (TileRangeLoad). kEmpty: segments may be
+// empty (CtaCsrEnds), and the tile stores the identity into its empty rows
+// (tile 0 into those before its first row too) instead of a prepass that
+// strips them and a fill after.
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
+          bool kEmpty = false>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
                TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
+  using Ends = CtaCsrEnds<NT, VT, kEmpty>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
@@ -267,9 +288,11 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   // on.
   typename K::template Staged<W> v;
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
-  TileRangeLoad<kTile, kPublished> limits_of(limits, tile, gridDim.x, num_segments);
+  TileRangeLoad<kTile, kPublished, kEmpty> limits_of(limits, tile, gridDim.x, num_segments);
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   const SegRange r = limits_of.range(num_segments);
+  if constexpr (kEmpty)
+    if (tile == 0) store_empty_rows<OP, NT>(csr, 0, 0, r.begin, num_segments, count, out);
   if (r.total == 0) {
     K::carry(v, carries, tile, r.next_none, u.direct.io, u.carry);
     return;
@@ -280,15 +303,15 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   // the slice (in place, at most a row a thread), only bits.
   const bool bits = K::kWarpIO && K::Seg::rows_by_row(r, num_segments);
   if (bits)
-    K::Ends::clear_bits(u.direct.ends);
+    Ends::clear_bits(u.direct.ends);
   else
-    K::Ends::clear(u.direct.ends);
+    Ends::clear(u.direct.ends);
   __syncthreads();  // the marks are cleared
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
   if (bits)
-    K::Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
+    Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
   else
-    K::Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
+    Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
   T x[VT];
   if constexpr (K::kWarpIO) {
@@ -300,23 +323,27 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
                   "item e of the tile at slot e of the warps' buffers");
     K::to_blocked(v, x, u.direct.io);
     const auto& ends = u.direct.ends;
-    const unsigned flags = bits ? K::Ends::flags_bits(ends) : K::Ends::flags(ends);
+    const unsigned flags = bits ? Ends::flags_bits(ends) : Ends::flags(ends);
     const unsigned last = end - 1u - unsigned(first);
     const auto end_of = [&](int k) {
       const unsigned e =
           k + 1 < r.slice ? unsigned(csr[r.begin + k + 1]) - 1u - unsigned(first) : last;
       return int(min(e, unsigned(kTile - 1)));  // malformed: any item of the tile
     };
-    const auto row_at = [&](int e) { return K::Ends::row_at(ends, e); };
+    const auto row_at = [&](int e) { return Ends::row_at(ends, e); };
     K::Seg::reduce_in_place(x, flags, reinterpret_cast<T*>(&u.direct.io), end_of, row_at, r,
                             num_segments, carries, tile, out, seg);
   } else {
     int rows[VT];
-    const unsigned flags = K::Ends::read(u.direct.ends, rows);
+    const unsigned flags = Ends::read(u.direct.ends, rows);
     __syncthreads();  // the marks are read before the transpose overwrites them
     K::to_blocked(v, x, u.direct.io);
     K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
   }
+  if constexpr (kEmpty)
+    store_empty_rows<OP, NT>(csr, r.begin, r.begin + 1,
+                             r.begin + min(r.total, num_segments - r.begin), num_segments, count,
+                             out);
 }
 
 // Segmented reduction over CSR, indirect: segment s reads its items from
@@ -444,13 +471,22 @@ __global__ void __launch_bounds__(kFillThreads)
     if (first + j * kFillThreads < num_segments) out[first + j * kFillThreads] = v[j];
 }
 
-// After the tiles: each continued row 0 completed (one thread a tile).
+// After the tiles: each continued row 0 completed (one thread a tile). With
+// empty segments taken by the tiles (check: the first offset that breaks the
+// CSR's rules, UINT32_MAX for none) a malformed CSR gives every segment the
+// identity instead, as the prepass's fill does (kernels/tilebench.h).
 constexpr int kFoldThreads = 256;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFoldThreads)
-    fold_kernel(TileCarries<OP, T> carries, T* __restrict__ out) {
+    fold_kernel(TileCarries<OP, T> carries, const unsigned* __restrict__ check, int num_segments,
+                T* __restrict__ out) {
   wait_for_prior_kernel();  // the tiles' carries
   const int64_t t = int64_t(blockIdx.x) * kFoldThreads + threadIdx.x;
+  if (check && *check != UINT32_MAX) {
+    for (int64_t s = t; s < num_segments; s += int64_t(gridDim.x) * kFoldThreads)
+      out[s] = identity<OP>();
+    return;
+  }
   if (t < carries.tiles) carries.fold(t, out);
 }
 
@@ -484,9 +520,10 @@ tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarr
 
 // The fold after the tiles.
 template <tb_op OP>
-tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream) {
+tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream,
+               const unsigned* check = nullptr, int num_segments = 0) {
   return launch_dependent(fold_kernel<OP>, unsigned(ceil_div(carries.tiles, kFoldThreads)),
-                          kFoldThreads, 0, stream, carries, out);
+                          kFoldThreads, 0, stream, carries, check, num_segments, out);
 }
 
 Inputs inputs_of(const tb_seg_inputs* in) {
@@ -535,10 +572,12 @@ bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 
 
 // The carries zeroed, the partition, the tiles, the fold: the tiles and the
 // fold launch as dependents of the kernel ahead (dependent_launch.cuh).
+// empty_check: segments may be empty (direct only), and it holds the
+// first offset that breaks the CSR's rules (tb_offsets_validate_run).
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
-                  const int* d_num, int count, int* limits, void* scratch, size_t* scratch_bytes,
-                  T* out, cudaStream_t stream) {
+                  const int* d_num, const unsigned* empty_check, int count, int* limits,
+                  void* scratch, size_t* scratch_bytes, T* out, cudaStream_t stream) {
   const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
   if (!scratch) {
     *scratch_bytes = carries_bytes(tiles);
@@ -556,6 +595,11 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
       TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
                               inputs_of(in), csr, sources, num_segments, count, tile_limits,
                               carries, out));
+    } else if (empty_check) {
+      TB_TRY(launch_dependent(csr_kernel<F, OP, NT, VT, false, false, true, true>, unsigned(tiles),
+                              NT, 0, stream, inputs_of(in), csr, num_segments, count, tile_limits,
+                              carries, out));
+      return fold(carries, out, stream, empty_check, num_segments);
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
@@ -650,15 +694,16 @@ tb_status fill_run(const uint2* ranks, int num_segments, const int* num2, const 
 extern "C" tb_status TB_EXPORT(tb_seg_csr_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
                                             const int32_t* d_csr, const int32_t* d_sources,
                                             int num_segments, const int32_t* d_num_segments,
-                                            int count, int32_t* d_limits, void* scratch,
-                                            size_t* scratch_bytes, void* d_out,
-                                            cudaStream_t stream) {
+                                            const uint32_t* d_empty_check, int count,
+                                            int32_t* d_limits, void* scratch, size_t* scratch_bytes,
+                                            void* d_out, cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
     return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, d_num_segments, count,
-                                    d_limits, scratch, scratch_bytes, out, stream);
+      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, d_num_segments,
+                                    d_empty_check, count, d_limits, scratch, scratch_bytes, out,
+                                    stream);
     });
   });
 }

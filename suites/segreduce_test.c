@@ -245,6 +245,71 @@ static void test_empty_runs_at_prepass_edges(void) {
   outputs_free(&o);
 }
 
+/* The direct tiles take empty segments themselves (support_empty): a tile
+ * then holds any number of rows, every empty row gets the identity from the
+ * tile whose rows it lies among, and an item before a run of empty rows
+ * ends the last non-empty one (kernels/device/cta_segreduce.cuh). Per box:
+ * empty runs of 1, 3, NT + 5 and 2 tiles + 7 rows right after rows that
+ * end on a tile's last item, one item before it and one after it; a run
+ * before the first item and after the last longer than a CTA; a tile's
+ * worth of one-item rows between them. Rows of 1-5 items (tiles of more
+ * rows than threads: their ends from marks) and of 8-40 (mostly a row a
+ * thread at most: ends from the CSR). Every type. */
+static void test_empty_runs_at_tile_edges(void) {
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 19);
+  outputs o = {0};
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    tb_launch_box grid[kMaxBoxes];
+    const int n_grid = grid_of((tb_type)t, grid);
+    for (int b = -1; b < n_grid; ++b)
+      for (int pass = 0; pass < 2; ++pass) {
+        if (b >= 0 && !box_selected(b, n_grid)) continue;
+        const tb_launch_box *box = b < 0 ? NULL : &grid[b];
+        const int64_t T = tile_of((tb_type)t, box);
+        const int nt = (int)(box ? box->nt : tb_segreduce_default_box((tb_type)t).nt);
+        const int64_t runs[] = {1, 3, nt + 5, 2 * T + 7};
+        const int64_t cap = 12 * T + 8 * (2 * T + 7) + 4 * nt + 64;
+        int32_t *lens = alloc_i32(cap);
+        if (!lens) break;
+        int64_t n = 0, at = 0;
+        const int64_t lead = nt + 3;
+        for (; n < lead; ++n) lens[n] = 0;
+        for (int k = 1; k <= 8; ++k) {
+          /* Rows up to item k T + delta: the last ends one item before tile
+           * k, at its start or one item into it ... */
+          const int64_t delta = k % 3 - 1, edge = k * T + delta;
+          while (at < edge) {
+            const int64_t len = pass ? 8 + tb_rng_range(&r, 0, 32) : 1 + tb_rng_range(&r, 0, 4);
+            lens[n++] = (int32_t)(at + len > edge ? edge - at : len);
+            at += lens[n - 1];
+          }
+          /* ... then an empty run, and in tile 4 a tile of one-item rows. */
+          for (int64_t e = 0; e < runs[k % 4]; ++e) lens[n++] = 0;
+          if (k == 4)
+            for (int64_t e = 0; e < T; ++e) lens[n++] = 1, ++at;
+        }
+        lens[n++] = 5, at += 5;
+        for (int64_t e = 0; e < nt + 9; ++e) lens[n++] = 0;
+        CU_ASSERT_FATAL(n <= cap);
+        geom g;
+        if (geom_from_lens(&g, lens, n, false, &r, "empty runs at tile edges")) {
+          values v;
+          if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
+            check_segreduce(&g, &v, false, true, box, NULL, &o);
+          values_free(&v);
+          if (op_swept_at((tb_type)t, TB_OP_MIN, box)) {
+            if (values_make(&v, (tb_type)t, TB_OP_MIN, g.count, &r))
+              check_segreduce(&g, &v, false, true, box, NULL, &o);
+            values_free(&v);
+          }
+        }
+        geom_free(&g);
+      }
+  }
+  outputs_free(&o);
+}
+
 /* The tile partition gives each warp up to 32 limits, sized for rows of the
  * average length to fit the offsets it reads at once (1024,
  * kernels/segreduce_prep.cu): long rows around a burst of one-item rows
@@ -879,6 +944,7 @@ int main(int argc, char **argv) {
       {"every type x op x box x geometry", test_segreduce_every_case},
       {"wrap-around, one item, no items", test_segreduce_edges},
       {"support_empty: empty runs at the prepass's edges", test_empty_runs_at_prepass_edges},
+      {"support_empty: empty runs at tile edges", test_empty_runs_at_tile_edges},
       {"tile partition: limits outside a warp's window", test_partition_windows},
       {"default box, large", test_segreduce_default_large},
       {"real data: rounding bound", test_real_data_rounding_bound},

@@ -45,15 +45,22 @@ struct SegRange {
 };
 
 // Clamped so that a malformed descriptor can neither index outside the tile's
-// storage nor outside the CSR array.
-template <int kTile>
+// storage nor outside the CSR array. kEmpty: segments may be empty, so a tile
+// ends up to kTile non-empty rows and any number of empty ones between them
+// (the tile's loops over its rows are then bounded by num_segments only).
+template <int kTile, bool kEmpty = false>
 __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_segments) {
   SegRange r;
   r.begin = min(limit0 & kSegmentMask, max(num_segments - 1, 0));
   r.fresh = !(limit0 & kContinued);
   r.flush = !(limit1 & kContinued);
-  r.total = min(max((limit1 & kSegmentMask) - r.begin, 0), kTile);
-  r.slice = min(r.total + !r.flush, min(kTile + 1, num_segments - r.begin));
+  if constexpr (kEmpty) {
+    r.total = min(max((limit1 & kSegmentMask) - r.begin, 0), num_segments - r.begin);
+    r.slice = min(r.total, num_segments - r.begin - !r.flush) + !r.flush;  // no int overflow
+  } else {
+    r.total = min(max((limit1 & kSegmentMask) - r.begin, 0), kTile);
+    r.slice = min(r.total + !r.flush, min(kTile + 1, num_segments - r.begin));
+  }
   r.next_none = false;
   return r;
 }
@@ -64,11 +71,12 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
 // a read-only load above the wait (kernels/device/dependent_launch.cuh).
 // (__ldcg here cost the 4-byte CSR tile 10 points of copy, H100: it changed
 // the code the tile compiles to.)
-template <int kTile, typename Limit>
+template <int kTile, bool kEmpty = false, typename Limit>
 __device__ __forceinline__ SegRange tile_range(const Limit& limit, int64_t tile, int64_t tiles,
                                                int num_segments) {
-  SegRange r = seg_range<kTile>(limit(0), limit(1), num_segments);
-  r.next_none = tile + 1 < tiles && seg_range<kTile>(limit(1), limit(2), num_segments).total == 0;
+  SegRange r = seg_range<kTile, kEmpty>(limit(0), limit(1), num_segments);
+  r.next_none =
+      tile + 1 < tiles && seg_range<kTile, kEmpty>(limit(1), limit(2), num_segments).total == 0;
   return r;
 }
 template <int kTile>
@@ -90,7 +98,7 @@ struct TileLimits {
 // loads of its limits (or waits for the partition), the tile may then issue
 // other loads (its values), and range() takes them, waiting for any limit
 // not yet published.
-template <int kTile, bool kPublished>
+template <int kTile, bool kPublished, bool kEmpty = false>
 struct TileRangeLoad {
   const TileLimits& from;
   int64_t tile, tiles;
@@ -104,13 +112,14 @@ struct TileRangeLoad {
       from.published.peek(tile, count(), l);
     } else {
       wait_for_prior_kernel();
-      whole = tile_range<kTile>(from.limits, tile, tiles, num_segments);
+      whole = tile_range<kTile, kEmpty>([&](int k) { return from.limits[tile + k]; }, tile, tiles,
+                                        num_segments);
     }
   }
   __device__ __forceinline__ SegRange range(int num_segments) {
     if constexpr (!kPublished) return whole;
     from.published.settle(tile, count(), l);
-    return tile_range<kTile>([&](int k) { return int(l[k]); }, tile, tiles, num_segments);
+    return tile_range<kTile, kEmpty>([&](int k) { return int(l[k]); }, tile, tiles, num_segments);
   }
 
  private:
@@ -154,6 +163,17 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
   }
 }
 
+// The marks of CtaCsrEnds: a word an item, or a bit an item.
+template <int NT, int VT>
+struct CsrEndsStorage {
+  static constexpr int kQuads = (NT * VT + 3) / 4;  // 16 bytes = 4 marks
+  union {
+    uint4 quads[kQuads];
+    int mark[4 * kQuads];
+    unsigned bits[NT];
+  };
+};
+
 // The ends of a tile's segments from its CSR slice, without a search per
 // thread: every segment that starts inside the tile marks the item before
 // it with the row that item ends, plus one (the segment's slice index), and
@@ -173,19 +193,26 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
 // per item instead (bits[t] holds thread t's VT flags), cleared with one
 // store a thread and read with one load instead of VT (int32 at L = 16:
 // 65.5 M warp instructions against 68.3 M, about a point of copy, H100).
-template <int NT, int VT>
+//
+// kEmpty (empty segments allowed): every segment of a run of empty ones
+// starts at the same offset, so their marks land on one item, which ends
+// the least of their rows minus one, the last non-empty row before them.
+// The marks then keep the least value (as kEmptyTop - k, by the same
+// atomicMax); the empty rows themselves end no item (the caller stores them).
+template <int NT, int VT, bool kEmpty = false>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
-  static constexpr int kQuads = (kTile + 3) / 4;  // 16 bytes = 4 marks
+  using Storage = CsrEndsStorage<NT, VT>;  // the same with or without kEmpty
+  static constexpr int kQuads = Storage::kQuads;
   static_assert(VT <= 32, "a thread's flags in one word");
   static constexpr int kBatch = 4;  // slice entries in flight per thread
-  struct Storage {
-    union {
-      uint4 quads[kQuads];
-      int mark[4 * kQuads];
-      unsigned bits[NT];
-    };
-  };
+  // A mark for row k - 1 (k >= 1), never 0 (no mark), and its row back.
+  static constexpr int kEmptyTop = 0x7fffffff;
+  __device__ __forceinline__ static int encode(int k) { return kEmpty ? kEmptyTop - (k - 1) : k; }
+  __device__ __forceinline__ static int decode(int m) {
+    if constexpr (kEmpty) return m ? kEmptyTop - m : -1;
+    return m - 1;
+  }
 
   // Zeroes the marks; the caller's barrier orders this before mark().
   // Unrolled: the trip count is known (a loop cost 40 instructions a thread).
@@ -206,7 +233,7 @@ struct CtaCsrEnds {
   __device__ __forceinline__ static void mark(const int* __restrict__ csr, const SegRange& r,
                                               unsigned first, unsigned end, Storage& s) {
     each_end<kBatch>(csr, r, first, end,
-                     [&](bool ok, unsigned e, int k) { shared_max_if(ok, &s.mark[e], k); });
+                     [&](bool ok, unsigned e, int k) { shared_max_if(ok, &s.mark[e], encode(k)); });
   }
   // Bits go with at most NT rows a tile (rows_by_row), so the slice holds at
   // most NT + 1 entries (seg_range) and one round of one entry a thread marks
@@ -256,7 +283,9 @@ struct CtaCsrEnds {
   }
 
   // The row item e of the tile ends, -1 for none.
-  __device__ __forceinline__ static int row_at(const Storage& s, int e) { return s.mark[e] - 1; }
+  __device__ __forceinline__ static int row_at(const Storage& s, int e) {
+    return decode(s.mark[e]);
+  }
 
   // This thread's end flags and, at each end, the row it ends.
   __device__ __forceinline__ static unsigned read(const Storage& s, int (&rows)[VT]) {
@@ -265,7 +294,7 @@ struct CtaCsrEnds {
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const int m = s.mark[p + i];
-      rows[i] = m - 1;
+      rows[i] = decode(m);
       flags |= unsigned(m != 0) << i;
     }
     return flags;
