@@ -245,30 +245,13 @@ struct Tile {
 
 // ---- kernels ------------------------------------------------------------
 
-// kEmpty: the identity into the empty segments among rows `from` .. `to` - 1
-// of the tile (global indices), row begin + k by thread k % NT: after that
-// thread's own store of the row, which for an empty one (by row, from the
-// partials) holds a neighbour's value.
-template <tb_op OP, int NT>
-__device__ __forceinline__ void store_empty_rows(const int* __restrict__ csr, int begin, int from,
-                                                 int to, int num_segments, int count,
-                                                 T* __restrict__ out) {
-  for (unsigned k = threadIdx.x; k < unsigned(to - begin); k += NT) {  // to <= num_segments
-    const int s = begin + int(k);
-    if (s < from) continue;
-    const int next = s + 1 < num_segments ? csr[s + 1] : count;
-    if (csr[s] == next) out[s] = identity<OP>();
-  }
-}
-
 // Segmented reduction over CSR, direct: item g of the values is item g of
 // the segments. Rows from the marks of the tile's CSR slice. W: values in
 // 16-byte words. kLong: segments of two tiles or more on average, where most
 // tiles end none and the values load first (see below). kPublished: limits
 // as the partition publishes them (TileRangeLoad). kEmpty: segments may be
-// empty (CtaCsrEnds), and the tile stores the identity into its empty rows
-// (tile 0 into those before its first row too) instead of a prepass that
-// strips them and a fill after.
+// empty (CtaCsrEnds); empty_kernel stores the identity into them after the
+// tiles, in place of a prepass that strips them and a fill after.
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
           bool kEmpty = false>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
@@ -291,8 +274,6 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   TileRangeLoad<kTile, kPublished, kEmpty> limits_of(limits, tile, gridDim.x, num_segments);
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   const SegRange r = limits_of.range(num_segments);
-  if constexpr (kEmpty)
-    if (tile == 0) store_empty_rows<OP, NT>(csr, 0, 0, r.begin, num_segments, count, out);
   if (r.total == 0) {
     K::carry(v, carries, tile, r.next_none, u.direct.io, u.carry);
     return;
@@ -340,10 +321,6 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     K::to_blocked(v, x, u.direct.io);
     K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
   }
-  if constexpr (kEmpty)
-    store_empty_rows<OP, NT>(csr, r.begin, r.begin + 1,
-                             r.begin + min(r.total, num_segments - r.begin), num_segments, count,
-                             out);
 }
 
 // Segmented reduction over CSR, indirect: segment s reads its items from
@@ -445,9 +422,8 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
 // malformed, num2[1]: its tiles may not have written every slot of tmp). A
 // warp's segments share one rank word (segreduce_prep.cu). kFillRows rows a
 // thread, a CTA's apart, for more loads in flight (one a thread: 35% of DRAM
-// throughput, ncu).
-// (Unused in the TB_GRID_WIDE build, which leaves the fill out.)
-[[maybe_unused]] constexpr int kFillThreads = 256, kFillRows = 4;
+// throughput, ncu). (The TB_GRID_WIDE build leaves the fill out.)
+constexpr int kFillThreads = 256, kFillRows = 4;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFillThreads)
     fill_kernel(const uint2* __restrict__ ranks, int num_segments, const int* __restrict__ num2,
@@ -471,18 +447,46 @@ __global__ void __launch_bounds__(kFillThreads)
     if (first + j * kFillThreads < num_segments) out[first + j * kFillThreads] = v[j];
 }
 
-// After the tiles: each continued row 0 completed (one thread a tile). With
-// empty segments taken by the tiles (check: the first offset that breaks the
-// CSR's rules, UINT32_MAX for none) a malformed CSR gives every segment the
-// identity instead, as the prepass's fill does (kernels/tilebench.h).
+// After the tiles that take empty segments (csr_kernel's kEmpty): the
+// identity into every empty segment (a tile may have stored some value
+// there: by row, each row of the tile gets one), and *malformed = 1 where an
+// offset lies outside [0, count] or below the one before it (the prepass's
+// rule, csr2_kernel). The offsets load before the wait for the tiles.
+template <tb_op OP>
+__global__ void __launch_bounds__(kFillThreads)
+    empty_kernel(const int* __restrict__ csr, int num_segments, int count,
+                 unsigned* __restrict__ malformed, T* __restrict__ out) {
+  const int64_t first = int64_t(blockIdx.x) * kFillThreads * kFillRows + threadIdx.x;
+  int start[kFillRows], next[kFillRows];
+#pragma unroll
+  for (int j = 0; j < kFillRows; ++j) {
+    const int64_t s = first + j * kFillThreads;
+    start[j] = s < num_segments ? csr[s] : 0;
+    next[j] = s + 1 < num_segments ? csr[s + 1] : count;
+  }
+  wait_for_prior_kernel();  // the tiles' stores
+  bool bad = false;
+#pragma unroll
+  for (int j = 0; j < kFillRows; ++j) {
+    const int64_t s = first + j * kFillThreads;
+    if (s >= num_segments) continue;
+    bad |= start[j] < 0 || start[j] > count || next[j] < start[j];
+    if (start[j] == next[j]) out[s] = identity<OP>();
+  }
+  if (bad) *malformed = 1;
+}
+
+// After the tiles: each continued row 0 completed (one thread a tile). Where
+// empty_kernel found the CSR malformed (malformed: NULL without it) every
+// segment gets the identity instead, as the prepass's fill gives it.
 constexpr int kFoldThreads = 256;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFoldThreads)
-    fold_kernel(TileCarries<OP, T> carries, const unsigned* __restrict__ check, int num_segments,
-                T* __restrict__ out) {
+    fold_kernel(TileCarries<OP, T> carries, const unsigned* __restrict__ malformed,
+                int num_segments, T* __restrict__ out) {
   wait_for_prior_kernel();  // the tiles' carries
   const int64_t t = int64_t(blockIdx.x) * kFoldThreads + threadIdx.x;
-  if (check && *check != UINT32_MAX) {
+  if (malformed && *malformed) {
     for (int64_t s = t; s < num_segments; s += int64_t(gridDim.x) * kFoldThreads)
       out[s] = identity<OP>();
     return;
@@ -494,23 +498,25 @@ __global__ void __launch_bounds__(kFoldThreads)
 
 size_t status_bytes(int tiles) { return round_up(RunStatusArray<T>::bytes(tiles)); }
 
-// The tiles' carries in scratch: boundary words and the partition's
-// published limits (zeroed on the stream, by one memset), row-0 partials,
-// row-0 indices.
-size_t published_bytes(int tiles) { return sizeof(unsigned) * (size_t(tiles) + 1); }
+// The tiles' carries in scratch: boundary words, the partition's published
+// limits and empty_kernel's malformed flag (zeroed on the stream, by one
+// memset), row-0 partials, row-0 indices.
+size_t published_bytes(int tiles) { return sizeof(unsigned) * (size_t(tiles) + 2); }
 size_t carries_bytes(int tiles) {
   return round_up(TileCarries<TB_OP_PLUS, T>::words_bytes(tiles) + published_bytes(tiles)) +
          round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }
 template <tb_op OP>
 tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarries<OP, T>* c,
-                         Published* published = nullptr) {
+                         Published* published = nullptr, unsigned** malformed = nullptr) {
   using C = TileCarries<OP, T>;
   char* b = static_cast<char*>(scratch);
   const size_t zeroed = C::words_bytes(tiles) + published_bytes(tiles);
   const size_t words = round_up(zeroed);
   c->words = reinterpret_cast<typename C::Word*>(b);
-  if (published) published->words = reinterpret_cast<unsigned*>(b + C::words_bytes(tiles));
+  unsigned* const tail = reinterpret_cast<unsigned*>(b + C::words_bytes(tiles));
+  if (published) published->words = tail;
+  if (malformed) *malformed = tail + tiles + 1;
   c->row0 = reinterpret_cast<T*>(b + words);
   c->head = reinterpret_cast<int*>(b + words + round_up(sizeof(T) * size_t(tiles)));
   c->tiles = tiles;
@@ -521,9 +527,9 @@ tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarr
 // The fold after the tiles.
 template <tb_op OP>
 tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream,
-               const unsigned* check = nullptr, int num_segments = 0) {
+               const unsigned* malformed = nullptr, int num_segments = 0) {
   return launch_dependent(fold_kernel<OP>, unsigned(ceil_div(carries.tiles, kFoldThreads)),
-                          kFoldThreads, 0, stream, carries, check, num_segments, out);
+                          kFoldThreads, 0, stream, carries, malformed, num_segments, out);
 }
 
 Inputs inputs_of(const tb_seg_inputs* in) {
@@ -572,12 +578,12 @@ bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 
 
 // The carries zeroed, the partition, the tiles, the fold: the tiles and the
 // fold launch as dependents of the kernel ahead (dependent_launch.cuh).
-// empty_check: segments may be empty (direct only), and it holds the
-// first offset that breaks the CSR's rules (tb_offsets_validate_run).
+// empty: segments may be empty (direct only): empty_kernel between the tiles
+// and the fold.
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
-                  const int* d_num, const unsigned* empty_check, int count, int* limits,
-                  void* scratch, size_t* scratch_bytes, T* out, cudaStream_t stream) {
+                  const int* d_num, bool empty, int count, int* limits, void* scratch,
+                  size_t* scratch_bytes, T* out, cudaStream_t stream) {
   const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
   if (!scratch) {
     *scratch_bytes = carries_bytes(tiles);
@@ -588,18 +594,23 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
     TileLimits tile_limits{limits, {}};
-    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published));
+    unsigned* malformed = nullptr;
+    TB_TRY(
+        zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published, &malformed));
     TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
                                 tile_limits.published.words, stream));
     if (sources) {
       TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
                               inputs_of(in), csr, sources, num_segments, count, tile_limits,
                               carries, out));
-    } else if (empty_check) {
+    } else if (empty) {
       TB_TRY(launch_dependent(csr_kernel<F, OP, NT, VT, false, false, true, true>, unsigned(tiles),
                               NT, 0, stream, inputs_of(in), csr, num_segments, count, tile_limits,
                               carries, out));
-      return fold(carries, out, stream, empty_check, num_segments);
+      TB_TRY(launch_dependent(empty_kernel<OP>,
+                              unsigned(ceil_div(num_segments, kFillThreads * kFillRows)),
+                              kFillThreads, 0, stream, csr, num_segments, count, malformed, out));
+      return fold(carries, out, stream, malformed, num_segments);
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
@@ -694,16 +705,15 @@ tb_status fill_run(const uint2* ranks, int num_segments, const int* num2, const 
 extern "C" tb_status TB_EXPORT(tb_seg_csr_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
                                             const int32_t* d_csr, const int32_t* d_sources,
                                             int num_segments, const int32_t* d_num_segments,
-                                            const uint32_t* d_empty_check, int count,
-                                            int32_t* d_limits, void* scratch, size_t* scratch_bytes,
-                                            void* d_out, cudaStream_t stream) {
+                                            bool empty, int count, int32_t* d_limits, void* scratch,
+                                            size_t* scratch_bytes, void* d_out,
+                                            cudaStream_t stream) {
   using namespace tb;
   T* out = static_cast<T*>(d_out);
   return with_op<T>(op, [&](auto o) {
     return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, d_num_segments,
-                                    d_empty_check, count, d_limits, scratch, scratch_bytes, out,
-                                    stream);
+      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, d_num_segments, empty,
+                                    count, d_limits, scratch, scratch_bytes, out, stream);
     });
   });
 }

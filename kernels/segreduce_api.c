@@ -17,7 +17,7 @@
 /* Each run sizes its scratch when given none (core/cuda.h). */
 typedef struct per_type {
   tb_status (*csr)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
-                   int, const int32_t *, const uint32_t *, int, int32_t *, void *, size_t *, void *,
+                   int, const int32_t *, bool, int, int32_t *, void *, size_t *, void *,
                    cudaStream_t);
   tb_status (*apply)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
                      int, int, void *, size_t *, void *, cudaStream_t);
@@ -146,15 +146,14 @@ static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_seg
 
 /* The scratch of a reduction over CSR, in one buffer (core/cuda.h): the
  * tiles' limits (unless a plan holds them), the kernels' own part, and with
- * support_empty either the check of the CSR (direct: the tiles take empty
- * segments) or the compacted results and (unless planned) the CSR2
+ * support_empty, unless the tiles take empty segments themselves (the
+ * direct form), the compacted results and (unless planned) the CSR2
  * prepass's arrays and its look-back status. */
 typedef struct reduce_layout {
   int tiles, num_segments;
   size_t elem, kernel_bytes, status_bytes;
   bool empty, indirect, planned;
   int32_t *limits, *ranks, *csr2, *sources2, *num2;
-  uint32_t *check;
   void *kernel, *tmp, *status;
 } reduce_layout;
 
@@ -167,7 +166,6 @@ static void lay_out(tb_scratch *s, reduce_layout *l) {
   const size_t segment_ints = sizeof(int32_t) * (size_t)l->num_segments;
   l->limits = l->planned ? NULL : tb_scratch_take(s, sizeof(int32_t) * ((size_t)l->tiles + 1));
   l->kernel = tb_scratch_take(s, l->kernel_bytes);
-  l->check = tiles_take_empty(l) ? tb_scratch_take(s, sizeof(uint32_t)) : NULL;
   const bool compacted = l->empty && !tiles_take_empty(l);
   l->tmp = compacted ? tb_scratch_take(s, l->elem * (size_t)l->num_segments) : NULL;
   const bool prepass = compacted && !l->planned;
@@ -199,7 +197,7 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
                      .elem = tb_type_size(p->type),
                      .empty = p->support_empty,
                      .indirect = p->sources != NULL};
-  TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, NULL, p->count, NULL, NULL,
+  TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, false, p->count, NULL, NULL,
                 &l.kernel_bytes, NULL, stream));
   if (p->support_empty && !tiles_take_empty(&l))
     TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL, NULL,
@@ -212,23 +210,16 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
   tb_status st = TB_OK;
   if (p->count == 0) {
     st = k->fill(p->op, NULL, p->num_segments, NULL, NULL, p->out, stream);
-  } else if (!p->support_empty) {
-    st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, NULL, NULL, p->count,
-                l.limits, l.kernel, &l.kernel_bytes, p->out, stream);
-  } else if (tiles_take_empty(&l)) {
-    /* The check reads the offsets once; only a malformed CSR needs it (the
-     * fold then gives every segment the identity). */
-    st = tb_offsets_validate_run(p->csr, p->num_segments, p->count, false, l.check, stream);
-    if (st == TB_OK)
-      st = k->csr(p->op, box, &p->in, p->csr, NULL, p->num_segments, NULL, l.check, p->count,
-                  l.limits, l.kernel, &l.kernel_bytes, p->out, stream);
+  } else if (!p->support_empty || tiles_take_empty(&l)) {
+    st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, NULL, p->support_empty,
+                p->count, l.limits, l.kernel, &l.kernel_bytes, p->out, stream);
   } else {
     st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.ranks, l.csr2, l.sources2,
                          l.num2, l.status, &l.status_bytes, stream);
     /* On a malformed CSR the tiles may leave compacted results unwritten;
      * the fill then gives the identity without reading them. */
     if (st == TB_OK)
-      st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, l.num2, NULL, p->count,
+      st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, l.num2, false, p->count,
                   l.limits, l.kernel, &l.kernel_bytes, l.tmp, stream);
     if (st == TB_OK) st = k->fill(p->op, l.ranks, p->num_segments, l.num2, l.tmp, p->out, stream);
   }

@@ -90,18 +90,17 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 
 /* csr: the whole reduction over CSR (direct, or indirect with d_sources):
  * the partition into d_limits (tb_seg_partition_run, segments from
- * *d_num_segments when given), the tiles, the fold. d_empty_check (direct
- * only, or NULL): segments may be empty, and it holds the first offset that
- * breaks the CSR's rules (tb_offsets_validate_run, not strict), UINT32_MAX
- * for none; the fold gives every segment the identity otherwise. apply: the same from
- * codes (direct only). reduce_by_key: in one pass. fill: out[s] = tmp[the
- * rank of s] for non-empty s, the identity for empty ones (every s when
+ * *d_num_segments when given), the tiles, the fold. empty (direct only):
+ * segments may be empty; the tiles take them, the identity goes into them
+ * after, and a malformed CSR gives every segment the identity
+ * (kernels/tilebench.h). apply: the same from codes (direct only). reduce_by_key: in one pass.
+ * fill: out[s] = tmp[the rank of s] for non-empty s, the identity for empty ones (every s when
  * d_ranks is NULL); d_ranks as tb_seg_csr2_run writes them. */
 #define TB_SEG_DECLARE(name)                                                                       \
   tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,                \
                               const int32_t *d_csr, const int32_t *d_sources, int num_segments,    \
-                              const int32_t *d_num_segments, const uint32_t *d_empty_check,        \
-                              int count, int32_t *d_limits, void *scratch, size_t *scratch_bytes,  \
+                              const int32_t *d_num_segments, bool empty, int count,                \
+                              int32_t *d_limits, void *scratch, size_t *scratch_bytes,             \
                               void *d_out, cudaStream_t stream);                                   \
   tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,              \
                                 const int32_t *d_codes, const int32_t *d_limits, int num_segments, \

@@ -246,9 +246,10 @@ static void test_empty_runs_at_prepass_edges(void) {
 }
 
 /* The direct tiles take empty segments themselves (support_empty): a tile
- * then holds any number of rows, every empty row gets the identity from the
- * tile whose rows it lies among, and an item before a run of empty rows
- * ends the last non-empty one (kernels/device/cta_segreduce.cuh). Per box:
+ * then holds any number of rows, an item before a run of empty rows ends
+ * the last non-empty one, a run that a round of marks ends inside is
+ * skipped (kernels/device/cta_segreduce.cuh), and every empty row gets the
+ * identity after the tiles, over a value a tile stored there. Per box:
  * empty runs of 1, 3, NT + 5 and 2 tiles + 7 rows right after rows that
  * end on a tile's last item, one item before it and one after it; a run
  * before the first item and after the last longer than a CTA; a tile's

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cuda/std/type_traits>
+
 #include "kernels/device/cta_reduce.cuh"
 #include "kernels/device/cta_scan.cuh"
 #include "kernels/device/dependent_launch.cuh"
@@ -250,23 +252,51 @@ struct CtaCsrEnds {
 
   // set(ok, e, k) for each item e that ends row k - 1 (ok: e inside the tile;
   // a malformed CSR names any e), as one predicated instruction; kN entries
-  // in flight per thread a round.
+  // in flight per thread a round. With kEmpty the slice may hold up to
+  // INT32_MAX entries (unsigned indices: no overflow) and a round that ends
+  // inside a run of equal offsets skips the rest of it (past_run).
   template <int kN, typename Set>
   __device__ __forceinline__ static void each_end(const int* __restrict__ csr, const SegRange& r,
                                                   unsigned first, unsigned end, const Set& set) {
-    for (int base = 1; base < r.slice; base += kN * NT) {
+    using Index = cuda::std::conditional_t<kEmpty, unsigned, int>;
+    const Index slice = Index(r.slice);
+    for (Index base = 1; base < slice; base += kN * NT) {
       unsigned e[kN];
 #pragma unroll
       for (int q = 0; q < kN; ++q) {
-        const int k = base + q * NT + int(threadIdx.x);
-        e[q] = k < r.slice ? unsigned(csr[r.begin + k]) - 1u - first : ~0u;
+        const Index k = base + q * NT + Index(threadIdx.x);
+        e[q] = k < slice ? unsigned(csr[r.begin + int(k)]) - 1u - first : ~0u;
       }
 #pragma unroll
       for (int q = 0; q < kN; ++q)
-        set(e[q] < unsigned(kTile), e[q], base + q * NT + int(threadIdx.x));
+        set(e[q] < unsigned(kTile), e[q], int(base + q * NT + Index(threadIdx.x)));
+      if constexpr (kEmpty) base = past_run(csr, r, base + kN * NT) - kN * NT;
     }
     if (threadIdx.x == 0 && r.flush)
       set(end - 1u - first < unsigned(kTile), end - 1u - first, r.total);
+  }
+
+  // Where the marks of a tile with empty rows go on from entry `next`: past
+  // the entries left of a run of equal offsets that the round before ended
+  // inside, whose marks would lose to the run's first (an upper bound of its
+  // offset, the same search in every thread). A tile then takes at most a
+  // round per row that ends in it, not per row: 2^31 - 1 empty rows after one
+  // item took one CTA 2^21 rounds otherwise.
+  __device__ __forceinline__ static unsigned past_run(const int* __restrict__ csr,
+                                                      const SegRange& r, unsigned next) {
+    if (next >= unsigned(r.slice)) return next;
+    const int* const slice = csr + r.begin;
+    const int v = slice[next - 1];
+    if (slice[next] != v) return next;
+    unsigned lo = next + 1, hi = unsigned(r.slice);
+    while (lo < hi) {
+      const unsigned mid = lo + (hi - lo) / 2;
+      if (slice[mid] <= v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
   }
 
   __device__ __forceinline__ static unsigned flags_bits(const Storage& s) {
