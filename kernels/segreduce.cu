@@ -245,18 +245,79 @@ struct Tile {
 
 // ---- kernels ------------------------------------------------------------
 
+// Empty segments where the direct tiles take them (csr_kernel's kEmpty).
+// Each tile stores the identity into its empty rows, rows begin + 1 ..
+// begin + total - 1 (tile 0 from row 0: the empty ones before its first),
+// and checks their offsets by the prepass's rule (csr2_kernel): none outside
+// [0, count] or below the one before it, and no limits that descend (a
+// well-formed CSR gives ordered ones, whose tiles' rows then cover every
+// row). A tile of more than four tiles' worth of rows (runs of empty rows
+// longer than its items) leaves both to empty_kernel, after the tiles, over
+// every row: a tile would otherwise take a round per NT of them. The fold
+// gives every segment the identity on a malformed CSR, as the prepass's
+// fill does.
+struct EmptyRows {
+  unsigned* malformed;  // zeroed before the tiles, set on a malformed CSR
+  unsigned* deferred;   // zeroed before the tiles, set by a tile of more rows
+
+  // Row begin + k by thread k % NT, after any store of the tile into it (by
+  // row or from the partials, rows_by_row and store_partials: a
+  // neighbour's value). kMaxRows: more are deferred.
+  template <tb_op OP, int NT, int kMaxRows>
+  __device__ __forceinline__ void tile(const int* __restrict__ csr, const SegRange& r, int64_t tile,
+                                       int num_segments, int count, T* __restrict__ out) const {
+    const int lo = tile == 0 ? 0 : r.begin, hi = r.begin + r.total;  // total <= n - begin
+    if (hi - lo > kMaxRows) {
+      if (threadIdx.x == 0) *deferred = 1;
+      return;
+    }
+    const int base = r.begin - (r.begin - lo + NT - 1) / NT * NT;  // r.begin - a multiple of NT
+    bool bad = r.disordered;
+    for (unsigned k = threadIdx.x; k < unsigned(hi - base); k += NT) {
+      const int s = base + int(k);
+      if (s < lo) continue;
+      const int start = csr[s], next = s + 1 < num_segments ? csr[s + 1] : count;
+      bad |= start < 0 || start > count || next < start;
+      if (start == next && s != r.begin) out[s] = identity<OP>();
+    }
+    if (bad) *malformed = 1;
+  }
+};
+
+// The rows tiles left to it (EmptyRows::deferred), after them: every empty
+// row the identity, every offset checked. A grid of kEmptyCtas that returns
+// at once where no tile did.
+constexpr int kEmptyThreads = 256, kEmptyCtas = 264;
+template <tb_op OP>
+__global__ void __launch_bounds__(kEmptyThreads)
+    empty_kernel(const int* __restrict__ csr, int num_segments, int count, EmptyRows empty,
+                 T* __restrict__ out) {
+  wait_for_prior_kernel();  // the tiles' flags and stores
+  if (!*empty.deferred) return;
+  bool bad = false;
+  for (int64_t s = int64_t(blockIdx.x) * kEmptyThreads + threadIdx.x; s < num_segments;
+       s += int64_t(kEmptyCtas) * kEmptyThreads) {
+    const int start = csr[s], next = s + 1 < num_segments ? csr[s + 1] : count;
+    bad |= start < 0 || start > count || next < start;
+    if (start == next) out[s] = identity<OP>();
+  }
+  if (bad) *empty.malformed = 1;
+}
+
 // Segmented reduction over CSR, direct: item g of the values is item g of
 // the segments. Rows from the marks of the tile's CSR slice. W: values in
 // 16-byte words. kLong: segments of two tiles or more on average, where most
 // tiles end none and the values load first (see below). kPublished: limits
 // as the partition publishes them (TileRangeLoad). kEmpty: segments may be
-// empty (CtaCsrEnds); empty_kernel stores the identity into them after the
-// tiles, in place of a prepass that strips them and a fill after.
+// empty (CtaCsrEnds), and the tile stores the identity into its empty rows
+// and checks its offsets (EmptyRows), in place of a prepass that strips
+// them and a fill after.
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
           bool kEmpty = false>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-               TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out) {
+               TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out,
+               EmptyRows empty) {
   using K = Tile<OP, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT, kEmpty>;
   constexpr int kTile = K::kTile;
@@ -275,6 +336,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
   const SegRange r = limits_of.range(num_segments);
   if (r.total == 0) {
+    if constexpr (kEmpty) empty.tile<OP, NT, 4 * kTile>(csr, r, tile, num_segments, count, out);
     K::carry(v, carries, tile, r.next_none, u.direct.io, u.carry);
     return;
   }
@@ -321,6 +383,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     K::to_blocked(v, x, u.direct.io);
     K::Seg::reduce_to_global(x, flags, rows, r, num_segments, carries, tile, out, u.partials, seg);
   }
+  if constexpr (kEmpty) empty.tile<OP, NT, 4 * kTile>(csr, r, tile, num_segments, count, out);
 }
 
 // Segmented reduction over CSR, indirect: segment s reads its items from
@@ -422,8 +485,9 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
 // malformed, num2[1]: its tiles may not have written every slot of tmp). A
 // warp's segments share one rank word (segreduce_prep.cu). kFillRows rows a
 // thread, a CTA's apart, for more loads in flight (one a thread: 35% of DRAM
-// throughput, ncu). (The TB_GRID_WIDE build leaves the fill out.)
-constexpr int kFillThreads = 256, kFillRows = 4;
+// throughput, ncu).
+// (Unused in the TB_GRID_WIDE build, which leaves the fill out.)
+[[maybe_unused]] constexpr int kFillThreads = 256, kFillRows = 4;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFillThreads)
     fill_kernel(const uint2* __restrict__ ranks, int num_segments, const int* __restrict__ num2,
@@ -447,38 +511,9 @@ __global__ void __launch_bounds__(kFillThreads)
     if (first + j * kFillThreads < num_segments) out[first + j * kFillThreads] = v[j];
 }
 
-// After the tiles that take empty segments (csr_kernel's kEmpty): the
-// identity into every empty segment (a tile may have stored some value
-// there: by row, each row of the tile gets one), and *malformed = 1 where an
-// offset lies outside [0, count] or below the one before it (the prepass's
-// rule, csr2_kernel). The offsets load before the wait for the tiles.
-template <tb_op OP>
-__global__ void __launch_bounds__(kFillThreads)
-    empty_kernel(const int* __restrict__ csr, int num_segments, int count,
-                 unsigned* __restrict__ malformed, T* __restrict__ out) {
-  const int64_t first = int64_t(blockIdx.x) * kFillThreads * kFillRows + threadIdx.x;
-  int start[kFillRows], next[kFillRows];
-#pragma unroll
-  for (int j = 0; j < kFillRows; ++j) {
-    const int64_t s = first + j * kFillThreads;
-    start[j] = s < num_segments ? csr[s] : 0;
-    next[j] = s + 1 < num_segments ? csr[s + 1] : count;
-  }
-  wait_for_prior_kernel();  // the tiles' stores
-  bool bad = false;
-#pragma unroll
-  for (int j = 0; j < kFillRows; ++j) {
-    const int64_t s = first + j * kFillThreads;
-    if (s >= num_segments) continue;
-    bad |= start[j] < 0 || start[j] > count || next[j] < start[j];
-    if (start[j] == next[j]) out[s] = identity<OP>();
-  }
-  if (bad) *malformed = 1;
-}
-
 // After the tiles: each continued row 0 completed (one thread a tile). Where
-// empty_kernel found the CSR malformed (malformed: NULL without it) every
-// segment gets the identity instead, as the prepass's fill gives it.
+// the tiles or empty_kernel found the CSR malformed (malformed: NULL without
+// empty segments) every segment gets the identity instead (EmptyRows).
 constexpr int kFoldThreads = 256;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFoldThreads)
@@ -499,16 +534,16 @@ __global__ void __launch_bounds__(kFoldThreads)
 size_t status_bytes(int tiles) { return round_up(RunStatusArray<T>::bytes(tiles)); }
 
 // The tiles' carries in scratch: boundary words, the partition's published
-// limits and empty_kernel's malformed flag (zeroed on the stream, by one
-// memset), row-0 partials, row-0 indices.
-size_t published_bytes(int tiles) { return sizeof(unsigned) * (size_t(tiles) + 2); }
+// limits and EmptyRows' two flags (zeroed on the stream, by one memset),
+// row-0 partials, row-0 indices.
+size_t published_bytes(int tiles) { return sizeof(unsigned) * (size_t(tiles) + 3); }
 size_t carries_bytes(int tiles) {
   return round_up(TileCarries<TB_OP_PLUS, T>::words_bytes(tiles) + published_bytes(tiles)) +
          round_up(sizeof(T) * size_t(tiles)) + round_up(sizeof(int) * size_t(tiles));
 }
 template <tb_op OP>
 tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarries<OP, T>* c,
-                         Published* published = nullptr, unsigned** malformed = nullptr) {
+                         Published* published = nullptr, EmptyRows* empty = nullptr) {
   using C = TileCarries<OP, T>;
   char* b = static_cast<char*>(scratch);
   const size_t zeroed = C::words_bytes(tiles) + published_bytes(tiles);
@@ -516,7 +551,7 @@ tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarr
   c->words = reinterpret_cast<typename C::Word*>(b);
   unsigned* const tail = reinterpret_cast<unsigned*>(b + C::words_bytes(tiles));
   if (published) published->words = tail;
-  if (malformed) *malformed = tail + tiles + 1;
+  if (empty) *empty = EmptyRows{tail + tiles + 1, tail + tiles + 2};
   c->row0 = reinterpret_cast<T*>(b + words);
   c->head = reinterpret_cast<int*>(b + words + round_up(sizeof(T) * size_t(tiles)));
   c->tiles = tiles;
@@ -578,8 +613,8 @@ bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 
 
 // The carries zeroed, the partition, the tiles, the fold: the tiles and the
 // fold launch as dependents of the kernel ahead (dependent_launch.cuh).
-// empty: segments may be empty (direct only): empty_kernel between the tiles
-// and the fold.
+// empty: segments may be empty (direct only, EmptyRows): empty_kernel
+// between the tiles and the fold.
 template <tb_op OP, int NT, int VT>
 tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
                   const int* d_num, bool empty, int count, int* limits, void* scratch,
@@ -594,9 +629,9 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
     TileLimits tile_limits{limits, {}};
-    unsigned* malformed = nullptr;
+    EmptyRows empty_rows{};
     TB_TRY(
-        zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published, &malformed));
+        zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published, &empty_rows));
     TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
                                 tile_limits.published.words, stream));
     if (sources) {
@@ -606,11 +641,10 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     } else if (empty) {
       TB_TRY(launch_dependent(csr_kernel<F, OP, NT, VT, false, false, true, true>, unsigned(tiles),
                               NT, 0, stream, inputs_of(in), csr, num_segments, count, tile_limits,
-                              carries, out));
-      TB_TRY(launch_dependent(empty_kernel<OP>,
-                              unsigned(ceil_div(num_segments, kFillThreads * kFillRows)),
-                              kFillThreads, 0, stream, csr, num_segments, count, malformed, out));
-      return fold(carries, out, stream, malformed, num_segments);
+                              carries, out, empty_rows));
+      TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, stream, csr,
+                              num_segments, count, empty_rows, out));
+      return fold(carries, out, stream, empty_rows.malformed, num_segments);
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
@@ -626,7 +660,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                                 : csr_kernel<F, OP, NT, VT, true, false, true>;
       }
       TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                              num_segments, count, tile_limits, carries, out));
+                              num_segments, count, tile_limits, carries, out, EmptyRows{}));
     }
     return fold(carries, out, stream);
   });

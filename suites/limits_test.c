@@ -625,6 +625,44 @@ static void test_segments_int32_max(void) {
   tb_buffer_free(&out);
 }
 
+/* support_empty over num_segments = INT32_MAX and 2048 items: segment s
+ * starts at s >> 20 (the last one ends at 2048), so a segment in 2^20 holds
+ * one item and the rest are empty, all in one tile of the direct form
+ * (which leaves its rows to the pass after the tiles). */
+static const int kSparseShift = 20;
+static const int64_t kSparseCount = (kMaxCount >> kSparseShift) + 1;
+
+static void gen_sparse_csr(const void *ctx, int64_t base, int64_t n, int64_t *out) {
+  (void)ctx;
+  for (int64_t k = 0; k < n; ++k) out[k] = (base + k) >> kSparseShift;
+}
+
+/* The segment's item (gen_pattern's value at it), 0 for an empty one. */
+static void gen_sparse_sums(const void *ctx, int64_t base, int64_t n, int64_t *out) {
+  (void)ctx;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t s = base + k, start = s >> kSparseShift;
+    const int64_t next = s + 1 < kMaxCount ? (s + 1) >> kSparseShift : kSparseCount;
+    out[k] = next > start ? g_value[start % kPeriod] : 0;
+  }
+}
+
+static void test_empty_segments_int32_max(void) {
+  if (tb_test.sanitizer || !enough_memory()) return;
+  tb_buffer values = {0}, csr = {0}, out = {0};
+  const char *what = "tb_segreduce_csr support_empty num_segments = INT32_MAX, count = 2048";
+  if (make_array(&values, 4, kSparseCount, gen_pattern, NULL, "values") &&
+      make_array(&csr, 4, kMaxCount, gen_sparse_csr, NULL, "csr") &&
+      TB_ASSERT_OK(tb_buffer_alloc(&out, 4 * (size_t)kMaxCount), "out") &&
+      TB_ASSERT_OK(tb_segreduce_csr(TB_INT32, TB_OP_PLUS, values.ptr, kSparseCount, csr.ptr,
+                                    kMaxCount, NULL, true, out.ptr, NULL, NULL, 0),
+                   what))
+    check_array(out.ptr, 4, kMaxCount, gen_sparse_sums, NULL, what);
+  tb_buffer_free(&values);
+  tb_buffer_free(&csr);
+  tb_buffer_free(&out);
+}
+
 /* ---- load-balancing search and intervals at n_items = INT32_MAX ------------------------- */
 
 static void lbs_on(const geometry *g, const tb_buffer *scan, const char *what) {
@@ -800,9 +838,10 @@ int main(int argc, char **argv) {
        test_segmented_count_int32_max},
       {"segreduce int64 at count = INT32_MAX", test_segmented_int64},
       {"segreduce at num_segments = INT32_MAX", test_segments_int32_max},
+      {"segreduce support_empty at num_segments = INT32_MAX, 2048 items",
+       test_empty_segments_int32_max},
       {"lbs at n_items = INT32_MAX, few objects and INT32_MAX objects", test_lbs_int32_max},
-      {"interval expand, move, gather, scatter at n_items = INT32_MAX",
-       test_intervals_int32_max},
+      {"interval expand, move, gather, scatter at n_items = INT32_MAX", test_intervals_int32_max},
       {"omp_reduce at num_blocks = INT32_MAX", test_omp_grid_int32_max},
       CU_TEST_INFO_NULL,
   };

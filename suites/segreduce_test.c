@@ -248,14 +248,17 @@ static void test_empty_runs_at_prepass_edges(void) {
 /* The direct tiles take empty segments themselves (support_empty): a tile
  * then holds any number of rows, an item before a run of empty rows ends
  * the last non-empty one, a run that a round of marks ends inside is
- * skipped (kernels/device/cta_segreduce.cuh), and every empty row gets the
- * identity after the tiles, over a value a tile stored there. Per box:
- * empty runs of 1, 3, NT + 5 and 2 tiles + 7 rows right after rows that
- * end on a tile's last item, one item before it and one after it; a run
- * before the first item and after the last longer than a CTA; a tile's
- * worth of one-item rows between them. Rows of 1-5 items (tiles of more
- * rows than threads: their ends from marks) and of 8-40 (mostly a row a
- * thread at most: ends from the CSR). Every type. */
+ * skipped (kernels/device/cta_segreduce.cuh), and a tile stores the
+ * identity into its empty rows, over a value it may have stored there,
+ * unless it holds more than four tiles' worth of rows, which it leaves to a
+ * pass after the tiles (kernels/segreduce.cu). Per box: empty runs of 1, 3,
+ * NT + 5 and 2 (or 5) tiles + 7 rows right after rows that end on a tile's
+ * last item, one item before it and one after it; a run before the first
+ * item (NT + 3 rows, or 5 tiles') and after the last; a tile's worth of
+ * one-item rows between them. Rows of 1-5 items (tiles of more rows than
+ * threads: their ends from marks) and of 8-40 (mostly a row a thread at
+ * most: ends from the CSR), the second with the runs a tile leaves to the
+ * pass after. Every type. */
 static void test_empty_runs_at_tile_edges(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 19);
@@ -269,12 +272,13 @@ static void test_empty_runs_at_tile_edges(void) {
         const tb_launch_box *box = b < 0 ? NULL : &grid[b];
         const int64_t T = tile_of((tb_type)t, box);
         const int nt = (int)(box ? box->nt : tb_segreduce_default_box((tb_type)t).nt);
-        const int64_t runs[] = {1, 3, nt + 5, 2 * T + 7};
-        const int64_t cap = 12 * T + 8 * (2 * T + 7) + 4 * nt + 64;
+        const int64_t longest = pass ? 5 * T + 7 : 2 * T + 7;
+        const int64_t runs[] = {1, 3, nt + 5, longest};
+        const int64_t cap = 12 * T + 8 * longest + 5 * T + 4 * nt + 64;
         int32_t *lens = alloc_i32(cap);
         if (!lens) break;
         int64_t n = 0, at = 0;
-        const int64_t lead = nt + 3;
+        const int64_t lead = pass ? 5 * T : nt + 3;
         for (; n < lead; ++n) lens[n] = 0;
         for (int k = 1; k <= 8; ++k) {
           /* Rows up to item k T + delta: the last ends one item before tile

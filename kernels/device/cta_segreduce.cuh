@@ -44,6 +44,7 @@ struct SegRange {
   bool fresh; // row 0 starts at the tile's first item: no carry from earlier tiles
   bool flush; // the tile's last item ends a segment
   bool next_none;  // the next tile ends no segment (tile_range)
+  bool disordered;  // kEmpty: its limits descend (a malformed CSR)
 };
 
 // Clamped so that a malformed descriptor can neither index outside the tile's
@@ -56,6 +57,7 @@ __device__ __forceinline__ SegRange seg_range(int limit0, int limit1, int num_se
   r.begin = min(limit0 & kSegmentMask, max(num_segments - 1, 0));
   r.fresh = !(limit0 & kContinued);
   r.flush = !(limit1 & kContinued);
+  r.disordered = (limit1 & kSegmentMask) < (limit0 & kSegmentMask);
   if constexpr (kEmpty) {
     r.total = min(max((limit1 & kSegmentMask) - r.begin, 0), num_segments - r.begin);
     r.slice = min(r.total, num_segments - r.begin - !r.flush) + !r.flush;  // no int overflow
