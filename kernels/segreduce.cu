@@ -79,6 +79,12 @@ struct Tile {
   // form otherwise takes 40 and loses a quarter of its occupancy (H100).
   // Larger tiles and 8-byte values would spill heavily: no bound.
   static constexpr int kMinCtasPerSm = sizeof(T) == 4 && VT <= 11 ? 2048 / NT : 1;
+  // The direct form with empty rows (EmptyRows) spilled at that bound (8-12
+  // bytes, 4-byte values at 512x11): three quarters of the threads instead.
+  template <bool kEmpty>
+  static constexpr int min_ctas() {
+    return kEmpty && kMinCtasPerSm > 1 ? kMinCtasPerSm * 3 / 4 : kMinCtasPerSm;
+  }
   // Shared memory: one region reused phase by phase, owned by the kernel.
   struct DirectApart {
     IO io;
@@ -314,7 +320,7 @@ __global__ void __launch_bounds__(kEmptyThreads)
 // them and a fill after.
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
           bool kEmpty = false>
-__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
+__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty>())
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
                TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out,
                EmptyRows empty) {
