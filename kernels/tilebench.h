@@ -197,9 +197,11 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * segment of any length costs the same per item; a segment crossing tiles is
  * finished at the tile boundaries and by a fold after the tiles.
  *
- * support_empty: false requires every segment non-empty (the fast path);
- * true runs a prepass that strips empty segments (CSR -> CSR2), reduces the
- * rest and fills the empty ones with the identity.
+ * support_empty: false requires every segment non-empty; true allows empty
+ * ones, which get the identity. The direct form's tiles take them as they
+ * come (a tile then spans any number of rows); the indirect form runs a
+ * prepass that strips them (CSR -> CSR2), reduces the rest and fills the
+ * empty ones after.
  *
  * Indirect forms (d_sources != NULL): segment s keeps its length
  * d_csr[s + 1] - d_csr[s] but reads its items from d_sources[s] on.
