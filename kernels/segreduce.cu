@@ -266,6 +266,17 @@ struct EmptyRows {
   unsigned* malformed;  // zeroed before the tiles, set on a malformed CSR
   unsigned* deferred;   // zeroed before the tiles, set by a tile of more rows
 
+  // Row s: the identity into it when it is empty, and *bad set when its
+  // offsets break the rule.
+  template <tb_op OP>
+  __device__ __forceinline__ static void row(const int* __restrict__ csr, int s, int num_segments,
+                                             int count, bool store, bool* bad,
+                                             T* __restrict__ out) {
+    const int start = csr[s], next = s + 1 < num_segments ? csr[s + 1] : count;
+    *bad |= start < 0 || start > count || next < start;
+    if (start == next && store) out[s] = identity<OP>();
+  }
+
   // Row begin + k by thread k % NT, after any store of the tile into it (by
   // row or from the partials, rows_by_row and store_partials: a
   // neighbour's value). kMaxRows: more are deferred.
@@ -281,10 +292,7 @@ struct EmptyRows {
     bool bad = r.disordered;
     for (unsigned k = threadIdx.x; k < unsigned(hi - base); k += NT) {
       const int s = base + int(k);
-      if (s < lo) continue;
-      const int start = csr[s], next = s + 1 < num_segments ? csr[s + 1] : count;
-      bad |= start < 0 || start > count || next < start;
-      if (start == next && s != r.begin) out[s] = identity<OP>();
+      if (s >= lo) row<OP>(csr, s, num_segments, count, s != r.begin, &bad, out);
     }
     if (bad) *malformed = 1;
   }
@@ -302,11 +310,8 @@ __global__ void __launch_bounds__(kEmptyThreads)
   if (!*empty.deferred) return;
   bool bad = false;
   for (int64_t s = int64_t(blockIdx.x) * kEmptyThreads + threadIdx.x; s < num_segments;
-       s += int64_t(kEmptyCtas) * kEmptyThreads) {
-    const int start = csr[s], next = s + 1 < num_segments ? csr[s + 1] : count;
-    bad |= start < 0 || start > count || next < start;
-    if (start == next) out[s] = identity<OP>();
-  }
+       s += int64_t(kEmptyCtas) * kEmptyThreads)
+    EmptyRows::row<OP>(csr, int(s), num_segments, count, true, &bad, out);  // s < num_segments
   if (bad) *empty.malformed = 1;
 }
 
@@ -650,7 +655,6 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               carries, out, empty_rows));
       TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, stream, csr,
                               num_segments, count, empty_rows, out));
-      return fold(carries, out, stream, empty_rows.malformed, num_segments);
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
@@ -668,7 +672,8 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
       TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
                               num_segments, count, tile_limits, carries, out, EmptyRows{}));
     }
-    return fold(carries, out, stream);
+    return fold(carries, out, stream, empty && !sources ? empty_rows.malformed : nullptr,
+                num_segments);
   });
 }
 

@@ -91,11 +91,12 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 /* csr: the whole reduction over CSR (direct, or indirect with d_sources):
  * the partition into d_limits (tb_seg_partition_run, segments from
  * *d_num_segments when given), the tiles, the fold. empty (direct only):
- * segments may be empty; the tiles take them, the identity goes into them
- * after, and a malformed CSR gives every segment the identity
- * (kernels/tilebench.h). apply: the same from codes (direct only). reduce_by_key: in one pass.
- * fill: out[s] = tmp[the rank of s] for non-empty s, the identity for empty ones (every s when
- * d_ranks is NULL); d_ranks as tb_seg_csr2_run writes them. */
+ * segments may be empty; the tiles take them and store the identity into
+ * them, and a malformed CSR gives every segment the identity
+ * (kernels/tilebench.h). apply: the same from codes (direct only).
+ * reduce_by_key: in one pass. fill: out[s] = tmp[the rank of s] for
+ * non-empty s, the identity for empty ones (every s when d_ranks is NULL);
+ * d_ranks as tb_seg_csr2_run writes them. */
 #define TB_SEG_DECLARE(name)                                                                       \
   tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,                \
                               const int32_t *d_csr, const int32_t *d_sources, int num_segments,    \

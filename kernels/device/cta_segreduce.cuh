@@ -83,10 +83,11 @@ __device__ __forceinline__ SegRange tile_range(const Limit& limit, int64_t tile,
       tile + 1 < tiles && seg_range<kTile, kEmpty>(limit(1), limit(2), num_segments).total == 0;
   return r;
 }
-template <int kTile>
+template <int kTile, bool kEmpty = false>
 __device__ __forceinline__ SegRange tile_range(const int* limits, int64_t tile, int64_t tiles,
                                                int num_segments) {
-  return tile_range<kTile>([&](int k) { return limits[tile + k]; }, tile, tiles, num_segments);
+  return tile_range<kTile, kEmpty>([&](int k) { return limits[tile + k]; }, tile, tiles,
+                                   num_segments);
 }
 
 // Where a tile finds its limits: in `limits` once the partition, the kernel
@@ -116,8 +117,7 @@ struct TileRangeLoad {
       from.published.peek(tile, count(), l);
     } else {
       wait_for_prior_kernel();
-      whole = tile_range<kTile, kEmpty>([&](int k) { return from.limits[tile + k]; }, tile, tiles,
-                                        num_segments);
+      whole = tile_range<kTile, kEmpty>(from.limits, tile, tiles, num_segments);
     }
   }
   __device__ __forceinline__ SegRange range(int num_segments) {
