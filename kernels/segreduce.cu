@@ -129,41 +129,50 @@ struct Tile {
     else CtaIO::blocked_from_striped(v, x, io);
   }
 
-  // Values in 16-byte words: a warp's 32*VT values copied as kWarpWords
-  // words, striped over its lanes, straight into its buffer (cp.async), which
-  // then holds them in item order. For values 16-byte aligned (the host
-  // checks), unpadded warp buffers and the direct CSR front: 4-byte values
-  // take a quarter of the load instructions, no transpose stores and no
-  // registers until the values are read (2.3-3.5 points of copy from L = 4
-  // to 1024, H100).
+  // Values as one bulk copy a tile (the copy engine), issued by thread 0
+  // straight into the warps' buffers, which then hold them in item order.
+  // For values 16-byte aligned (the host checks), unpadded warp buffers and
+  // the direct CSR front: 4-byte values take no load instructions but
+  // thread 0's, no transpose stores and no registers until the values are
+  // read. (cp.async of 16 bytes a lane, before: 2.3-3.5 points of copy from
+  // L = 4 to 1024 over striped loads, H100, at 42 instructions a warp.)
   static constexpr bool kWordsFit = kWarpIO && !WarpIO::kPad;
-  struct Words {};
+  struct alignas(8) WordsBar {
+    unsigned long long bar;  // the tile's mbarrier
+  };
+  struct Words {
+    unsigned bar;  // its shared-window address
+  };
 
-  // Past count, the identity (only the last tile: item by item, stored).
-  __device__ __forceinline__ static void load_words(const T* values, int first, int count, IO& io) {
+  // The last tile, short: item by item, the identity past count, stored.
+  // Every thread waits for the copy (to_blocked) after a CTA barrier, which
+  // makes thread 0's initialization of the mbarrier visible.
+  __device__ __forceinline__ static void load_words(const T* values, int first, int count, Words& s,
+                                                    IO& io, WordsBar& b) {
     static_assert(kWordsFit, "item order in an unpadded warp buffer");
-    constexpr int kPerWord = 16 / int(sizeof(T));
-    constexpr int kWarpWords = 32 * VT / kPerWord;  // 32 * sizeof(T) is whole words
-    const int lane = threadIdx.x % 32, warp_first = (threadIdx.x / 32) * 32 * VT;
-    const int left = count - first - warp_first;  // the warp's items from its first on
-    const T* src = values + first + warp_first;
-    T* items = io.warp[threadIdx.x / 32].items;
-    if (left >= 32 * VT) {
-#pragma unroll
-      for (int w = lane; w < kWarpWords; w += 32)
-        cp_async<16>(items + w * kPerWord, src + w * kPerWord);
-    } else {
-#pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const int k = i * 32 + lane;
-        items[k] = k < left ? src[k] : identity<OP>();
-      }
+    static_assert(sizeof(IO) == kTile * sizeof(T) && kTile * sizeof(T) % 16 == 0,
+                  "the tile's values are whole 16-byte words, in order");
+    s.bar = unsigned(__cvta_generic_to_shared(&b.bar));
+    if (count - first >= kTile) {
+      if (threadIdx.x == 0) bulk_copy_begin(s.bar, &io, values + first, kTile * sizeof(T));
+      return;
     }
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int left = count - first - warp * 32 * VT;  // the warp's items from its first on
+    const T* src = values + first + warp * 32 * VT;
+    T* items = io.warp[warp].items;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int k = i * 32 + lane;
+      items[k] = k < left ? src[k] : identity<OP>();
+    }
+    if (threadIdx.x == 0) bulk_copy_none(s.bar);
   }
 
-  __device__ __forceinline__ static void to_blocked(const Words&, T (&x)[VT], IO& io) {
-    cp_async_wait_all();
-    __syncwarp();  // every lane's words have landed
+  // After a CTA barrier that follows load_words.
+  __device__ __forceinline__ static void to_blocked(const Words& s, T (&x)[VT], IO& io) {
+    __syncwarp();  // every lane's stores (the last tile)
+    bulk_copy_wait(s.bar);
     const T* items = io.warp[threadIdx.x / 32].items;
     const int lane = threadIdx.x % 32;
 #pragma unroll
@@ -180,14 +189,14 @@ struct Tile {
 
   template <tb_seg_front F>
   __device__ __forceinline__ static void load(const Inputs& in, int first, int count, Striped& s,
-                                              IO&) {
+                                              IO&, WordsBar&) {
     load_striped<F>(in, first, count, s.v);
   }
   template <tb_seg_front F>
-  __device__ __forceinline__ static void load(const Inputs& in, int first, int count, Words&,
-                                              IO& io) {
+  __device__ __forceinline__ static void load(const Inputs& in, int first, int count, Words& s,
+                                              IO& io, WordsBar& b) {
     static_assert(F == TB_SEG_VALUES, "words of values only");
-    load_words(in.values, first, count, io);
+    load_words(in.values, first, count, s, io, b);
   }
   __device__ __forceinline__ static void to_blocked(const Striped& s, T (&x)[VT], IO& io) {
     to_blocked(s.v, x, io);
@@ -204,6 +213,7 @@ struct Tile {
                                                int64_t tile, bool next_none, IO& io,
                                                typename Carry::Storage& c) {
     T x[VT];
+    __syncthreads();  // the copy's mbarrier initialized (load_words)
     to_blocked(s, x, io);
     __syncthreads();  // every read of io before the carry's storage is written
     Carry::run(x, carries, tile, next_none, c);
@@ -334,6 +344,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
+  __shared__ typename K::WordsBar bar;  // W only
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
   // The partition's limits first (or the loads of them), then the values,
@@ -342,9 +353,9 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty
   // gained 2-3 at L = 16384 (H100), where most tiles only pass their total
   // on.
   typename K::template Staged<W> v;
-  if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io);
+  if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io, bar);
   TileRangeLoad<kTile, kPublished, kEmpty> limits_of(limits, tile, gridDim.x, num_segments);
-  if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io);
+  if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io, bar);
   const SegRange r = limits_of.range(num_segments);
   if (r.total == 0) {
     if constexpr (kEmpty) empty.tile<OP, NT, 4 * kTile>(csr, r, tile, num_segments, count, out);

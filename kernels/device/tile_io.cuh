@@ -31,6 +31,40 @@ __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
+// A bulk copy by the copy engine (cp.async.bulk) into shared memory that
+// completes on an mbarrier (`bar`, a shared-window address): one thread
+// issues it for the threads that wait. bytes: a multiple of 16, both
+// addresses 16-byte aligned. Against cp.async of 16 bytes a thread it saves
+// the threads' address arithmetic; the barrier is initialized for one use
+// (phase 0).
+__device__ __forceinline__ void bulk_copy_begin(unsigned bar, void* shared, const void* global,
+                                                unsigned bytes) {
+  asm volatile(
+      "mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
+      "fence.mbarrier_init.release.cluster;\n\t"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %3;\n\t"
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%1], [%2], %3, [%0];" ::
+          "r"(bar),
+      "r"(unsigned(__cvta_generic_to_shared(shared))), "l"(global), "r"(bytes)
+      : "memory");
+}
+// The same barrier with nothing to copy: its phase completes at once.
+__device__ __forceinline__ void bulk_copy_none(unsigned bar) {
+  asm volatile(
+      "mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
+      "mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar)
+      : "memory");
+}
+// Until the copy has landed (the barrier's phase 0 completed).
+__device__ __forceinline__ void bulk_copy_wait(unsigned bar) {
+  asm volatile(
+      "{\n\t.reg .pred done;\n\t"
+      "wait:\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n\t"
+      "@!done bra wait;\n\t}" ::"r"(bar)
+      : "memory");
+}
+
 // *p where pred holds, fallback elsewhere: a load of data read once (a sparse
 // matrix's entries and column indices), evict-first in L1 and L2
 // (ld.global.cs) so that the caches keep what is read again. The predicate
