@@ -453,8 +453,8 @@ __global__ void __launch_bounds__(NT)
 }
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
-// only its values (and no CSR).
-template <tb_seg_front F, tb_op OP, int NT, int VT>
+// only its values (and no CSR). W: the values as one bulk copy (Tile::Words).
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
 __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     apply_kernel(Inputs in, const int* __restrict__ codes, const int* limits, int num_segments,
                  int count, TileCarries<OP, T> carries, T* __restrict__ out) {
@@ -462,10 +462,13 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   constexpr int kTile = K::kTile;
   __shared__ typename K::ApplyShared u;
   __shared__ typename K::Seg::Storage seg;
+  __shared__ typename K::WordsBar bar;  // W only
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  T v[VT];  // striped: as 16-byte words, 1-4 points of copy slower from L = 16 (H100)
-  K::template load_striped<F>(in, first, count, v);
+  // Striped loads as 16-byte words ran 1-4 points of copy slower from
+  // L = 16 (H100).
+  typename K::template Staged<W> v;
+  K::template load<F>(in, first, count, v, u.io, bar);
   const int code = codes[tile * NT + threadIdx.x];
   // The values and the code are issued before the wait and the limits:
   // 4-byte apply ran at 83% of copy at L = 64 so, 77% with the wait first
@@ -474,10 +477,11 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   wait_for_prior_kernel();
   const SegRange r = tile_range<kTile>(limits, tile, gridDim.x, num_segments);
   if (r.total == 0) {
-    K::Carry::run(v, carries, tile, r.next_none, u.carry);
+    K::carry(v, carries, tile, r.next_none, u.io, u.carry);
     return;
   }
   T x[VT];
+  if constexpr (W) __syncthreads();  // the copy's mbarrier initialized (load_words)
   K::to_blocked(v, x, u.io);
   K::Seg::reduce_to_global(x, code_flags(code), code_row(code), r, num_segments, carries, tile, out,
                            u.partials, seg);
@@ -701,8 +705,11 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
     constexpr tb_seg_front F = decltype(f)::value;
     TileCarries<OP, T> carries;
     TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
-    TB_TRY(launch_dependent(apply_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
-                            inputs_of(in), codes, limits, num_segments, count, carries, out));
+    auto kernel = apply_kernel<F, OP, NT, VT, false>;
+    if constexpr (words_fit<F, OP, NT, VT>())
+      if (words_aligned(in)) kernel = apply_kernel<F, OP, NT, VT, true>;
+    TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), codes, limits,
+                            num_segments, count, carries, out));
     return fold(carries, out, stream);
   });
 }
