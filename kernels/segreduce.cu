@@ -134,8 +134,10 @@ struct Tile {
   // For values 16-byte aligned (the host checks), unpadded warp buffers and
   // the direct CSR front: 4-byte values take no load instructions but
   // thread 0's, no transpose stores and no registers until the values are
-  // read. (cp.async of 16 bytes a lane, before: 2.3-3.5 points of copy from
-  // L = 4 to 1024 over striped loads, H100, at 42 instructions a warp.)
+  // read. cp.async of 16 bytes a lane, before, took 42 instructions a warp
+  // (2.3-3.5 points of copy from L = 4 to 1024 over striped loads, H100);
+  // the bulk copy cut the int32 tile's instructions 13% at L = 256 and ran
+  // 1-2.5% faster on the H200, a tie on the H100.
   static constexpr bool kWordsFit = kWarpIO && !WarpIO::kPad;
   struct alignas(8) WordsBar {
     unsigned long long bar;  // the tile's mbarrier
@@ -326,8 +328,8 @@ __global__ void __launch_bounds__(kEmptyThreads)
 }
 
 // Segmented reduction over CSR, direct: item g of the values is item g of
-// the segments. Rows from the marks of the tile's CSR slice. W: values in
-// 16-byte words. kLong: segments of two tiles or more on average, where most
+// the segments. Rows from the marks of the tile's CSR slice. W: values by
+// one bulk copy (Tile::Words). kLong: segments of two tiles or more on average, where most
 // tiles end none and the values load first (see below). kPublished: limits
 // as the partition publishes them (TileRangeLoad). kEmpty: segments may be
 // empty (CtaCsrEnds), and the tile stores the identity into its empty rows
@@ -465,8 +467,9 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   __shared__ typename K::WordsBar bar;  // W only
   const int64_t tile = blockIdx.x;
   const int first = int(tile * kTile);
-  // Striped loads as 16-byte words ran 1-4 points of copy slower from
-  // L = 16 (H100).
+  // The bulk copy against striped loads: 4-byte apply 6-8% faster at
+  // L = 4..1024 on the H200, a tie on the H100 (cp.async of 16-byte words
+  // a lane had lost 1-4 points of copy there from L = 16).
   typename K::template Staged<W> v;
   K::template load<F>(in, first, count, v, u.io, bar);
   const int code = codes[tile * NT + threadIdx.x];
@@ -628,7 +631,7 @@ tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
-// Whether a direct CSR tile may load its values as 16-byte words
+// Whether a tile (direct CSR or apply) may take its values as one bulk copy
 // (Tile::Words): the values front, unpadded warp buffers, and values
 // 16-byte aligned.
 template <tb_seg_front F, tb_op OP, int NT, int VT>

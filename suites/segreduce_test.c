@@ -498,7 +498,7 @@ static void test_preprocess_apply(void) {
 }
 
 /* Values that start one element past a 16-byte boundary take the striped
- * loads instead of the 16-byte words (kernels/segreduce.cu, Tile::Words):
+ * loads instead of the bulk copy (kernels/segreduce.cu, Tile::Words):
  * every type, the default box, direct and preprocessed, over tiles that end
  * a segment each item, a few and one in several, the last tile partial. */
 static void test_unaligned_values(void) {
