@@ -116,19 +116,6 @@ struct Tile {
     typename Carry::Storage carry;
   };
 
-  // The streaming form's (csr_stream_kernel): two value buffers, one
-  // filling while the other is reduced, the marks apart, the carry's
-  // storage over the marks. Over 48 KiB: dynamic shared memory.
-  struct StreamShared {
-    IO buf[2];
-    union {
-      typename Ends::Storage ends;
-      typename Carry::Storage carry;
-    } rest;
-    unsigned long long bar[2];  // each buffer's mbarrier
-  };
-  static constexpr int kStreamCtasPerSm = 3;  // 4-byte values at 512 x 11: 68 KiB a CTA
-
   // Value slot i of this thread before the transpose is item
   // striped_base() + i * kStride of the tile.
   static constexpr int kStride = kWarpIO ? 32 : NT;
@@ -423,106 +410,6 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty
   if constexpr (kEmpty) empty.tile<OP, NT, 4 * kTile>(csr, r, tile, num_segments, count, out);
 }
 
-// Segmented reduction over CSR, direct, streamed: the values of 4-byte
-// tiles 16-byte aligned, where a CTA of csr_kernel has its tile's values in
-// flight only until it starts to reduce them (the H200 kept 70-74% of its
-// copy bandwidth at L = 4..1024 against the H100's 82-87%). Each CTA takes
-// tiles blockIdx.x, + gridDim.x, ... and issues the next one's bulk copy
-// into its other buffer before it reduces the current one. The last tile,
-// short, is stored item by item. kPublished as csr_kernel's.
-template <tb_seg_front F, tb_op OP, int NT, int VT, bool kPublished>
-__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kStreamCtasPerSm)
-    csr_stream_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-                      int tiles, TileLimits limits, TileCarries<OP, T> carries,
-                      T* __restrict__ out) {
-  using K = Tile<OP, NT, VT>;
-  using Ends = typename K::Ends;
-  constexpr int kTile = K::kTile;
-  static_assert(K::kWordsFit && sizeof(typename K::IO) == kTile * sizeof(T),
-                "item e of the tile at slot e of a buffer, whole 16-byte words");
-  extern __shared__ __align__(16) unsigned char stream_shared[];
-  auto& u = *reinterpret_cast<typename K::StreamShared*>(stream_shared);
-  __shared__ typename K::Seg::Storage seg;
-  // Buffer b's mbarrier (a shared-window address).
-  const unsigned bar0 = unsigned(__cvta_generic_to_shared(&u.bar[0]));
-  const auto bar = [&](int b) { return bar0 + unsigned(b) * sizeof(u.bar[0]); };
-  // Thread 0: the values of tile t, when whole, into buffer b.
-  const auto issue = [&](int64_t t, int b) {
-    if (threadIdx.x == 0 && t < tiles && count - t * kTile >= kTile)
-      bulk_copy(bar(b), &u.buf[b], in.values + t * kTile, kTile * sizeof(T));
-  };
-  if (threadIdx.x == 0) {
-    bulk_barrier_init(bar(0));
-    bulk_barrier_init(bar(1));
-  }
-  __syncthreads();  // the barriers initialized
-  issue(blockIdx.x, 0);
-  int k = 0;  // this CTA's tiles so far: buffer k % 2, its phase k / 2 % 2
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, ++k) {
-    const int b = k % 2;
-    auto& io = u.buf[b];
-    issue(tile + gridDim.x, b ^ 1);
-    const int first = int(tile * kTile);
-    TileRangeLoad<kTile, kPublished, false> limits_of(limits, tile, tiles, num_segments);
-    const bool whole = count - first >= kTile;
-    if (!whole) {  // the last tile: each warp its items, the identity past count
-      const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-      const int left = count - first - warp * 32 * VT;
-      const T* src = in.values + first + warp * 32 * VT;
-#pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const int e = i * 32 + lane;
-        io.warp[warp].items[e] = e < left ? src[e] : identity<OP>();
-      }
-    }
-    const auto blocked = [&](T(&x)[VT]) {
-      if (whole)
-        bulk_copy_wait(bar(b), unsigned(k / 2 % 2));
-      else
-        __syncwarp();
-      const T* items = io.warp[threadIdx.x / 32].items;
-#pragma unroll
-      for (int i = 0; i < VT; ++i) x[i] = items[(threadIdx.x % 32) * VT + i];
-    };
-    const SegRange r = limits_of.range(num_segments);
-    T x[VT];
-    if (r.total == 0) {
-      blocked(x);
-      K::Carry::run(x, carries, tile, r.next_none, u.rest.carry);
-    } else {
-      const bool bits = K::Seg::rows_by_row(r, num_segments);
-      if (bits)
-        Ends::clear_bits(u.rest.ends);
-      else
-        Ends::clear(u.rest.ends);
-      __syncthreads();                                                     // the marks are cleared
-      const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
-      if (bits)
-        Ends::mark_bits(csr, r, unsigned(first), end, u.rest.ends);
-      else
-        Ends::mark(csr, r, unsigned(first), end, u.rest.ends);
-      __syncthreads();
-      blocked(x);
-      const auto& ends = u.rest.ends;
-      const unsigned flags = bits ? Ends::flags_bits(ends) : Ends::flags(ends);
-      const unsigned last = end - 1u - unsigned(first);
-      const auto end_of = [&](int j) {
-        const unsigned e =
-            j + 1 < r.slice ? unsigned(csr[r.begin + j + 1]) - 1u - unsigned(first) : last;
-        return int(min(e, unsigned(kTile - 1)));  // malformed: any item of the tile
-      };
-      const auto row_at = [&](int e) { return Ends::row_at(ends, e); };
-      K::Seg::reduce_in_place(x, flags, reinterpret_cast<T*>(&io), end_of, row_at, r, num_segments,
-                              carries, tile, out, seg);
-    }
-    // Every access of this tile's buffer, marks and carry storage done
-    // before the next iteration refills the buffer by the copy engine and
-    // clears the marks.
-    fence_proxy_async_shared();
-    __syncthreads();
-  }
-}
-
 // Segmented reduction over CSR, indirect: segment s reads its items from
 // sources[s] on, so the rows come first (a search of the tile's CSR slice)
 // and item g of row s is item g - csr[s] of the row's source range. A
@@ -753,34 +640,6 @@ constexpr bool words_fit() {
 }
 bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 == 0; }
 
-// Whether the direct CSR tiles may stream (csr_stream_kernel): 4-byte values
-// that take the bulk copy. (8-byte tiles hold their bytes in flight with
-// fewer threads, and two buffers would cost them half their CTAs.)
-template <tb_seg_front F, tb_op OP, int NT, int VT>
-constexpr bool stream_fits() {
-  return words_fit<F, OP, NT, VT>() && sizeof(T) == 4;
-}
-
-// The streamed tiles: as many CTAs as are resident, at most one a tile.
-// Segments under 8 items on average keep the wait for the whole partition
-// (as csr_kernel's).
-template <tb_seg_front F, tb_op OP, int NT, int VT>
-tb_status csr_stream_run(const tb_seg_inputs* in, const int* csr, int num_segments, int count,
-                         int tiles, const TileLimits& limits, const TileCarries<OP, T>& carries,
-                         T* out, cudaStream_t stream) {
-  static_assert(stream_fits<F, OP, NT, VT>(), "4-byte values by the bulk copy");
-  const bool short_rows = count / 8 < int64_t(num_segments);
-  auto kernel =
-      short_rows ? csr_stream_kernel<F, OP, NT, VT, false> : csr_stream_kernel<F, OP, NT, VT, true>;
-  constexpr int shared = int(sizeof(typename Tile<OP, NT, VT>::StreamShared));
-  TB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
-  int per_sm = 0, sms = 0;
-  TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kernel), NT, shared, &per_sm, &sms));
-  const int grid = int(tiles < int64_t(per_sm) * sms ? tiles : int64_t(per_sm) * sms);
-  return launch_dependent(kernel, unsigned(grid), NT, shared, stream, inputs_of(in), csr,
-                          num_segments, count, tiles, limits, carries, out);
-}
-
 // The carries zeroed, the partition, the tiles, the fold: the tiles and the
 // fold launch as dependents of the kernel ahead (dependent_launch.cuh).
 // empty: segments may be empty (direct only, EmptyRows): empty_kernel
@@ -804,7 +663,6 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
         zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published, &empty_rows));
     TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
                                 tile_limits.published.words, stream));
-    constexpr bool kStream = stream_fits<F, OP, NT, VT>();
     if (sources) {
       TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
                               inputs_of(in), csr, sources, num_segments, count, tile_limits,
@@ -815,10 +673,6 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               carries, out, empty_rows));
       TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, stream, csr,
                               num_segments, count, empty_rows, out));
-    } else if (kStream && words_aligned(in)) {
-      if constexpr (kStream)
-        TB_TRY((csr_stream_run<F, OP, NT, VT>(in, csr, num_segments, count, tiles, tile_limits,
-                                              carries, out, stream)));
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {

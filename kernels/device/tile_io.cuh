@@ -55,38 +55,14 @@ __device__ __forceinline__ void bulk_copy_none(unsigned bar) {
       "mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar)
       : "memory");
 }
-// Until the copy has landed (the barrier's phase `parity`, 0 or 1,
-// completed; a barrier that serves copy after copy alternates them).
-__device__ __forceinline__ void bulk_copy_wait(unsigned bar, unsigned parity = 0) {
+// Until the copy has landed (the barrier's phase 0 completed).
+__device__ __forceinline__ void bulk_copy_wait(unsigned bar) {
   asm volatile(
       "{\n\t.reg .pred done;\n\t"
       "wait:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra wait;\n\t}" ::"r"(bar),
-      "r"(parity)
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n\t"
+      "@!done bra wait;\n\t}" ::"r"(bar)
       : "memory");
-}
-// A barrier for copy after copy: initialized once (then a CTA barrier before
-// any thread waits on it), each copy issued by bulk_copy.
-__device__ __forceinline__ void bulk_barrier_init(unsigned bar) {
-  asm volatile(
-      "mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
-      "fence.mbarrier_init.release.cluster;" ::"r"(bar)
-      : "memory");
-}
-__device__ __forceinline__ void bulk_copy(unsigned bar, void* shared, const void* global,
-                                          unsigned bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %3;\n\t"
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%1], [%2], %3, [%0];" ::
-          "r"(bar),
-      "r"(unsigned(__cvta_generic_to_shared(shared))), "l"(global), "r"(bytes)
-      : "memory");
-}
-// This thread's shared-memory accesses so far ordered before the copy
-// engine's that follow (a buffer that ordinary stores wrote, refilled).
-__device__ __forceinline__ void fence_proxy_async_shared() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
 // *p where pred holds, fallback elsewhere: a load of data read once (a sparse
