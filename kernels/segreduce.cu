@@ -139,7 +139,7 @@ struct Tile {
   // the bulk copy cut the int32 tile's instructions 13% at L = 256 and ran
   // 1-2.5% faster on the H200, a tie on the H100.
   static constexpr bool kWordsFit = kWarpIO && !WarpIO::kPad;
-  struct alignas(8) WordsBar {
+  struct WordsBar {
     unsigned long long bar;  // the tile's mbarrier
   };
   struct Words {
@@ -148,7 +148,8 @@ struct Tile {
 
   // The last tile, short: item by item, the identity past count, stored.
   // Every thread waits for the copy (to_blocked) after a CTA barrier, which
-  // makes thread 0's initialization of the mbarrier visible.
+  // makes thread 0's initialization of the mbarrier visible (copy_visible,
+  // or a barrier the kernel has there anyway).
   __device__ __forceinline__ static void load_words(const T* values, int first, int count, Words& s,
                                                     IO& io, WordsBar& b) {
     static_assert(kWordsFit, "item order in an unpadded warp buffer");
@@ -200,6 +201,12 @@ struct Tile {
     static_assert(F == TB_SEG_VALUES, "words of values only");
     load_words(in.values, first, count, s, io, b);
   }
+  // Between load and to_blocked, where the kernel has no CTA barrier anyway:
+  // thread 0's mbarrier initialized for every thread (striped values need
+  // nothing).
+  __device__ __forceinline__ static void copy_visible(const Words&) { __syncthreads(); }
+  __device__ __forceinline__ static void copy_visible(const Striped&) {}
+
   __device__ __forceinline__ static void to_blocked(const Striped& s, T (&x)[VT], IO& io) {
     to_blocked(s.v, x, io);
   }
@@ -215,7 +222,7 @@ struct Tile {
                                                int64_t tile, bool next_none, IO& io,
                                                typename Carry::Storage& c) {
     T x[VT];
-    __syncthreads();  // the copy's mbarrier initialized (load_words)
+    copy_visible(s);
     to_blocked(s, x, io);
     __syncthreads();  // every read of io before the carry's storage is written
     Carry::run(x, carries, tile, next_none, c);
@@ -373,7 +380,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty
     Ends::clear_bits(u.direct.ends);
   else
     Ends::clear(u.direct.ends);
-  __syncthreads();  // the marks are cleared
+  __syncthreads();  // the marks are cleared (and the values' copy visible: Tile::Words)
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
   if (bits)
     Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
@@ -484,7 +491,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
     return;
   }
   T x[VT];
-  if constexpr (W) __syncthreads();  // the copy's mbarrier initialized (load_words)
+  K::copy_visible(v);
   K::to_blocked(v, x, u.io);
   K::Seg::reduce_to_global(x, code_flags(code), code_row(code), r, num_segments, carries, tile, out,
                            u.partials, seg);
