@@ -63,7 +63,7 @@ struct Tile {
   static constexpr int kTile = NT * VT;
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
-  using Ends = CtaCsrEnds<NT, VT>;
+  using Ends = CtaCsrEnds<NT, VT, false, Seg::kMarks>;
   // Striped to thread order within each warp (no CTA barrier); the largest
   // tiles across the CTA in two rounds through half a tile, with their marks
   // read before (the two share memory), so that they fit 48 KiB.
@@ -81,8 +81,13 @@ struct Tile {
   static constexpr int kMinCtasPerSm = sizeof(T) == 4 && VT <= 11 ? 2048 / NT : 1;
   // The direct form with empty rows (EmptyRows) spilled at that bound (8-12
   // bytes, 4-byte values at 512x11): three quarters of the threads instead.
-  template <bool kEmpty>
+  // Its tiles of bits only (Seg::kMarks false: 4-byte values from 512x21)
+  // fit 32 registers without spilling where they read values (SpMV's
+  // gathers spill): a whole SM of threads holds twice the items of 512x11,
+  // which kept more of the H200's bandwidth busy (NOTES).
+  template <tb_seg_front F, bool kEmpty>
   static constexpr int min_ctas() {
+    if (sizeof(T) == 4 && !Seg::kMarks && F == TB_SEG_VALUES) return 2048 / NT;
     return kEmpty && kMinCtasPerSm > 1 ? kMinCtasPerSm * 3 / 4 : kMinCtasPerSm;
   }
   // Shared memory: one region reused phase by phase, owned by the kernel.
@@ -344,12 +349,12 @@ __global__ void __launch_bounds__(kEmptyThreads)
 // them and a fill after.
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
           bool kEmpty = false>
-__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty>())
+__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<F, kEmpty>())
     csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
                TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out,
                EmptyRows empty) {
   using K = Tile<OP, NT, VT>;
-  using Ends = CtaCsrEnds<NT, VT, kEmpty>;
+  using Ends = CtaCsrEnds<NT, VT, kEmpty, K::Seg::kMarks>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;
@@ -374,18 +379,19 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty
   // The marks while the values are still in flight: where segments are
   // short the slice is as long as the values, and both streams then load
   // at once instead of one after the other. Where the rows' ends come from
-  // the slice (in place, at most a row a thread), only bits.
-  const bool bits = K::kWarpIO && K::Seg::rows_by_row(r, num_segments);
-  if (bits)
-    Ends::clear_bits(u.direct.ends);
-  else
-    Ends::clear(u.direct.ends);
+  // the slice (in place, at most a row a thread, or any number in a tile
+  // without the marks), only bits.
+  const bool bits = K::kWarpIO && (!K::Seg::kMarks || K::Seg::rows_by_row(r, num_segments));
+  if constexpr (K::Seg::kMarks) {
+    if (!bits) Ends::clear(u.direct.ends);
+  }
+  if (bits) Ends::clear_bits(u.direct.ends);
   __syncthreads();  // the marks are cleared (and the values' copy visible: Tile::Words)
   const unsigned end = min(unsigned(first) + kTile, unsigned(count));  // when r.flush
-  if (bits)
-    Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
-  else
-    Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
+  if constexpr (K::Seg::kMarks) {
+    if (!bits) Ends::mark(csr, r, unsigned(first), end, u.direct.ends);
+  }
+  if (bits) Ends::mark_bits(csr, r, unsigned(first), end, u.direct.ends);
   __syncthreads();
   T x[VT];
   if constexpr (K::kWarpIO) {
@@ -397,15 +403,22 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<kEmpty
                   "item e of the tile at slot e of the warps' buffers");
     K::to_blocked(v, x, u.direct.io);
     const auto& ends = u.direct.ends;
-    const unsigned flags = bits ? Ends::flags_bits(ends) : Ends::flags(ends);
+    unsigned flags;
+    if constexpr (K::Seg::kMarks)
+      flags = bits ? Ends::flags_bits(ends) : Ends::flags(ends);
+    else
+      flags = Ends::flags_bits(ends);
     const unsigned last = end - 1u - unsigned(first);
     const auto end_of = [&](int k) {
       const unsigned e =
           k + 1 < r.slice ? unsigned(csr[r.begin + k + 1]) - 1u - unsigned(first) : last;
       return int(min(e, unsigned(kTile - 1)));  // malformed: any item of the tile
     };
-    const auto row_at = [&](int e) { return Ends::row_at(ends, e); };
-    K::Seg::reduce_in_place(x, flags, reinterpret_cast<T*>(&u.direct.io), end_of, row_at, r,
+    const auto row_at = [&](int e) {
+      if constexpr (K::Seg::kMarks) return Ends::row_at(ends, e);
+      return -1;  // never asked: bits only go by row
+    };
+    K::Seg::reduce_in_place(x, flags, reinterpret_cast<T*>(&u.direct.io), bits, end_of, row_at, r,
                             num_segments, carries, tile, out, seg);
   } else {
     int rows[VT];
@@ -675,11 +688,18 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               inputs_of(in), csr, sources, num_segments, count, tile_limits,
                               carries, out));
     } else if (empty) {
-      TB_TRY(launch_dependent(csr_kernel<F, OP, NT, VT, false, false, true, true>, unsigned(tiles),
-                              NT, 0, stream, inputs_of(in), csr, num_segments, count, tile_limits,
-                              carries, out, empty_rows));
-      TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, stream, csr,
-                              num_segments, count, empty_rows, out));
+      // Tiles without the marks leave empty rows to the prepass (the host's
+      // tb_seg_tile_marks).
+      if constexpr (!Tile<OP, NT, VT>::Seg::kMarks)
+        return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                       "segreduce: box %dx%d takes no empty rows in its tiles", NT, VT);
+      else {
+        TB_TRY(launch_dependent(csr_kernel<F, OP, NT, VT, false, false, true, true>,
+                                unsigned(tiles), NT, 0, stream, inputs_of(in), csr, num_segments,
+                                count, tile_limits, carries, out, empty_rows));
+        TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, stream, csr,
+                                num_segments, count, empty_rows, out));
+      }
     } else {
       auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
       if constexpr (words_fit<F, OP, NT, VT>()) {
@@ -710,18 +730,23 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
     *scratch_bytes = carries_bytes(tiles);
     return TB_OK;
   }
-  if (tiles == 0) return TB_OK;
-  return with_front(in->front, [&](auto f) {
-    constexpr tb_seg_front F = decltype(f)::value;
-    TileCarries<OP, T> carries;
-    TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
-    auto kernel = apply_kernel<F, OP, NT, VT, false>;
-    if constexpr (words_fit<F, OP, NT, VT>())
-      if (words_aligned(in)) kernel = apply_kernel<F, OP, NT, VT, true>;
-    TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), codes, limits,
-                            num_segments, count, carries, out));
-    return fold(carries, out, stream);
-  });
+  if constexpr (VT > kCodeFlagBits) {  // a plan's code holds VT end flags
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "segreduce apply: box %dx%d: a plan takes VT <= %d", NT,
+                   VT, kCodeFlagBits);
+  } else {
+    if (tiles == 0) return TB_OK;
+    return with_front(in->front, [&](auto f) {
+      constexpr tb_seg_front F = decltype(f)::value;
+      TileCarries<OP, T> carries;
+      TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
+      auto kernel = apply_kernel<F, OP, NT, VT, false>;
+      if constexpr (words_fit<F, OP, NT, VT>())
+        if (words_aligned(in)) kernel = apply_kernel<F, OP, NT, VT, true>;
+      TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), codes, limits,
+                              num_segments, count, carries, out));
+      return fold(carries, out, stream);
+    });
+  }
 }
 
 template <tb_op OP, int NT, int VT>

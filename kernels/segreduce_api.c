@@ -74,10 +74,17 @@ int tb_reduce_by_key_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
 }
 
 /* From the generated table (kernels/tuned/): per type, the best geometric
- * mean over every average length of segreduce (reduce_by_key for its own). */
+ * mean over every average length of segreduce among the boxes a plan takes
+ * (reduce_by_key for its own), and the fastest box per average length. */
 tb_launch_box tb_segreduce_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
   return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0);
+}
+tb_launch_box tb_segreduce_default_box_for(tb_type type, int64_t num_segments, int64_t count) {
+  if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
+  const double avg = num_segments > 0 && count > 0 ? (double)count / (double)num_segments : 0;
+  const tb_launch_box b = tb_tuned_box(TB_TUNED_SEGREDUCE, type, avg);
+  return b.nt ? b : tb_segreduce_default_box(type);
 }
 tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
@@ -95,6 +102,27 @@ tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
 static tb_status resolve_box(const char *fn, tb_type type, tb_op op, const tb_launch_box *box,
                              tb_launch_box def, tb_launch_box *out) {
   return tb_resolve_box(fn, kGrids[type], type, op, box, def, out);
+}
+
+/* A plan's box: its thread codes hold VT end flags. */
+static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_box *box,
+                                  tb_launch_box def, tb_launch_box *out) {
+  TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, def, out));
+  if (out->vt > TB_SEG_PLAN_MAX_VT)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s: launch box %dx%d: a plan takes VT up to %d (the plain forms take it)", fn,
+                   out->nt, out->vt, TB_SEG_PLAN_MAX_VT);
+  return TB_OK;
+}
+
+/* Whether the direct tiles at box hold a 32-bit mark per item, which empty
+ * segments need (CtaSegReduce::kMarks in kernels/device/cta_segreduce.cuh,
+ * the same rule): a tile whose values and a bit per item fit 46 KiB of
+ * shared memory must fit a word per item too (or hold half a tile). */
+static bool tiles_mark(size_t elem, tb_launch_box box) {
+  const size_t budget = 46 * 1024, items = (size_t)box.nt * (size_t)box.vt;
+  const bool half = elem * items + 4 * (size_t)box.nt > budget;
+  return half || (elem + 4) * items <= budget;
 }
 
 /* ---- argument checks --------------------------------------------------------- */
@@ -152,14 +180,15 @@ static tb_status check_csr(const char *fn, const int32_t *d_csr, int64_t num_seg
 typedef struct reduce_layout {
   int tiles, num_segments;
   size_t elem, kernel_bytes, status_bytes;
-  bool empty, indirect, planned;
+  bool empty, indirect, planned, marks;
   int32_t *limits, *ranks, *csr2, *sources2, *num2;
   void *kernel, *tmp, *status;
 } reduce_layout;
 
-/* Whether the tiles take empty segments themselves: the direct form. */
+/* Whether the tiles take empty segments themselves: the direct form, where
+ * its tiles hold a mark per item (tiles_mark). */
 static bool tiles_take_empty(const reduce_layout *l) {
-  return l->empty && !l->indirect && !l->planned;
+  return l->empty && !l->indirect && !l->planned && l->marks;
 }
 
 static void lay_out(tb_scratch *s, reduce_layout *l) {
@@ -196,7 +225,8 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
                      .num_segments = p->num_segments,
                      .elem = tb_type_size(p->type),
                      .empty = p->support_empty,
-                     .indirect = p->sources != NULL};
+                     .indirect = p->sources != NULL,
+                     .marks = tiles_mark(tb_type_size(p->type), box)};
   TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, false, p->count, NULL, NULL,
                 &l.kernel_bytes, NULL, stream));
   if (p->support_empty && !tiles_take_empty(&l))
@@ -236,7 +266,9 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, op, box, tb_segreduce_default_box(type), &b));
+  const tb_launch_box def = d_sources ? tb_segreduce_default_box(type)
+                                      : tb_segreduce_default_box_for(type, num_segments, count);
+  TB_TRY(resolve_box(fn, type, op, box, def, &b));
   const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
                          (int)num_segments, (int)count, support_empty, d_out};
   return run_csr(&p, b, scratch, stream);
@@ -401,8 +433,8 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
    * (H100: float L = 1024 0.95 -> 0.92x cuSPARSE, double L = 64 1.01 ->
    * 0.97x). */
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box,
-                     spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_plan_box(fn, type, box,
+                          spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));
   size_t status_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL, NULL,
@@ -470,7 +502,7 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   TB_TRY(check_size(fn, "count", count, 0));
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, tb_segreduce_default_box(type), &b));
+  TB_TRY(resolve_plan_box(fn, type, box, tb_segreduce_default_box(type), &b));
   const key_runs_fn key_runs = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)];
   size_t extra[kMaxExtra] = {0, 0};
   TB_TRY(key_runs(b, NULL, (int)count, NULL, NULL, NULL, NULL, NULL, &extra[0], stream));

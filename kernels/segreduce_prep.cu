@@ -212,6 +212,12 @@ constexpr BoxSpec kGrid[] = {
 #include "kernels/segreduce_grid.def"
 #undef TB_BOX
 };
+// A plan's thread code holds VT end flags (kCodeFlagBits): wider boxes
+// run the plain forms only (the host checks first: plan_box_check).
+tb_status plan_box_error(int nt, int vt) {
+  return tb_fail(TB_ERR_INVALID_ARGUMENT, "segreduce plan: box %dx%d: a plan takes VT <= %d", nt,
+                 vt, kCodeFlagBits);
+}
 using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
                            family_bit(TB_TUNED_SPMV),
                        TB_TYPE_ANY, AnyBoxFits>;
@@ -280,12 +286,16 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, cons
                                                          cudaStream_t stream) {
   using namespace tb;
   return with_box<kGrid, Boxes>(box, [&](auto b) {
-    const int tiles = int(tb_tiles(count, box));
-    if (tiles == 0) return TB_OK;
-    csr_codes_kernel<b.NT, b.VT><<<tiles, b.NT, 0, stream>>>(d_csr, num_segments, count,
-                                                             d_limits, d_codes);
-    TB_CUDA_TRY(cudaGetLastError());
-    return TB_OK;
+    if constexpr (b.VT > kCodeFlagBits) {
+      return plan_box_error(b.NT, b.VT);
+    } else {
+      const int tiles = int(tb_tiles(count, box));
+      if (tiles == 0) return TB_OK;
+      csr_codes_kernel<b.NT, b.VT>
+          <<<tiles, b.NT, 0, stream>>>(d_csr, num_segments, count, d_limits, d_codes);
+      TB_CUDA_TRY(cudaGetLastError());
+      return TB_OK;
+    }
   });
 }
 
@@ -302,18 +312,22 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const
     return TB_OK;
   }
   return with_box<kGrid, Boxes>(box, [&](auto b) {
-    if (tiles == 0) {
-      TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));
-      if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int32_t), stream));
+    if constexpr (b.VT > kCodeFlagBits) {
+      return plan_box_error(b.NT, b.VT);
+    } else {
+      if (tiles == 0) {
+        TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));
+        if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int32_t), stream));
+        return TB_OK;
+      }
+      TileStatusArray<int> counts;
+      counts.bind(scratch, tiles);
+      TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
+      key_runs_kernel<b.NT, b.VT>
+          <<<tiles, b.NT, 0, stream>>>(d_keys, count, counts, d_limits, d_codes, d_keys_out, d_num);
+      TB_CUDA_TRY(cudaGetLastError());
       return TB_OK;
     }
-    TileStatusArray<int> counts;
-    counts.bind(scratch, tiles);
-    TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
-    key_runs_kernel<b.NT, b.VT><<<tiles, b.NT, 0, stream>>>(d_keys, count, counts, d_limits,
-                                                            d_codes, d_keys_out, d_num);
-    TB_CUDA_TRY(cudaGetLastError());
-    return TB_OK;
   });
 }
 

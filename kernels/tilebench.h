@@ -336,7 +336,17 @@ tb_launch_box tb_omp_default_box(void);
 tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
+/* Segmented reduction: tb_segreduce_csr of the direct form with a NULL box
+ * runs the box of the swept mean segment length nearest count /
+ * num_segments (log scale); tb_segreduce_default_box is the box of no known
+ * length, the best over every length among the boxes a plan takes, which
+ * the indirect form and tb_segreduce_csr_preprocess run. */
 tb_launch_box tb_segreduce_default_box(tb_type type);
+tb_launch_box tb_segreduce_default_box_for(tb_type type, int64_t num_segments, int64_t count);
+/* The most items a thread (VT) of a plan's box: its thread codes hold an
+ * end flag an item. Every preprocess refuses wider boxes of the segreduce
+ * grid (TB_ERR_INVALID_ARGUMENT), which the plain forms run. */
+#define TB_SEG_PLAN_MAX_VT 15
 /* The one-pass tb_reduce_by_key has its own default (a box of the segreduce
  * grid); its preprocess + apply form uses segreduce's. */
 tb_launch_box tb_reduce_by_key_default_box(tb_type type);

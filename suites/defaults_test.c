@@ -39,6 +39,13 @@ static void test_fixed_families(void) {
       snprintf(what, sizeof what, "segreduce %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_segreduce_default_box(type),
                 what);
+      CU_ASSERT(tb_segreduce_default_box(type).vt <= TB_SEG_PLAN_MAX_VT); /* plans take it */
+      for (double avg = 1; avg <= 1 << 20; avg *= 1.19) { /* each segment length's own */
+        snprintf(what, sizeof what, "segreduce %s %s avg %.1f", tb_type_name(type), tb_op_name(op),
+                 avg);
+        expect_in(grid, tb_segreduce_grid(type, op, grid, kMax),
+                  tb_segreduce_default_box_for(type, 1 << 10, (int64_t)(avg * (1 << 10))), what);
+      }
       snprintf(what, sizeof what, "spmv %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_spmv_default_box(type), what);
       for (double avg = 1; avg <= 1 << 20; avg *= 1.19) { /* each row length's own */

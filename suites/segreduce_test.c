@@ -709,6 +709,20 @@ static void test_bad_input(void) {
                  "launch box 128x0", kNotInGrid);
   EXPECT_NO_PLAN(p, tb_segreduce_csr_preprocess(TB_INT32, C, managed, S, false, NULL, &p, 0), SP,
                  kCsr0);
+  /* Every box of the grid wider than a plan's codes: refused by each
+   * preprocess, which names the limit (the plain forms run them). */
+  for (int i = 0; i < n_grid; ++i) {
+    if (grid[i].vt <= TB_SEG_PLAN_MAX_VT) continue;
+    char box[64];
+    snprintf(box, sizeof box, "launch box %dx%d", grid[i].nt, grid[i].vt);
+    EXPECT_NO_PLAN(p, tb_segreduce_csr_preprocess(TB_FLOAT, C, csr, S, false, &grid[i], &p, 0), SP,
+                   box, "a plan takes VT up to 15");
+    EXPECT_NO_PLAN(p, tb_spmv_preprocess(TB_FLOAT, C, csr, S, true, &grid[i], &p, 0),
+                   "tb_spmv_preprocess", box, "a plan takes VT up to 15");
+    EXPECT_NO_PLAN(
+        p, tb_reduce_by_key_preprocess(TB_FLOAT, zeros, C, NULL, NULL, NULL, &grid[i], &p, 0),
+        "tb_reduce_by_key_preprocess", box, "a plan takes VT up to 15");
+  }
 
   /* apply (the plans are float) */
   EXPECT_REJECTS(tb_segreduce_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), SA, "plan is NULL");

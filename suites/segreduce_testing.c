@@ -74,7 +74,8 @@ static tb_launch_box effective_box(tb_type t, const tb_launch_box *box, bool spm
 }
 
 void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]) {
-  const int n = grid_of(t, grid);
+  int n = grid_of(t, grid);
+  while (n > 1 && grid[n - 1].vt > TB_SEG_PLAN_MAX_VT) --n; /* the plans' last */
   boxes[0] = NULL;
   boxes[1] = n > 0 ? &grid[0] : NULL;
   boxes[2] = n > 0 ? &grid[n - 1] : NULL;

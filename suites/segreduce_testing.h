@@ -59,7 +59,8 @@ bool op_at_box(tb_type t, int op, const tb_launch_box *box);
 bool op_swept_at(tb_type t, int op, const tb_launch_box *box);
 
 /* The boxes the plan and real-data tests run at: the tuned default (NULL),
- * the grid's first and its last, pointing into grid. */
+ * the grid's first and its last that a plan takes (VT up to
+ * TB_SEG_PLAN_MAX_VT), pointing into grid. */
 void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]);
 
 /* Under --quick / --sanitizer (every launch many times slower there) the

@@ -9,8 +9,13 @@
  * throughput (G items/s):
  *   reduce, scan    per type: the fastest box (reduce; scan_exclusive, the
  *                   look-back scan);
- *   segreduce,      per type: the best geometric mean over every average
- *   reduce_by_key   segment length (of segreduce; of reduce_by_key);
+ *   segreduce      per type: the best geometric mean over every average
+ *                   segment length among the boxes a plan takes (VT up to
+ *                   15), as the row of any length (average 0), which plans
+ *                   and the indirect form take; then per average length
+ *                   the fastest box, which a direct call of the nearest
+ *                   mean takes;
+ *   reduce_by_key   per type: the best geometric mean over every length;
  *   omp_reduce      one box: the best geometric mean over the clauses swept;
  *   lbs, expand,    per average count (seg): the fastest box; the library
  *   move            takes the row of the nearest swept count (gather and
@@ -111,6 +116,7 @@ typedef struct {
   const char *type; /* NULL: any */
   int64_t seg;      /* -2: any */
   bool unsized;     /* with seg: rows without one (-1) too */
+  int max_vt;       /* 0: any box */
 } selection;
 
 static bool selected(const row *r, const selection *q) {
@@ -118,7 +124,8 @@ static bool selected(const row *r, const selection *q) {
   for (int i = 0; i < 4; ++i)
     alg |= q->algorithms[i] && strcmp(r->p.algorithm, q->algorithms[i]) == 0;
   const bool seg = q->seg == -2 || r->p.seg == q->seg || (q->unsized && r->p.seg == -1);
-  return alg && (!q->type || strcmp(r->p.type, q->type) == 0) && seg;
+  const bool box = q->max_vt == 0 || r->p.vt <= q->max_vt;
+  return alg && (!q->type || strcmp(r->p.type, q->type) == 0) && seg && box;
 }
 
 /* The largest n swept for r's algorithm among the selected rows (the
@@ -230,9 +237,15 @@ int main(int argc, char **argv) {
     const selection q = {{"scan_exclusive", NULL}, kTypes[t], -2};
     ok &= emit(&s[1], "SCAN", &q, kTypeEnums[t], 0);
   }
+  int64_t seg_lengths[64];
+  const int seg_count = sweep_segs(&s[2], "segreduce", seg_lengths, 64);
   for (int t = 0; t < 4; ++t) {
-    const selection q = {{"segreduce", NULL}, kTypes[t], -2};
-    ok &= emit(&s[2], "SEGREDUCE", &q, kTypeEnums[t], 0);
+    const selection any = {{"segreduce", NULL}, kTypes[t], -2, false, 15}; /* TB_SEG_PLAN_MAX_VT */
+    ok &= emit(&s[2], "SEGREDUCE", &any, kTypeEnums[t], 0);
+    for (int i = 0; i < seg_count; ++i) {
+      const selection at = {{"segreduce", NULL}, kTypes[t], seg_lengths[i]};
+      ok &= emit(&s[2], "SEGREDUCE", &at, kTypeEnums[t], seg_lengths[i]);
+    }
   }
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"reduce_by_key", NULL}, kTypes[t], -2};

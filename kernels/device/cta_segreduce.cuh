@@ -27,6 +27,7 @@
 #include "kernels/device/cta_scan.cuh"
 #include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/tile_status.cuh"
+#include "kernels/tilebench.h"
 
 namespace tb {
 
@@ -167,8 +168,9 @@ __device__ __forceinline__ void expand_csr_rows(unsigned first, const int* csr, 
   }
 }
 
-// The marks of CtaCsrEnds: a word an item, or a bit an item.
-template <int NT, int VT>
+// The marks of CtaCsrEnds: a word an item, or a bit an item; kMarks false:
+// the bits only (a tile with no room for a word an item).
+template <int NT, int VT, bool kMarks = true>
 struct CsrEndsStorage {
   static constexpr int kQuads = (NT * VT + 3) / 4;  // 16 bytes = 4 marks
   union {
@@ -176,6 +178,10 @@ struct CsrEndsStorage {
     int mark[4 * kQuads];
     unsigned bits[NT];
   };
+};
+template <int NT, int VT>
+struct CsrEndsStorage<NT, VT, false> {
+  unsigned bits[NT];
 };
 
 // The ends of a tile's segments from its CSR slice, without a search per
@@ -203,10 +209,14 @@ struct CsrEndsStorage {
 // the least of their rows minus one, the last non-empty row before them.
 // The marks then keep the least value (as kEmptyTop - k, by the same
 // atomicMax); the empty rows themselves end no item (the caller stores them).
-template <int NT, int VT, bool kEmpty = false>
+//
+// kMarks false: bits only, for tiles whose values leave no room for a word
+// an item; their rows are stored by row whatever their number.
+template <int NT, int VT, bool kEmpty = false, bool kMarks = true>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
-  using Storage = CsrEndsStorage<NT, VT>;  // the same with or without kEmpty
+  using Storage = CsrEndsStorage<NT, VT, kMarks>;  // the same with or without kEmpty
+  static_assert(kMarks || !kEmpty, "empty rows need the marks (a run's least row)");
   static constexpr int kQuads = Storage::kQuads;
   static_assert(VT <= 32, "a thread's flags in one word");
   static constexpr int kBatch = 4;  // slice entries in flight per thread
@@ -344,7 +354,7 @@ __device__ __forceinline__ unsigned end_flags(const int (&rows)[VT + 1]) {
 
 // Thread codes of the preprocessed form: end flags in the low bits, the
 // thread's first local row above them.
-constexpr int kCodeFlagBits = 15;
+constexpr int kCodeFlagBits = TB_SEG_PLAN_MAX_VT;
 __device__ __forceinline__ int pack_code(unsigned flags, int row) {
   return int(flags | (unsigned(row) << kCodeFlagBits));
 }
@@ -528,13 +538,19 @@ struct TileCarries {
 // ---- the whole tile -----------------------------------------------------
 
 // kHalf ("half capacity", for large tiles): when a tile of values and a
-// 32-bit mark per item would not fit 46 KiB of static shared memory, it
-// holds only half a tile of partials; a tile ending more segments than that
-// (average length under 2) stores its partials straight from registers.
+// bit per item would not fit 46 KiB of static shared memory, it holds only
+// half a tile of partials; a tile ending more segments than that (average
+// length under 2) stores its partials straight from registers. kMarks: the
+// direct tile has room for a 32-bit mark per item (beside its values, or
+// in their place in a half tile); without it (4-byte values from 512x21),
+// bits only (CtaCsrEnds), and the host leaves empty rows to the prepass
+// (tb_seg_tile_marks, the same rule).
 template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegReduce {
   static constexpr int kTile = NT * VT;
-  static constexpr bool kHalf = (sizeof(T) + 4) * kTile > 46 * 1024;
+  static constexpr int kBudget = 46 * 1024;
+  static constexpr bool kHalf = sizeof(T) * kTile + 4 * NT > kBudget;
+  static constexpr bool kMarks = kHalf || (sizeof(T) + 4) * kTile <= kBudget;
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
@@ -661,12 +677,14 @@ struct CtaSegReduce {
   // unconditionally; the carry-in completes the thread's first end; each
   // row's result is then read from its end's slot. No row per item and no
   // predicated scatter: at 4 bytes and 512x11 that scatter was a fifth of
-  // the tile's instructions (H100 SASS).
+  // the tile's instructions (H100 SASS). by_row: by row (end_of), a round
+  // of NT rows at a time, at most a tile of them (more: a malformed CSR);
+  // else by item (row_at).
   template <typename EndOf, typename RowAt>
   __device__ __forceinline__ static void reduce_in_place(
-      const T (&x)[VT], unsigned flags, T* tile_values, const EndOf& end_of, const RowAt& row_at,
-      const SegRange& r, int num_segments, const TileCarries<OP, T>& carries, int64_t tile,
-      T* __restrict__ out, Storage& s) {
+      const T (&x)[VT], unsigned flags, T* tile_values, bool by_row, const EndOf& end_of,
+      const RowAt& row_at, const SegRange& r, int num_segments, const TileCarries<OP, T>& carries,
+      int64_t tile, T* __restrict__ out, Storage& s) {
     static_assert(!kHalf, "a whole tile of values");
     const T identity = Op<OP>::template identity<T>();
     // Only this thread reads or writes its slots once its values are read.
@@ -679,9 +697,10 @@ struct CtaSegReduce {
     }
     __syncthreads();
     const int end = min(r.total, num_segments - r.begin);
-    if (rows_by_row(r, num_segments)) {
-      // A row a thread at most: by row, from the item that ends it.
-      if (int(threadIdx.x) < end) store(threadIdx.x, tile_values[end_of(threadIdx.x)], r, out, s);
+    if (by_row) {
+      // By row, from the item that ends it.
+      for (int k = threadIdx.x; k < min(end, kTile); k += NT)
+        store(k, tile_values[end_of(k)], r, out, s);
     } else {
       // Short segments: by item, from the row it ends (end_of may load, and
       // by then the slice has left L1: by row, one item a segment was 6%
@@ -701,7 +720,7 @@ struct CtaSegReduce {
     hand_off(r, carries, tile, s);
   }
 
-  // Whether reduce_in_place reads each row's result by row (end_of), never
+  // Whether a tile with the marks reduces in place by row (end_of), never
   // asking for an item's row (row_at): at most a row a thread.
   __device__ __forceinline__ static bool rows_by_row(const SegRange& r, int num_segments) {
     return min(r.total, num_segments - r.begin) <= NT;
