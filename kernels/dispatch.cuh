@@ -97,7 +97,7 @@ struct Box {
   static constexpr int NT = NT_, VT = VT_;
 };
 
-// Every tuned row, of every architecture's table.
+// Every tuned row, of every architecture's table and every GPU's own.
 struct TunedSpec {
   tb_tuned_family family;
   int type;
@@ -106,6 +106,7 @@ struct TunedSpec {
 constexpr TunedSpec kTunedRows[] = {
 #define TB_TUNED(F, TYPE, AVG, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
 #include "kernels/tuned/sm_90.inc"
+#include "kernels/tuned/sm_90_h200.inc"
 #undef TB_TUNED
 };
 

@@ -1,13 +1,18 @@
 /* The tuned default boxes: generated tables, one per architecture that has
- * a committed box sweep, picked by the current device's compute capability. */
+ * a committed box sweep, picked by the current device's compute capability,
+ * and a GPU's own rows of some families (from that GPU's sweep), which the
+ * lookup prefers for those families on that GPU (H100 and H200 share sm_90
+ * but not their best tiles). */
 #include "kernels/tuned.h"
 
+#include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
-#include <cuda_runtime_api.h>
+#include "core/slug.h"
 
 typedef struct tuned_row {
   tb_tuned_family family;
@@ -21,61 +26,99 @@ static const tuned_row kSm90[] = {
 #include "kernels/tuned/sm_90.inc"
 #undef TB_TUNED
 };
+static const tuned_row kSm90H200[] = {
+#define TB_TUNED(F, T, AVG, NT, VT) {TB_TUNED_##F, T, AVG, {NT, VT}},
+#include "kernels/tuned/sm_90_h200.inc"
+#undef TB_TUNED
+};
 
 static const struct tuned_table {
   const char *arch;
+  const char *gpu; /* NULL: the arch's table; else that GPU's slug (core/slug.h) */
   int major, minor;
   const tuned_row *rows;
   size_t count;
 } kTables[] = {
-    {"sm_90", 9, 0, kSm90, sizeof kSm90 / sizeof kSm90[0]},
+    {"sm_90", NULL, 9, 0, kSm90, sizeof kSm90 / sizeof kSm90[0]},
+    {"sm_90", "h200", 9, 0, kSm90H200, sizeof kSm90H200 / sizeof kSm90H200[0]},
 };
 enum { kTableCount = sizeof kTables / sizeof kTables[0] };
 
-/* Per device ordinal: 0 not asked yet, 1 no table, 2 + i table i. Every
- * default-box lookup of a small launch goes through here, so the
- * attribute queries run once per device; a race only asks twice. */
-enum { kCachedDevices = 64 };
-static _Atomic int table_of_device[kCachedDevices];
+/* A device's tables: its arch's, and its GPU's own (either may be none). */
+typedef struct device_tables {
+  const struct tuned_table *arch, *gpu;
+} device_tables;
 
-/* The current device's table, or NULL when it has none (or there is no
- * device to ask). */
-static const struct tuned_table *device_table(void) {
+/* Per device ordinal: 0 not asked yet, else 1 + (arch table index + 1) +
+ * 64 * (GPU table index + 1), index -1 for none. Every default-box lookup
+ * of a small launch goes through here, so the attribute queries run once
+ * per device; a race only asks twice. */
+enum { kCachedDevices = 64 };
+static _Atomic int tables_of_device[kCachedDevices];
+
+static device_tables decode(int known) {
+  const int a = (known - 1) % 64 - 1, g = (known - 1) / 64 - 1;
+  return (device_tables){a >= 0 ? &kTables[a] : NULL, g >= 0 ? &kTables[g] : NULL};
+}
+
+/* The current device's tables ({NULL, NULL} when there is no device to
+ * ask). */
+static device_tables device_tables_now(void) {
   int dev = 0, major = 0, minor = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
     (void)cudaGetLastError(); /* not sticky: the caller's next check must not see it */
-    return NULL;
+    return (device_tables){NULL, NULL};
   }
   const bool cached = dev >= 0 && dev < kCachedDevices;
-  const int known = cached ? atomic_load_explicit(&table_of_device[dev], memory_order_relaxed) : 0;
-  if (known) return known >= 2 ? &kTables[known - 2] : NULL;
+  const int known = cached ? atomic_load_explicit(&tables_of_device[dev], memory_order_relaxed) : 0;
+  if (known) return decode(known);
+  struct cudaDeviceProp prop;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+      cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
     (void)cudaGetLastError();
-    return NULL;
+    return (device_tables){NULL, NULL};
   }
-  int found = 1;
-  for (int i = 0; i < kTableCount; ++i)
-    if (kTables[i].major == major && kTables[i].minor == minor) found = 2 + i;
-  if (cached) atomic_store_explicit(&table_of_device[dev], found, memory_order_relaxed);
-  return found >= 2 ? &kTables[found - 2] : NULL;
+  char slug[128];
+  tb_gpu_slug(prop.name, slug, sizeof slug);
+  int a = -1, g = -1;
+  for (int i = 0; i < kTableCount; ++i) {
+    if (kTables[i].major != major || kTables[i].minor != minor) continue;
+    if (!kTables[i].gpu)
+      a = i;
+    else if (strcmp(kTables[i].gpu, slug) == 0)
+      g = i;
+  }
+  const int code = 1 + (a + 1) + 64 * (g + 1);
+  if (cached) atomic_store_explicit(&tables_of_device[dev], code, memory_order_relaxed);
+  return decode(code);
 }
 
 const char *tb_tuned_arch(void) {
-  const struct tuned_table *t = device_table();
-  return t ? t->arch : NULL;
+  const device_tables t = device_tables_now();
+  return t.arch ? t.arch->arch : NULL;
 }
 
-tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg) {
-  const struct tuned_table *t = device_table();
-  if (!t) t = &kTables[0]; /* documented fallback: sm_90's boxes */
+/* The row of table t for (family, type) whose average count is nearest avg
+ * (log scale), or NULL when t has none. */
+static const tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
+                                    tb_type type, double avg) {
   const tuned_row *best = NULL;
   const double at = log2(avg > 1 ? avg : 1);
-  for (size_t i = 0; i < t->count; ++i) {
+  for (size_t i = 0; t && i < t->count; ++i) {
     const tuned_row *r = &t->rows[i];
     if (r->family != family || (r->type != TB_TYPE_ANY && r->type != (int)type)) continue;
     if (!best || fabs(log2(r->avg > 1 ? r->avg : 1) - at) < fabs(log2(best->avg > 1 ? best->avg : 1) - at))
       best = r;
   }
-  return best ? best->box : (tb_launch_box){0, 0};
+  return best;
+}
+
+tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg) {
+  const device_tables t = device_tables_now();
+  const tuned_row *r = nearest_row(t.gpu, family, type, avg);
+  if (!r)
+    r = nearest_row(t.arch ? t.arch : &kTables[0], family, type,
+                    avg); /* documented fallback: sm_90's boxes */
+  return r ? r->box : (tb_launch_box){0, 0};
 }
