@@ -117,12 +117,11 @@ static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_
 
 /* Whether the direct tiles at box hold a 32-bit mark per item, which empty
  * segments need (CtaSegReduce::kMarks in kernels/device/cta_segreduce.cuh,
- * the same rule): a tile whose values and a bit per item fit 46 KiB of
- * shared memory must fit a word per item too (or hold half a tile). */
+ * the same rule): all but the boxes wider than a plan whose values and a
+ * bit per item fit 46 KiB of shared memory (4-byte values at 512x21). */
 static bool tiles_mark(size_t elem, tb_launch_box box) {
   const size_t budget = 46 * 1024, items = (size_t)box.nt * (size_t)box.vt;
-  const bool half = elem * items + 4 * (size_t)box.nt > budget;
-  return half || (elem + 4) * items <= budget;
+  return box.vt <= TB_SEG_PLAN_MAX_VT || elem * items + 4 * (size_t)box.nt > budget;
 }
 
 /* ---- argument checks --------------------------------------------------------- */

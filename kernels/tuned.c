@@ -100,14 +100,21 @@ const char *tb_tuned_arch(void) {
 }
 
 /* The row of table t for (family, type) whose average count is nearest avg
- * (log scale), or NULL when t has none. */
+ * (log scale), or NULL when t has none. A family with rows per count keeps
+ * its row of count 0 (any length) for avg 0, a length not known: a known
+ * one of 1 would otherwise tie with it. */
 static const tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
                                     tb_type type, double avg) {
   const tuned_row *best = NULL;
   const double at = log2(avg > 1 ? avg : 1);
+  bool sized = false;
+  for (size_t i = 0; t && i < t->count; ++i)
+    sized |= t->rows[i].family == family && t->rows[i].avg > 0 &&
+             (t->rows[i].type == TB_TYPE_ANY || t->rows[i].type == (int)type);
   for (size_t i = 0; t && i < t->count; ++i) {
     const tuned_row *r = &t->rows[i];
     if (r->family != family || (r->type != TB_TYPE_ANY && r->type != (int)type)) continue;
+    if (sized && (avg > 0) != (r->avg > 0)) continue;
     if (!best || fabs(log2(r->avg > 1 ? r->avg : 1) - at) < fabs(log2(best->avg > 1 ? best->avg : 1) - at))
       best = r;
   }

@@ -538,19 +538,20 @@ struct TileCarries {
 // ---- the whole tile -----------------------------------------------------
 
 // kHalf ("half capacity", for large tiles): when a tile of values and a
-// bit per item would not fit 46 KiB of static shared memory, it holds only
-// half a tile of partials; a tile ending more segments than that (average
-// length under 2) stores its partials straight from registers. kMarks: the
-// direct tile has room for a 32-bit mark per item (beside its values, or
-// in their place in a half tile); without it (4-byte values from 512x21),
-// bits only (CtaCsrEnds), and the host leaves empty rows to the prepass
-// (tb_seg_tile_marks, the same rule).
+// 32-bit mark per item would not fit 46 KiB of static shared memory, it
+// holds only half a tile of partials; a tile ending more segments than that
+// (average length under 2) stores its partials straight from registers.
+// kMarks false: the boxes wider than a plan (VT over TB_SEG_PLAN_MAX_VT,
+// which only the plain forms run) whose values and a bit per item fit keep
+// the whole tile with bits only (CtaCsrEnds), and the host leaves empty
+// rows to the prepass (tiles_mark in kernels/segreduce_api.c, the same
+// rule): 4-byte values at 512x21.
 template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegReduce {
   static constexpr int kTile = NT * VT;
   static constexpr int kBudget = 46 * 1024;
-  static constexpr bool kHalf = sizeof(T) * kTile + 4 * NT > kBudget;
-  static constexpr bool kMarks = kHalf || (sizeof(T) + 4) * kTile <= kBudget;
+  static constexpr bool kMarks = VT <= TB_SEG_PLAN_MAX_VT || sizeof(T) * kTile + 4 * NT > kBudget;
+  static constexpr bool kHalf = kMarks && (sizeof(T) + 4) * kTile > kBudget;
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
@@ -698,9 +699,15 @@ struct CtaSegReduce {
     __syncthreads();
     const int end = min(r.total, num_segments - r.begin);
     if (by_row) {
-      // By row, from the item that ends it.
-      for (int k = threadIdx.x; k < min(end, kTile); k += NT)
-        store(k, tile_values[end_of(k)], r, out, s);
+      // By row, from the item that ends it: at most a row a thread where
+      // the tile has the marks (a loop there cost double SpMV 512x5 four
+      // registers, a third of its CTAs).
+      if constexpr (kMarks) {
+        if (int(threadIdx.x) < end) store(threadIdx.x, tile_values[end_of(threadIdx.x)], r, out, s);
+      } else {
+        for (int k = threadIdx.x; k < min(end, kTile); k += NT)
+          store(k, tile_values[end_of(k)], r, out, s);
+      }
     } else {
       // Short segments: by item, from the row it ends (end_of may load, and
       // by then the slice has left L1: by row, one item a segment was 6%
