@@ -689,7 +689,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               carries, out));
     } else if (empty) {
       // Tiles without the marks leave empty rows to the prepass (the host's
-      // tb_seg_tile_marks).
+      // tiles_mark, kernels/segreduce_api.c).
       if constexpr (!Tile<OP, NT, VT>::Seg::kMarks)
         return tb_fail(TB_ERR_INVALID_ARGUMENT,
                        "segreduce: box %dx%d takes no empty rows in its tiles", NT, VT);
