@@ -64,6 +64,8 @@ struct Tile {
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT, false, Seg::kMarks>;
+  static_assert(Seg::kMarks == tb_seg_tile_marks(sizeof(T), NT, VT),
+                "the host's rule for which tiles take empty rows");
   // Striped to thread order within each warp (no CTA barrier); the largest
   // tiles across the CTA in two rounds through half a tile, with their marks
   // read before (the two share memory), so that they fit 48 KiB.
@@ -689,7 +691,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                               carries, out));
     } else if (empty) {
       // Tiles without the marks leave empty rows to the prepass (the host's
-      // tiles_mark, kernels/segreduce_api.c).
+      // tb_seg_tile_marks).
       if constexpr (!Tile<OP, NT, VT>::Seg::kMarks)
         return tb_fail(TB_ERR_INVALID_ARGUMENT,
                        "segreduce: box %dx%d takes no empty rows in its tiles", NT, VT);

@@ -80,16 +80,18 @@ tb_launch_box tb_segreduce_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
   return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0);
 }
+/* The mean length of a CSR geometry, 0 (not known) when it has no rows or
+ * no items. */
+static double mean_length(int64_t rows, int64_t items) {
+  return rows > 0 && items > 0 ? (double)items / (double)rows : 0;
+}
 tb_launch_box tb_segreduce_default_box_for(tb_type type, int64_t num_segments, int64_t count) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  const double avg = num_segments > 0 && count > 0 ? (double)count / (double)num_segments : 0;
-  const tb_launch_box b = tb_tuned_box(TB_TUNED_SEGREDUCE, type, avg);
-  return b.nt ? b : tb_segreduce_default_box(type);
+  return tb_tuned_box(TB_TUNED_SEGREDUCE, type, mean_length(num_segments, count));
 }
 tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  const double avg = num_rows > 0 && nz > 0 ? (double)nz / (double)num_rows : 0;
-  const tb_launch_box b = tb_tuned_box(TB_TUNED_SPMV, type, avg);
+  const tb_launch_box b = tb_tuned_box(TB_TUNED_SPMV, type, mean_length(num_rows, nz));
   return b.nt ? b : tb_segreduce_default_box(type);
 }
 tb_launch_box tb_spmv_default_box(tb_type type) { return tb_spmv_default_box_for(type, 0, 0); }
@@ -113,15 +115,6 @@ static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_
                    "%s: launch box %dx%d: a plan takes VT up to %d (the plain forms take it)", fn,
                    out->nt, out->vt, TB_SEG_PLAN_MAX_VT);
   return TB_OK;
-}
-
-/* Whether the direct tiles at box hold a 32-bit mark per item, which empty
- * segments need (CtaSegReduce::kMarks in kernels/device/cta_segreduce.cuh,
- * the same rule): all but the boxes wider than a plan whose values and a
- * bit per item fit 46 KiB of shared memory (4-byte values at 512x21). */
-static bool tiles_mark(size_t elem, tb_launch_box box) {
-  const size_t budget = 46 * 1024, items = (size_t)box.nt * (size_t)box.vt;
-  return box.vt <= TB_SEG_PLAN_MAX_VT || elem * items + 4 * (size_t)box.nt > budget;
 }
 
 /* ---- argument checks --------------------------------------------------------- */
@@ -185,7 +178,7 @@ typedef struct reduce_layout {
 } reduce_layout;
 
 /* Whether the tiles take empty segments themselves: the direct form, where
- * its tiles hold a mark per item (tiles_mark). */
+ * its tiles hold a mark per item (tb_seg_tile_marks). */
 static bool tiles_take_empty(const reduce_layout *l) {
   return l->empty && !l->indirect && !l->planned && l->marks;
 }
@@ -225,7 +218,7 @@ static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scr
                      .elem = tb_type_size(p->type),
                      .empty = p->support_empty,
                      .indirect = p->sources != NULL,
-                     .marks = tiles_mark(tb_type_size(p->type), box)};
+                     .marks = tb_seg_tile_marks(tb_type_size(p->type), box.nt, box.vt)};
   TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, false, p->count, NULL, NULL,
                 &l.kernel_bytes, NULL, stream));
   if (p->support_empty && !tiles_take_empty(&l))

@@ -37,6 +37,21 @@ typedef struct tb_seg_inputs {
   int x_len;
 } tb_seg_inputs;
 
+/* Whether the direct tiles at box (nt x vt, elem-byte values) hold a
+ * 32-bit row mark per item, which empty segments need: all but the boxes
+ * wider than a plan whose values and a bit per item fit 46 KiB of static
+ * shared memory (4-byte values at 512x21), which keep only the bits; the
+ * API sends their calls with support_empty through the prepass. The tile
+ * (CtaSegReduce::kMarks) is checked against it where it compiles. */
+#ifdef __cplusplus
+#define TB_SEG_CONSTEXPR constexpr /* for the tile's static_assert */
+#else
+#define TB_SEG_CONSTEXPR
+#endif
+static inline TB_SEG_CONSTEXPR bool tb_seg_tile_marks(size_t elem, int nt, int vt) {
+  return vt <= TB_SEG_PLAN_MAX_VT || elem * (size_t)nt * (size_t)vt + 4 * (size_t)nt > 46 * 1024;
+}
+
 /* ---- segreduce_prep.cu ---- */
 
 /* limits for the tiles of count items at box; segments come from

@@ -213,7 +213,8 @@ constexpr BoxSpec kGrid[] = {
 #undef TB_BOX
 };
 // A plan's thread code holds VT end flags (kCodeFlagBits): wider boxes
-// run the plain forms only (the host checks first: plan_box_check).
+// run the plain forms only (the host refuses them first: resolve_plan_box
+// in segreduce_api.c).
 tb_status plan_box_error(int nt, int vt) {
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "segreduce plan: box %dx%d: a plan takes VT <= %d", nt,
                  vt, kCodeFlagBits);

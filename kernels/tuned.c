@@ -123,9 +123,9 @@ static const tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family
 
 tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg) {
   const device_tables t = device_tables_now();
+  /* No table for the arch: sm_90's boxes, the documented fallback. */
+  const struct tuned_table *arch = t.arch ? t.arch : &kTables[0];
   const tuned_row *r = nearest_row(t.gpu, family, type, avg);
-  if (!r)
-    r = nearest_row(t.arch ? t.arch : &kTables[0], family, type,
-                    avg); /* documented fallback: sm_90's boxes */
+  if (!r) r = nearest_row(arch, family, type, avg);
   return r ? r->box : (tb_launch_box){0, 0};
 }

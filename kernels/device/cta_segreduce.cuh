@@ -544,8 +544,8 @@ struct TileCarries {
 // kMarks false: the boxes wider than a plan (VT over TB_SEG_PLAN_MAX_VT,
 // which only the plain forms run) whose values and a bit per item fit keep
 // the whole tile with bits only (CtaCsrEnds), and the host leaves empty
-// rows to the prepass (tiles_mark in kernels/segreduce_api.c, the same
-// rule): 4-byte values at 512x21.
+// rows to the prepass (tb_seg_tile_marks in kernels/segreduce_dispatch.h,
+// the same rule): 4-byte values at 512x21.
 template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegReduce {
   static constexpr int kTile = NT * VT;
