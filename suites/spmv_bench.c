@@ -291,9 +291,12 @@ static void register_all(void) {
       add(i, t, IMPL_TB, true, tuned);
       tb_launch_box boxes[64];
       const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
-      /* Apply by box too: a plan's default is chosen on those rows. */
-      for (int b = 0; b < nbox && b < 64; ++b)
-        for (int apply = 0; apply < 2; ++apply) add(i, t, IMPL_TB, apply, boxes[b]);
+      /* Apply by box too: a plan's default is chosen on those rows (plans take VT up to
+       * TB_SEG_PLAN_MAX_VT; the grid's wider boxes are the plain form's). */
+      for (int b = 0; b < nbox && b < 64; ++b) {
+        add(i, t, IMPL_TB, false, boxes[b]);
+        if (boxes[b].vt <= TB_SEG_PLAN_MAX_VT) add(i, t, IMPL_TB, true, boxes[b]);
+      }
     }
 }
 
