@@ -99,33 +99,38 @@ const char *tb_tuned_arch(void) {
   return t.arch ? t.arch->arch : NULL;
 }
 
-/* The row of table t for (family, type) whose average count is nearest avg
- * (log scale), or NULL when t has none. A family with rows per count keeps
- * its row of count 0 (any length) for avg 0, a length not known: a known
- * one of 1 would otherwise tie with it. */
+/* The row of table t for (family, type) among its rows per count (sized) or
+ * its row of any count (avg 0) whose average count is nearest avg (log
+ * scale), or NULL when t has none. */
 static const tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
-                                    tb_type type, double avg) {
+                                    tb_type type, double avg, bool sized) {
   const tuned_row *best = NULL;
   const double at = log2(avg > 1 ? avg : 1);
-  bool sized = false;
-  for (size_t i = 0; t && i < t->count; ++i)
-    sized |= t->rows[i].family == family && t->rows[i].avg > 0 &&
-             (t->rows[i].type == TB_TYPE_ANY || t->rows[i].type == (int)type);
   for (size_t i = 0; t && i < t->count; ++i) {
     const tuned_row *r = &t->rows[i];
     if (r->family != family || (r->type != TB_TYPE_ANY && r->type != (int)type)) continue;
-    if (sized && (avg > 0) != (r->avg > 0)) continue;
+    if ((r->avg > 0) != sized) continue;
     if (!best || fabs(log2(r->avg > 1 ? r->avg : 1) - at) < fabs(log2(best->avg > 1 ? best->avg : 1) - at))
       best = r;
   }
   return best;
 }
 
+/* A known count (avg > 0) takes the rows per count, the GPU's before the
+ * arch's: the row of any count would tie with a count of 1. An unknown one
+ * (avg 0: a plan's box, or no items) takes the row of any count. A family
+ * without rows of the kind asked for takes the other kind (LBS and the
+ * intervals have no row of any count: no items there takes the row of
+ * count 1). */
 tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg) {
   const device_tables t = device_tables_now();
   /* No table for the arch: sm_90's boxes, the documented fallback. */
   const struct tuned_table *arch = t.arch ? t.arch : &kTables[0];
-  const tuned_row *r = nearest_row(t.gpu, family, type, avg);
-  if (!r) r = nearest_row(arch, family, type, avg);
+  const tuned_row *r = NULL;
+  for (int pass = 0; pass < 2 && !r; ++pass) {
+    const bool sized = (avg > 0) == (pass == 0);
+    r = nearest_row(t.gpu, family, type, avg, sized);
+    if (!r) r = nearest_row(arch, family, type, avg, sized);
+  }
   return r ? r->box : (tb_launch_box){0, 0};
 }

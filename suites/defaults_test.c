@@ -46,6 +46,10 @@ static void test_fixed_families(void) {
         expect_in(grid, tb_segreduce_grid(type, op, grid, kMax),
                   tb_segreduce_default_box_for(type, 1 << 10, (int64_t)(avg * (1 << 10))), what);
       }
+      /* Segments but no items: no known length, the plans' box. */
+      const tb_launch_box none = tb_segreduce_default_box_for(type, 1 << 10, 0);
+      CU_ASSERT(none.nt == tb_segreduce_default_box(type).nt &&
+                none.vt == tb_segreduce_default_box(type).vt);
       snprintf(what, sizeof what, "spmv %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_spmv_default_box(type), what);
       for (double avg = 1; avg <= 1 << 20; avg *= 1.19) { /* each row length's own */
@@ -82,6 +86,9 @@ static void test_counted_families(void) {
     expect_in(grid, lbs, tb_lbs_default_box(objects, items), "lbs");
   }
   expect_in(grid, lbs, tb_lbs_default_box(0, 0), "lbs, no objects");
+  /* Objects but no items (all counts zero): an average count of 0, which no
+   * row of these families names. */
+  expect_in(grid, lbs, tb_lbs_default_box(1 << 10, 0), "lbs, all counts zero");
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     const int count = tb_interval_grid((tb_type)t, grid, kMax);
     for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op)
@@ -92,6 +99,13 @@ static void test_counted_families(void) {
         expect_in(grid, count,
                   tb_interval_default_box((tb_interval_op)op, (tb_type)t, objects, items), what);
       }
+    for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op) {
+      char what[80];
+      snprintf(what, sizeof what, "interval op %d %s, all counts zero", op,
+               tb_type_name((tb_type)t));
+      expect_in(grid, count, tb_interval_default_box((tb_interval_op)op, (tb_type)t, 1 << 10, 0),
+                what);
+    }
   }
 }
 
