@@ -52,6 +52,7 @@ static void test_fixed_families(void) {
                 none.vt == tb_segreduce_default_box(type).vt);
       snprintf(what, sizeof what, "spmv %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), tb_spmv_default_box(type), what);
+      CU_ASSERT(tb_spmv_default_box(type).vt <= TB_SEG_PLAN_MAX_VT); /* plans take it */
       for (double avg = 1; avg <= 1 << 20; avg *= 1.19) { /* each row length's own */
         snprintf(what, sizeof what, "spmv %s %s avg %.1f", tb_type_name(type), tb_op_name(op), avg);
         expect_in(grid, tb_segreduce_grid(type, op, grid, kMax),

@@ -5,7 +5,7 @@
  * library prefers on that GPU for those families.
  *
  *   gen_defaults RESULTS_DIR > kernels/tuned/sm_90.inc
- *   gen_defaults results/sm_90/h200 SEGREDUCE > kernels/tuned/sm_90_h200.inc
+ *   gen_defaults results/sm_90/h200 SEGREDUCE SPMV > kernels/tuned/sm_90_h200.inc
  *
  * RESULTS_DIR is one GPU's folder (results/sm_90/h100-80gb-hbm3). The rules,
  * each over the swept boxes at the largest size that has them, by median
@@ -27,8 +27,9 @@
  *   spmv            float and double: the best geometric mean of the
  *                   preprocess + apply rows (spmv*_apply) over every matrix
  *                   (random rows of each mean length, power-law rows,
- *                   stencils), each at its own largest nonzero count, as
- *                   the row of any length (average 0), which a plan takes;
+ *                   stencils), each at its own largest nonzero count,
+ *                   among the boxes a plan takes (VT up to 15), as the row
+ *                   of any length (average 0), which a plan takes;
  *                   then, of the plain rows, per mean row
  *                   length L of the uniform matrices, the best geometric
  *                   mean over the uniform and power-law matrices of that L
@@ -289,7 +290,9 @@ int main(int argc, char **argv) {
     const selection plans = {
         {"spmv_apply", "spmv_power_law_apply", "spmv_stencil_2d5_apply", "spmv_stencil_3d7_apply"},
         kTypes[t],
-        -2};
+        -2,
+        false,
+        15}; /* TB_SEG_PLAN_MAX_VT: a result from before the limit may hold wider apply rows */
     ok &= emit(&s[5], "SPMV", &plans, kTypeEnums[t], 0);
     const selection q = {
         {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
