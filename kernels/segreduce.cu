@@ -732,9 +732,8 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
     *scratch_bytes = carries_bytes(tiles);
     return TB_OK;
   }
-  if constexpr (VT > kCodeFlagBits) {  // a plan's code holds VT end flags
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "segreduce apply: box %dx%d: a plan takes VT <= %d", NT,
-                   VT, kCodeFlagBits);
+  if constexpr (VT > kCodeFlagBits) {  // no apply kernel for a box wider than a plan's codes
+    return tb_seg_plan_box_check("segreduce apply", NT, VT);
   } else {
     if (tiles == 0) return TB_OK;
     return with_front(in->front, [&](auto f) {

@@ -110,11 +110,7 @@ static tb_status resolve_box(const char *fn, tb_type type, tb_op op, const tb_la
 static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_box *box,
                                   tb_launch_box def, tb_launch_box *out) {
   TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, def, out));
-  if (out->vt > TB_SEG_PLAN_MAX_VT)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s: launch box %dx%d: a plan takes VT up to %d (the plain forms take it)", fn,
-                   out->nt, out->vt, TB_SEG_PLAN_MAX_VT);
-  return TB_OK;
+  return tb_seg_plan_box_check(fn, out->nt, out->vt);
 }
 
 /* ---- argument checks --------------------------------------------------------- */

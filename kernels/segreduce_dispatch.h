@@ -52,6 +52,17 @@ static inline TB_SEG_CONSTEXPR bool tb_seg_tile_marks(size_t elem, int nt, int v
   return vt <= TB_SEG_PLAN_MAX_VT || elem * (size_t)nt * (size_t)vt + 4 * (size_t)nt > 46 * 1024;
 }
 
+/* A plan's thread codes hold VT end flags: TB_OK for a box a plan takes,
+ * else the error of every preprocess and apply (fn: the entry point). The
+ * host checks first; the device paths, which compile no plan kernel for a
+ * wider box, give the same. */
+static inline tb_status tb_seg_plan_box_check(const char *fn, int nt, int vt) {
+  if (vt <= TB_SEG_PLAN_MAX_VT) return TB_OK;
+  return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                 "%s: launch box %dx%d: a plan takes VT up to %d (the plain forms take it)", fn, nt,
+                 vt, TB_SEG_PLAN_MAX_VT);
+}
+
 /* ---- segreduce_prep.cu ---- */
 
 /* limits for the tiles of count items at box; segments come from

@@ -212,13 +212,6 @@ constexpr BoxSpec kGrid[] = {
 #include "kernels/segreduce_grid.def"
 #undef TB_BOX
 };
-// A plan's thread code holds VT end flags (kCodeFlagBits): wider boxes
-// run the plain forms only (the host refuses them first: resolve_plan_box
-// in segreduce_api.c).
-tb_status plan_box_error(int nt, int vt) {
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "segreduce plan: box %dx%d: a plan takes VT <= %d", nt,
-                 vt, kCodeFlagBits);
-}
 using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
                            family_bit(TB_TUNED_SPMV),
                        TB_TYPE_ANY, AnyBoxFits>;
@@ -288,7 +281,7 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, cons
   using namespace tb;
   return with_box<kGrid, Boxes>(box, [&](auto b) {
     if constexpr (b.VT > kCodeFlagBits) {
-      return plan_box_error(b.NT, b.VT);
+      return tb_seg_plan_box_check("segreduce plan", b.NT, b.VT);
     } else {
       const int tiles = int(tb_tiles(count, box));
       if (tiles == 0) return TB_OK;
@@ -314,7 +307,7 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const
   }
   return with_box<kGrid, Boxes>(box, [&](auto b) {
     if constexpr (b.VT > kCodeFlagBits) {
-      return plan_box_error(b.NT, b.VT);
+      return tb_seg_plan_box_check("segreduce plan", b.NT, b.VT);
     } else {
       if (tiles == 0) {
         TB_CUDA_TRY(cudaMemsetAsync(d_limits, 0, sizeof(int32_t), stream));

@@ -186,6 +186,11 @@ static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, doubl
 static const char *const kTypes[] = {"int32", "int64", "float", "double"};
 static const char *const kTypeEnums[] = {"TB_INT32", "TB_INT64", "TB_FLOAT", "TB_DOUBLE"};
 
+/* The widest box a plan takes (TB_SEG_PLAN_MAX_VT in kernels/tilebench.h,
+ * which this tool does not link): the rows of any length, which plans take,
+ * are chosen among boxes up to it. */
+enum { kPlanMaxVt = 15 };
+
 /* The families to emit (argv after RESULTS_DIR); none: every family. */
 static char *const *only_families;
 static int only_count;
@@ -273,7 +278,7 @@ int main(int argc, char **argv) {
   for (int t = 0; t < 4; ++t) {
     /* A GPU's own rows leave plans the architecture's box (no apply sweep
      * chose it there). */
-    const selection any = {{"segreduce", NULL}, kTypes[t], -2, false, 15}; /* TB_SEG_PLAN_MAX_VT */
+    const selection any = {{"segreduce", NULL}, kTypes[t], -2, false, kPlanMaxVt};
     if (only_count == 0) ok &= emit(&s[2], "SEGREDUCE", &any, kTypeEnums[t], 0);
     for (int i = 0; i < seg_count; ++i) {
       const selection at = {{"segreduce", NULL}, kTypes[t], seg_lengths[i]};
@@ -292,7 +297,7 @@ int main(int argc, char **argv) {
         kTypes[t],
         -2,
         false,
-        15}; /* TB_SEG_PLAN_MAX_VT: a result from before the limit may hold wider apply rows */
+        kPlanMaxVt}; /* a result from before the limit may hold wider apply rows */
     ok &= emit(&s[5], "SPMV", &plans, kTypeEnums[t], 0);
     const selection q = {
         {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
