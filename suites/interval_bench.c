@@ -1,5 +1,6 @@
 /* Load-balancing search and interval sweep: tilebench's kernels (tuned
- * default and every box of the grid) beside Thrust (lbs, expand) and
+ * default and every box of the grid) beside Thrust and the newest CUB's
+ * cub::DeviceFind::UpperBoundSortedValues (lbs, expand) and
  * cub::DeviceMemcpy::Batched (move, gather, scatter), over 2^16..2^28 work
  * items and average counts 1..16384, counts uniform in [1, 2L - 1] as the
  * published Thrust and CUB figures draw them.
@@ -33,6 +34,7 @@
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
+#include "suites/baselines/cub_find.h"
 #include "suites/baselines/cub_memcpy.h"
 #include "suites/baselines/thrust.h"
 
@@ -45,7 +47,10 @@ typedef enum {
   ALG_MOVE_INORDER, /* move with gather = scatter = scan: intervals keep their places */
   ALG_COUNT
 } algorithm;
-typedef enum { IMPL_TB, IMPL_BASELINE } impl;
+/* tilebench; the family's library baseline (Thrust for lbs and expand, CUB's
+ * batched copy for the rest); and for lbs and expand also the newest CUB's
+ * merge-path search (cub::DeviceFind::UpperBoundSortedValues). */
+typedef enum { IMPL_TB, IMPL_BASELINE, IMPL_CUB_FIND } impl;
 
 static const char *kAlgName[ALG_COUNT] = {"lbs",           "interval_expand",  "interval_move",
                                           "interval_gather", "interval_scatter", "interval_move_inorder"};
@@ -237,6 +242,11 @@ static tb_status launch(void *arg) {
   const bench_case *c = arg;
   const int32_t *scan = prob.d_scan.ptr, *gather = prob.d_gather.ptr, *scatter = prob.d_scatter.ptr;
   const int64_t num = prob.num, n = c->n;
+  if (c->which == IMPL_CUB_FIND) {
+    if (c->alg == ALG_LBS) return tb_cub_find_lbs(scan, num, n, d_out.ptr, &thrust_scratch, 0);
+    return tb_cub_find_interval_expand(c->t, scan, num, n, data.values.dev, d_out.ptr,
+                                       &thrust_scratch, 0);
+  }
   if (c->which == IMPL_BASELINE) {
     if (c->alg == ALG_LBS) return tb_thrust_lbs(scan, num, n, d_out.ptr, 0);
     if (c->alg == ALG_EXPAND)
@@ -314,7 +324,8 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
   *c = (bench_case){alg, t, n, seg, which, box};
   static const char *kBaseline[ALG_COUNT] = {"thrust", "thrust", "cub", "cub", "cub", "cub"};
   char name[192];
-  tb_sweep_name(name, sizeof name, kAlgName[alg], which == IMPL_TB ? "tb" : kBaseline[alg],
+  tb_sweep_name(name, sizeof name, kAlgName[alg],
+                which == IMPL_TB ? "tb" : which == IMPL_CUB_FIND ? "cub35_find" : kBaseline[alg],
                 alg == ALG_LBS ? "int32" : tb_type_name(t), n, seg, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   /* About 1 GiB of traffic per benchmark (ceiling: the estimate from the
@@ -343,6 +354,7 @@ static void register_all(void) {
       const int types = n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
       add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, tuned);
       add(ALG_LBS, TB_INT32, n, seg, IMPL_BASELINE, tuned);
+      add(ALG_LBS, TB_INT32, n, seg, IMPL_CUB_FIND, tuned);
       for (int b = 0; boxes && b < n_lbs && b < 64; ++b)
         add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, lbs_boxes[b]);
       /* Types outermost: the inputs are drawn once per type. */
@@ -352,6 +364,7 @@ static void register_all(void) {
           if (a >= ALG_MOVE && n > max_n() / 4) continue;
           add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg, IMPL_BASELINE, tuned);
+          if (a == ALG_EXPAND) add((algorithm)a, (tb_type)t, n, seg, IMPL_CUB_FIND, tuned);
           if (boxes && t == TB_INT32 && a <= ALG_MOVE)
             for (int b = 0; b < n_int && b < 64; ++b)
               add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, int_boxes[b]);

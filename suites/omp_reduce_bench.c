@@ -82,7 +82,7 @@ static tb_status launch(void *p) {
   const bench_case *c = x->c;
   if (c->which == IMPL_CUB) {
     for (int v = 0; v < c->set.k; ++v)
-      TB_TRY(tb_cub_reduce(x->vars[v].type, x->vars[v].op, x->vars[v].d_in, c->n,
+      TB_TRY(tb_cub_reduce(TB_CUB_TOOLKIT, x->vars[v].type, x->vars[v].op, x->vars[v].d_in, c->n,
                            x->vars[v].d_result, x->scratch, 0));
     return TB_OK;
   }

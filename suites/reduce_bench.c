@@ -14,7 +14,13 @@
 #include "kernels/tilebench.h"
 #include "suites/baselines/cub.h"
 
-typedef enum { IMPL_TB, IMPL_CUB } impl;
+/* tilebench, then the two CUBs (cub_lib.h): the toolkit's and the newest. */
+typedef enum { IMPL_TB, IMPL_CUB, IMPL_CUB35 } impl;
+
+static tb_cub_lib impl_lib(impl which) { return which == IMPL_CUB35 ? TB_CUB_LATEST : TB_CUB_TOOLKIT; }
+static const char *impl_name(impl which) {
+  return which == IMPL_TB ? "tb" : tb_cub_lib_name(impl_lib(which));
+}
 
 typedef struct {
   tb_type t;
@@ -36,8 +42,8 @@ static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 22); }
 static tb_status launch(void *p) {
   const launch_ctx *x = p;
   const bench_case *c = x->c;
-  if (c->which == IMPL_CUB)
-    return tb_cub_reduce(c->t, c->op, x->d_in, c->n, x->d_total, x->scratch, 0);
+  if (c->which != IMPL_TB)
+    return tb_cub_reduce(impl_lib(c->which), c->t, c->op, x->d_in, c->n, x->d_total, x->scratch, 0);
   return tb_reduce(c->t, c->op, x->d_in, c->n, x->d_total, NULL, &c->box, x->scratch, 0);
 }
 
@@ -94,7 +100,7 @@ static void add(tb_type t, tb_op op, int64_t n, impl which, tb_launch_box box) {
   *c = (bench_case){t, op, n, which, box};
   char name[160];
   tb_sweep_name(name, sizeof name, op == TB_OP_PLUS ? "reduce" : "reduce_max",
-                which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n, 0, box.nt, box.vt);
+                impl_name(which), tb_type_name(t), n, 0, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
   tb_bench_set_iterations(tb_sweep_iterations(n * (int64_t)tb_type_size(t)));
 }
@@ -114,6 +120,7 @@ static void register_all(void) {
       for (int64_t n = 1 << 10; n <= max_n(); n <<= 2) {
         add((tb_type)t, ops[o], n, IMPL_TB, tuned);
         add((tb_type)t, ops[o], n, IMPL_CUB, tuned);
+        add((tb_type)t, ops[o], n, IMPL_CUB35, tuned);
         if (ops[o] != TB_OP_PLUS || !sweeps_boxes(n)) continue;
         tb_launch_box boxes[64];
         const int count = tb_reduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64);

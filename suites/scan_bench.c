@@ -15,7 +15,13 @@
 #include "kernels/tilebench.h"
 #include "suites/baselines/cub.h"
 
-typedef enum { IMPL_TB, IMPL_CUB } impl;
+/* tilebench, then the two CUBs (cub_lib.h): the toolkit's and the newest. */
+typedef enum { IMPL_TB, IMPL_CUB, IMPL_CUB35 } impl;
+
+static tb_cub_lib impl_lib(impl which) { return which == IMPL_CUB35 ? TB_CUB_LATEST : TB_CUB_TOOLKIT; }
+static const char *impl_name(impl which) {
+  return which == IMPL_TB ? "tb" : tb_cub_lib_name(impl_lib(which));
+}
 
 typedef struct {
   tb_type t;
@@ -39,7 +45,9 @@ static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 22); }
 static tb_status launch(void *p) {
   const launch_ctx *x = p;
   const bench_case *c = x->c;
-  if (c->which == IMPL_CUB) return tb_cub_scan(c->t, c->op, c->kind, x->d_in, x->d_out, c->n, x->scratch, 0);
+  if (c->which != IMPL_TB)
+    return tb_cub_scan(impl_lib(c->which), c->t, c->op, c->kind, x->d_in, x->d_out, c->n,
+                       x->scratch, 0);
   return tb_scan(c->t, c->op, c->kind, c->algo, x->d_in, x->d_out, c->n, NULL, NULL, &c->box,
                  x->scratch, 0);
 }
@@ -113,8 +121,8 @@ static void add(tb_type t, tb_op op, tb_scan_kind kind, tb_scan_algo algo, int64
   snprintf(algorithm, sizeof algorithm, "scan_%s%s%s",
            kind == TB_SCAN_INCLUSIVE ? "inclusive" : "exclusive", op == TB_OP_MAX ? "_max" : "",
            algo == TB_SCAN_REDUCE_THEN_SCAN ? "_rts" : "");
-  tb_sweep_name(name, sizeof name, algorithm, which == IMPL_CUB ? "cub" : "tb", tb_type_name(t), n,
-                0, box.nt, box.vt);
+  tb_sweep_name(name, sizeof name, algorithm, impl_name(which), tb_type_name(t), n, 0, box.nt,
+                box.vt);
   tb_bench_register(name, run, c, free);
   tb_bench_set_iterations(tb_sweep_iterations(2 * n * (int64_t)tb_type_size(t)));
 }
@@ -139,6 +147,7 @@ static void register_all(void) {
         add((tb_type)t, op, kind, TB_SCAN_DEFAULT, n, IMPL_TB, tuned);
         add((tb_type)t, op, kind, TB_SCAN_REDUCE_THEN_SCAN, n, IMPL_TB, tuned);
         add((tb_type)t, op, kind, TB_SCAN_DEFAULT, n, IMPL_CUB, tuned);
+        add((tb_type)t, op, kind, TB_SCAN_DEFAULT, n, IMPL_CUB35, tuned);
         if (v != 0 || !sweeps_boxes(n)) continue; /* boxes: exclusive sum */
         tb_launch_box boxes[64];
         const int count = tb_scan_grid((tb_type)t, TB_OP_PLUS, boxes, 64);

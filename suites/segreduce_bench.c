@@ -55,15 +55,30 @@ typedef enum {
   ALG_REDUCE_BY_KEY,
   ALG_REDUCE_BY_KEY_APPLY,
   ALG_SEGREDUCE_INDIRECT,
+  ALG_SEGREDUCE_FIXED,
   ALG_COUNT
 } algorithm;
-typedef enum { IMPL_TB, IMPL_CUB } impl;
 
-static const char *kAlgName[ALG_COUNT] = {"segreduce", "segreduce_apply", "reduce_by_key",
-                                          "reduce_by_key_apply", "segreduce_indirect"};
+/* tilebench, then CUB at its strongest for each row: the toolkit's and the
+ * newest CUB (cub_lib.h), the newest also told the longest segment (its
+ * thread- and warp-per-segment paths) and, where every segment has one
+ * length, its fixed-size overload. */
+typedef enum { IMPL_TB, IMPL_CUB, IMPL_CUB35, IMPL_CUB35_HINT, IMPL_CUB35_FIXED, IMPL_COUNT } impl;
+
+static const char *kAlgName[ALG_COUNT] = {"segreduce",          "segreduce_apply",
+                                          "reduce_by_key",      "reduce_by_key_apply",
+                                          "segreduce_indirect", "segreduce_fixed"};
+static const char *kImplName[IMPL_COUNT] = {"tb", "cub", "cub35", "cub35_hint", "cub35_fixed"};
+
+static tb_cub_lib impl_lib(impl which) { return which == IMPL_CUB ? TB_CUB_TOOLKIT : TB_CUB_LATEST; }
 
 static bool is_apply(algorithm a) { return a == ALG_SEGREDUCE_APPLY || a == ALG_REDUCE_BY_KEY_APPLY; }
 static bool by_key(algorithm a) { return a == ALG_REDUCE_BY_KEY || a == ALG_REDUCE_BY_KEY_APPLY; }
+/* Direct CSR rows: every segment read where its offsets say. */
+static bool direct(algorithm a) { return a == ALG_SEGREDUCE || a == ALG_SEGREDUCE_FIXED; }
+static tb_geometry geometry_of(algorithm a) {
+  return a == ALG_SEGREDUCE_FIXED ? TB_GEOM_FIXED : TB_GEOM_UNIFORM;
+}
 
 typedef struct {
   algorithm alg;
@@ -81,7 +96,9 @@ static int64_t max_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
 typedef struct {
   int64_t n;
   int seg;
+  tb_geometry kind;
   int32_t num;   /* segments = runs */
+  int32_t longest; /* what CUB is told: known before the timing, as a user knows their data */
   int32_t *csr;  /* num + 1 start offsets, the last one n (CUB's form) */
   int32_t *keys; /* n keys: run i holds key i */
   int32_t *sources; /* the indirect rows': n - csr[s + 1] */
@@ -97,13 +114,13 @@ static void problem_release(void) {
   prob.n = -1;
 }
 
-static tb_status problem_get(int64_t n, int seg) {
-  if (prob.n == n && prob.seg == seg) return TB_OK;
+static tb_status problem_get(int64_t n, int seg, tb_geometry kind) {
+  if (prob.n == n && prob.seg == seg && prob.kind == kind) return TB_OK;
   problem_release();
-  const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
+  const tb_geometry_spec spec = tb_geometry_spec_default(kind, seg);
   const int64_t num = tb_geometry_num_objects(&spec, n);
   tb_rng r;
-  tb_rng_seed(&r, 0x5e900000u + (uint64_t)n * 131 + (uint64_t)seg);
+  tb_rng_seed(&r, 0x5e900000u + (uint64_t)n * 131 + (uint64_t)seg); /* FIXED draws nothing */
   int32_t *counts = malloc(sizeof(int32_t) * num);
   prob.csr = malloc(sizeof(int32_t) * (num + 1));
   prob.keys = malloc(sizeof(int32_t) * n);
@@ -115,8 +132,10 @@ static tb_status problem_get(int64_t n, int seg) {
   tb_status st = tb_geometry_counts(&spec, n, counts, num, &r);
   if (st == TB_OK) {
     int32_t at = 0;
+    prob.longest = 0;
     for (int32_t i = 0; i < (int32_t)num; ++i) {
       prob.csr[i] = at;
+      if (counts[i] > prob.longest) prob.longest = counts[i];
       for (int32_t k = 0; k < counts[i]; ++k) prob.keys[at + k] = i;
       at += counts[i];
     }
@@ -125,7 +144,7 @@ static tb_status problem_get(int64_t n, int seg) {
   }
   free(counts);
   TB_TRY(st);
-  prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
+  prob.n = n, prob.seg = seg, prob.kind = kind, prob.num = (int32_t)num;
   TB_TRY(tb_buffer_put(&prob.d_csr, prob.csr, sizeof(int32_t) * (num + 1)));
   TB_TRY(tb_buffer_put(&prob.d_sources, prob.sources, sizeof(int32_t) * num));
   return tb_buffer_put(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
@@ -140,6 +159,7 @@ static tb_sweep_input values; /* the current benchmark's type, set by run() */
 
 static struct {
   bool by_key, indirect;
+  tb_geometry kind;
   tb_type t;
   int64_t n;
   int seg;
@@ -151,7 +171,7 @@ static struct {
 static tb_status reference_get(const bench_case *c) {
   const bool indirect = c->alg == ALG_SEGREDUCE_INDIRECT;
   if (ref.t == c->t && ref.by_key == by_key(c->alg) && ref.indirect == indirect && ref.n == c->n &&
-      ref.seg == c->seg)
+      ref.seg == c->seg && ref.kind == prob.kind)
     return TB_OK;
   free(ref.values), free(ref.keys);
   ref.keys = NULL;
@@ -175,7 +195,8 @@ static tb_status reference_get(const bench_case *c) {
                                 ref.values));
     ref.num = prob.num;
   }
-  ref.by_key = by_key(c->alg), ref.indirect = indirect, ref.t = c->t, ref.n = c->n,
+  ref.by_key = by_key(c->alg), ref.indirect = indirect, ref.kind = prob.kind, ref.t = c->t,
+  ref.n = c->n,
   ref.seg = c->seg;
   return TB_OK;
 }
@@ -192,8 +213,14 @@ static tb_status launch(void *arg) {
   const tb_op plus = TB_OP_PLUS;
   switch (c->alg) {
     case ALG_SEGREDUCE:
-      if (c->which == IMPL_CUB)
-        return tb_cub_segreduce(c->t, plus, in, csr, prob.num, d_out.ptr, &scratch, 0);
+    case ALG_SEGREDUCE_FIXED:
+      if (c->which == IMPL_CUB35_FIXED)
+        return tb_cub_segreduce_fixed(TB_CUB_LATEST, c->t, plus, in, prob.num, prob.seg, d_out.ptr,
+                                      &scratch, 0);
+      if (c->which != IMPL_TB)
+        return tb_cub_segreduce(impl_lib(c->which), c->t, plus, in, csr, prob.num,
+                                c->which == IMPL_CUB35_HINT ? prob.longest : 0, d_out.ptr,
+                                &scratch, 0);
       return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, NULL, false, d_out.ptr, &c->box,
                               &scratch, 0);
     case ALG_SEGREDUCE_INDIRECT:
@@ -201,8 +228,8 @@ static tb_status launch(void *arg) {
                               d_out.ptr, &c->box, &scratch, 0);
     case ALG_SEGREDUCE_APPLY: return tb_segreduce_apply(plan, plus, in, d_out.ptr, &scratch, 0);
     case ALG_REDUCE_BY_KEY:
-      if (c->which == IMPL_CUB)
-        return tb_cub_reduce_by_key(c->t, plus, keys, in, c->n, d_keys_out.ptr, d_out.ptr,
+      if (c->which != IMPL_TB)
+        return tb_cub_reduce_by_key(impl_lib(c->which), c->t, plus, keys, in, c->n, d_keys_out.ptr, d_out.ptr,
                                     d_num.ptr, &scratch, 0);
       /* The run count goes to the device: nothing synchronises inside the timing. */
       return tb_reduce_by_key(c->t, plus, keys, in, c->n, d_keys_out.ptr, d_out.ptr, NULL,
@@ -236,7 +263,7 @@ static tb_status validate(const bench_case *c) {
   TB_TRY(launch((void *)c));
   char what[160], of[176];
   snprintf(what, sizeof what, "%s/%s %s n=%lld seg=%d (%d segments) box=%dx%d", kAlgName[c->alg],
-           c->which == IMPL_CUB ? "cub" : "tb", tb_type_name(c->t), (long long)c->n, c->seg,
+           kImplName[c->which], tb_type_name(c->t), (long long)c->n, c->seg,
            prob.num, c->box.nt, c->box.vt);
   if (by_key(c->alg)) {
     int32_t runs = -1;
@@ -258,13 +285,14 @@ static tb_status validate(const bench_case *c) {
 static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num) {
   const int64_t s = (int64_t)tb_type_size(t);
   if (by_key(alg)) return 4 * n + n * s + num * (4 + s) + 4;
+  if (alg == ALG_SEGREDUCE_FIXED) return n * s + num * s; /* no offsets needed */
   return n * s + 4 * (num + 1) + num * s + (alg == ALG_SEGREDUCE_INDIRECT ? 4 * num : 0);
 }
 
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   const size_t sz = tb_type_size(c->t);
-  tb_status s = problem_get(c->n, c->seg);
+  tb_status s = problem_get(c->n, c->seg, geometry_of(c->alg));
   if (s == TB_OK) s = tb_sweep_input_get(c->t, TB_OP_PLUS, TB_DRAW_EXACT, 0, max_n(), &values);
   if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)prob.num * sz);
   if (s == TB_OK) s = tb_buffer_reserve(&d_keys_out, (size_t)prob.num * sizeof(int32_t));
@@ -285,7 +313,7 @@ static void run(tb_bench_state *st, void *arg) {
   if (s == TB_OK && c->which == IMPL_TB && c->box.nt == 0) {
     /* The tuned default's box, for the plot driver's tuning table. */
     const tb_launch_box def = c->alg == ALG_REDUCE_BY_KEY ? tb_reduce_by_key_default_box(c->t)
-                              : c->alg == ALG_SEGREDUCE
+                              : direct(c->alg)
                                   ? tb_segreduce_default_box_for(c->t, prob.num, c->n)
                                   : tb_segreduce_default_box(c->t); /* plans, indirect */
     tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
@@ -298,10 +326,10 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
   if (!c) return;
   *c = (bench_case){alg, t, n, seg, which, box};
   char name[192];
-  tb_sweep_name(name, sizeof name, kAlgName[alg], which == IMPL_CUB ? "cub" : "tb",
-                tb_type_name(t), n, seg, box.nt, box.vt);
+  tb_sweep_name(name, sizeof name, kAlgName[alg], kImplName[which], tb_type_name(t), n, seg, box.nt,
+                box.vt);
   tb_bench_register(name, run, c, free);
-  const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
+  const tb_geometry_spec spec = tb_geometry_spec_default(geometry_of(alg), seg);
   const int64_t num = tb_geometry_num_objects(&spec, n);
   tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(alg, t, n, num)));
 }
@@ -315,13 +343,15 @@ static void register_all(void) {
   /* Geometry outermost (built once per (n, seg)), then the type, then the
    * family: each reference is computed once. */
   for (int64_t n = 1 << 20; n <= max_n(); n <<= 2)
-    for (int g = 0; g < nseg; ++g)
+    for (int g = 0; g < nseg; ++g) {
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         tb_launch_box boxes[64];
         const int nbox = n == max_n() ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
         for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);
+          add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB35, tuned);
+          if (a == ALG_SEGREDUCE) add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB35_HINT, tuned);
           add((algorithm)(a + 1), (tb_type)t, n, seg[g], IMPL_TB, tuned); /* apply */
           if (a == ALG_SEGREDUCE)
             add(ALG_SEGREDUCE_INDIRECT, (tb_type)t, n, seg[g], IMPL_TB, tuned);
@@ -329,6 +359,13 @@ static void register_all(void) {
             add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, boxes[b]);
         }
       }
+      /* Every segment of length L: where CUB's fixed-size overload applies. */
+      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_TB, tuned);
+        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_CUB35_HINT, tuned);
+        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_CUB35_FIXED, tuned);
+      }
+    }
 }
 
 int main(int argc, char **argv) {

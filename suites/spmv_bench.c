@@ -12,11 +12,13 @@
  *   spmv_stencil_2d5/<impl>/<type>/n:<nnz>          2D 5-point Laplacian
  *   spmv_stencil_3d7/<impl>/<type>/n:<nnz>          3D 7-point Laplacian
  *
- * <impl> is tb, cusparse_alg1 or cusparse_alg2; each matrix's name with
+ * <impl> is tb, cusparse_alg1 or cusparse_alg2 (descriptors and buffer made
+ * before the timing, no cusparseSpMV_preprocess: a single call's cost, as
+ * tb's plain rows pay for their own partition); each matrix's name with
  * _apply (spmv_apply/tb/..., spmv_power_law_apply/tb/...) times
- * tb_spmv_apply with the plan made once outside the timing. cuSPARSE's rows
- * are already that path: tb_cusparse_spmv_create (buffer, descriptors,
- * cusparseSpMV_preprocess) runs before the timing, only cusparseSpMV inside.
+ * tb_spmv_apply with the plan made once outside the timing, beside
+ * cusparse_pre_alg1 / cusparse_pre_alg2, cusparseSpMV after
+ * cusparseSpMV_preprocess, also done once outside the timing.
  * tb runs without support_empty except on the power-law matrices.
  *
  * n is the matrix's nonzero count: exactly 2^26 for the random kinds, the
@@ -44,9 +46,22 @@
 #include "kernels/tilebench.h"
 #include "suites/baselines/cusparse.h"
 
-typedef enum { IMPL_TB, IMPL_CUSPARSE_ALG1, IMPL_CUSPARSE_ALG2, IMPL_COUNT } impl;
+/* cuSPARSE as plain rows compare with it: one call, no preprocess; the
+ * apply rows with cusparseSpMV_preprocess done once, outside the timing. */
+typedef enum {
+  IMPL_TB,
+  IMPL_CUSPARSE_ALG1,
+  IMPL_CUSPARSE_ALG2,
+  IMPL_CUSPARSE_PRE_ALG1,
+  IMPL_CUSPARSE_PRE_ALG2,
+  IMPL_COUNT
+} impl;
 
-static const char *kImplName[IMPL_COUNT] = {"tb", "cusparse_alg1", "cusparse_alg2"};
+static const char *kImplName[IMPL_COUNT] = {"tb", "cusparse_alg1", "cusparse_alg2",
+                                            "cusparse_pre_alg1", "cusparse_pre_alg2"};
+
+static bool cusparse_preprocessed(impl w) { return w == IMPL_CUSPARSE_PRE_ALG1 || w == IMPL_CUSPARSE_PRE_ALG2; }
+static int cusparse_alg(impl w) { return w == IMPL_CUSPARSE_ALG1 || w == IMPL_CUSPARSE_PRE_ALG1 ? 1 : 2; }
 
 /* The matrices, in registration order. */
 typedef struct {
@@ -208,9 +223,9 @@ static tb_status launch(void *arg) {
 static tb_status prepare(const bench_case *c) {
   const tb_csr_matrix *m = &mat.m;
   if (c->which != IMPL_TB)
-    return tb_cusparse_spmv_create(c->t, c->which == IMPL_CUSPARSE_ALG1 ? 1 : 2, m->rows, m->cols,
-                                   m->nnz, mat.d_csr.ptr, mat.d_cols.ptr, data.values.dev,
-                                   data.x.dev, d_y.ptr, 0, &csp);
+    return tb_cusparse_spmv_create(c->t, cusparse_alg(c->which), m->rows, m->cols, m->nnz,
+                                   mat.d_csr.ptr, mat.d_cols.ptr, data.values.dev, data.x.dev,
+                                   d_y.ptr, cusparse_preprocessed(c->which), 0, &csp);
   if (c->apply)
     return tb_spmv_preprocess(c->t, m->nnz, mat.d_csr.ptr, m->rows, support_empty(c), &c->box,
                               &plan, 0);
@@ -287,8 +302,10 @@ static void register_all(void) {
   for (int i = 0; i < kNumMatrices; ++i)
     for (int k = 0; k < 2; ++k) {
       const tb_type t = types[k];
-      for (int w = 0; w < IMPL_COUNT; ++w) add(i, t, (impl)w, false, tuned);
+      for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w) add(i, t, (impl)w, false, tuned);
       add(i, t, IMPL_TB, true, tuned);
+      add(i, t, IMPL_CUSPARSE_PRE_ALG1, true, tuned);
+      add(i, t, IMPL_CUSPARSE_PRE_ALG2, true, tuned);
       tb_launch_box boxes[64];
       const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
       /* Apply by box too: a plan's default is chosen on those rows (plans take VT up to

@@ -1,4 +1,5 @@
-// CUB baselines for one element type (TB_ELEM); cub_api.c picks the type.
+// CUB baselines for one element type (TB_ELEM) and one CUB (TB_CUB: cub, the
+// toolkit's, or cub35, the pinned CCCL's); cub_api.c picks both.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/functional>
@@ -9,6 +10,7 @@
 
 #define TB_CAT_(a, b) a##b
 #define TB_CAT(a, b) TB_CAT_(a, b)
+#define TB_NAME(what) TB_CAT(TB_CAT(TB_CAT(tb_, TB_CUB), _##what##_), TB_ELEM)
 
 namespace {
 
@@ -34,7 +36,7 @@ tb_status check_items(int64_t n) {
 
 }  // namespace
 
-extern "C" tb_status TB_CAT(tb_cub_reduce_, TB_ELEM)(tb_op op, const void* d_in, int64_t n,
+extern "C" tb_status TB_NAME(reduce)(tb_op op, const void* d_in, int64_t n,
                                                      void* d_total, tb_buffer* scratch,
                                                      cudaStream_t stream) {
   TB_TRY(check_items(n));
@@ -56,7 +58,7 @@ extern "C" tb_status TB_CAT(tb_cub_reduce_, TB_ELEM)(tb_op op, const void* d_in,
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "CUB baseline: reduce with %s is not wrapped", tb_op_name(op));
 }
 
-extern "C" tb_status TB_CAT(tb_cub_scan_, TB_ELEM)(tb_op op, tb_scan_kind kind, const void* d_in,
+extern "C" tb_status TB_NAME(scan)(tb_op op, tb_scan_kind kind, const void* d_in,
                                                    void* d_out, int64_t n, tb_buffer* scratch,
                                                    cudaStream_t stream) {
   TB_TRY(check_items(n));

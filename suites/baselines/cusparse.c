@@ -31,7 +31,7 @@ struct tb_cusparse_spmv {
 tb_status tb_cusparse_spmv_create(tb_type type, int alg, int64_t rows, int64_t cols, int64_t nnz,
                                   const int32_t *d_row_offsets, const int32_t *d_cols,
                                   const void *d_values, const void *d_x, void *d_y,
-                                  cudaStream_t stream, tb_cusparse_spmv **out) {
+                                  bool preprocess, cudaStream_t stream, tb_cusparse_spmv **out) {
   if (out == NULL) return tb_fail(TB_ERR_INVALID_ARGUMENT, "cuSPARSE baseline: out is NULL");
   *out = NULL;
   if (type != TB_FLOAT && type != TB_DOUBLE)
@@ -68,7 +68,8 @@ tb_status tb_cusparse_spmv_create(tb_type type, int alg, int64_t rows, int64_t c
   if (st != TB_OK) goto fail;
   /* Preprocessing is optional: where the algorithm has nothing to prepare it is
    * a no-op. Once done, every cusparseSpMV must get the same buffer. */
-  TB_CUSPARSE_GOTO(st, fail, cusparseSpMV_preprocess(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+  if (preprocess)
+    TB_CUSPARSE_GOTO(st, fail, cusparseSpMV_preprocess(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                                      &s->alpha, s->a, s->x, &s->beta, s->y,
                                                      s->value_type, s->alg, s->buffer.ptr));
   *out = s;

@@ -4,6 +4,7 @@
 #ifndef TB_SUITES_BASELINES_CUSPARSE_H
 #define TB_SUITES_BASELINES_CUSPARSE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
@@ -21,13 +22,14 @@ typedef struct tb_cusparse_spmv tb_cusparse_spmv; /* opaque: handle, descriptors
  * d_x cols elements, d_y rows elements), with cusparseSpMV algorithm alg = 1
  * (CUSPARSE_SPMV_CSR_ALG1) or 2 (CUSPARSE_SPMV_CSR_ALG2), alpha 1, beta 0, on
  * stream. create() does everything that is not per call (handle, descriptors,
- * buffer size and allocation, cusparseSpMV_preprocess) so that run() is only
- * the cusparseSpMV call. The arrays are bound at create(): their contents may
+ * buffer size and allocation, and with preprocess cusparseSpMV_preprocess:
+ * the partner of tilebench's preprocess + apply) so that run() is only the
+ * cusparseSpMV call. The arrays are bound at create(): their contents may
  * change between runs, their addresses and the sparsity pattern may not. */
 tb_status tb_cusparse_spmv_create(tb_type type, int alg, int64_t rows, int64_t cols, int64_t nnz,
                                   const int32_t *d_row_offsets, const int32_t *d_cols,
                                   const void *d_values, const void *d_x, void *d_y,
-                                  cudaStream_t stream, tb_cusparse_spmv **out);
+                                  bool preprocess, cudaStream_t stream, tb_cusparse_spmv **out);
 tb_status tb_cusparse_spmv_run(tb_cusparse_spmv *s);
 void tb_cusparse_spmv_destroy(tb_cusparse_spmv *s); /* NULL is fine */
 

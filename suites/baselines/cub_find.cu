@@ -1,0 +1,77 @@
+// cub::DeviceFind::UpperBoundSortedValues baselines (cub_find.h), compiled
+// against the pinned CCCL only: the toolkit's CUB does not have it.
+#include <cub/device/device_find.cuh>
+#include <cuda/iterator>
+#include <cuda/std/functional>
+#include <thrust/execution_policy.h>
+#include <thrust/gather.h>
+#include <thrust/system/system_error.h>
+
+#include "suites/baselines/cub_find.h"
+
+namespace {
+
+struct MinusOne {
+  __host__ __device__ int operator()(long long upper) const { return int(upper) - 1; }
+};
+
+tb_status check(int64_t num_objects, int64_t n_items) {
+  if (num_objects < 0 || num_objects > INT32_MAX || n_items < 0 || n_items > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "CUB find baseline: sizes outside [0, 2^31)");
+  return TB_OK;
+}
+
+// The search into d_obj, or with d_obj NULL into the front of scratch, its
+// own scratch after `offset` bytes; the pointers are taken once scratch is
+// reserved, since a grown buffer moves.
+tb_status lbs(const int32_t* d_scan, int64_t num_objects, int64_t n_items, int32_t* d_obj,
+              size_t offset, tb_buffer* scratch, cudaStream_t stream) {
+  const cuda::counting_iterator<int> items(0);
+  auto search = [&](void* tmp, size_t& bytes, int32_t* d_obj) {
+    return cub::DeviceFind::UpperBoundSortedValues(
+        tmp, bytes, d_scan, int(num_objects), items, int(n_items),
+        cuda::make_transform_output_iterator(d_obj, MinusOne{}), cuda::std::less<>{}, stream);
+  };
+  size_t bytes = 0;
+  TB_CUDA_TRY(search(nullptr, bytes, nullptr));
+  TB_TRY(tb_buffer_reserve(scratch, offset + bytes));
+  if (!d_obj) d_obj = static_cast<int32_t*>(scratch->ptr);
+  TB_CUDA_TRY(search(static_cast<char*>(scratch->ptr) + offset, bytes, d_obj));
+  return TB_OK;
+}
+
+}  // namespace
+
+extern "C" tb_status tb_cub_find_lbs(const int32_t* d_scan, int64_t num_objects, int64_t n_items,
+                                     int32_t* d_obj, tb_buffer* scratch, cudaStream_t stream) {
+  TB_TRY(check(num_objects, n_items));
+  if (n_items == 0) return TB_OK;
+  return lbs(d_scan, num_objects, n_items, d_obj, 0, scratch, stream);
+}
+
+extern "C" tb_status tb_cub_find_interval_expand(tb_type type, const int32_t* d_scan,
+                                                 int64_t num_objects, int64_t n_items,
+                                                 const void* d_values, void* d_out,
+                                                 tb_buffer* scratch, cudaStream_t stream) {
+  TB_TRY(check(num_objects, n_items));
+  if (n_items == 0) return TB_OK;
+  // The objects at the front of scratch, the search's own scratch after them.
+  const size_t obj_bytes = (size_t(n_items) * sizeof(int32_t) + 255) & ~size_t(255);
+  TB_TRY(lbs(d_scan, num_objects, n_items, nullptr, obj_bytes, scratch, stream));
+  const int32_t* obj = static_cast<const int32_t*>(scratch->ptr);
+  // Elements are copied, not computed on: only their size matters.
+  try {
+    const auto policy = thrust::cuda::par_nosync.on(stream);
+    if (tb_type_size(type) == 4)
+      thrust::gather(policy, obj, obj + n_items, static_cast<const int*>(d_values),
+                     static_cast<int*>(d_out));
+    else if (tb_type_size(type) == 8)
+      thrust::gather(policy, obj, obj + n_items, static_cast<const long long*>(d_values),
+                     static_cast<long long*>(d_out));
+    else
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "CUB find baseline: unknown type %d", int(type));
+  } catch (const std::exception& e) {
+    return tb_fail(TB_ERR_CUDA, "CUB find baseline: %s", e.what());
+  }
+  return TB_OK;
+}
