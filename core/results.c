@@ -352,7 +352,7 @@ int tb_run_refs_summary(const tb_run_ref *refs, int count, char *out, size_t cap
 
 /* A context's value, NULL when absent or empty: a run's entry leaves out
  * what its run did not know. */
-static const char *known(const cJSON *ctx, const char *key) {
+static const char *ctx_value(const cJSON *ctx, const char *key) {
   const char *v = string_item(ctx, key);
   return v && v[0] ? v : NULL;
 }
@@ -364,15 +364,15 @@ static cJSON *run_entry(const cJSON *ctx, const tb_run_ref *run) {
   cJSON_AddStringToObject(e, "commit", run->commit);
   cJSON_AddStringToObject(e, "date", run->date);
   const bool old = !string_item(ctx, "cuda_driver_api");
-  const char *driver = known(ctx, "driver"), *api = known(ctx, "cuda_driver_api");
-  const char *const fields[][2] = {{"gpu", known(ctx, "gpu")},
-                                   {"device", known(ctx, "device")},
+  const char *driver = ctx_value(ctx, "driver"), *api = ctx_value(ctx, "cuda_driver_api");
+  const char *const fields[][2] = {{"gpu", ctx_value(ctx, "gpu")},
+                                   {"device", ctx_value(ctx, "device")},
                                    {"driver", old ? NULL : driver},
                                    {"cuda_driver_api", old ? driver : api},
-                                   {"runtime", known(ctx, "runtime")}};
+                                   {"runtime", ctx_value(ctx, "runtime")}};
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (fields[i][1]) cJSON_AddStringToObject(e, fields[i][0], fields[i][1]);
-  const char *copy = known(ctx, "copy_gbps");
+  const char *copy = ctx_value(ctx, "copy_gbps");
   if (copy) cJSON_AddNumberToObject(e, "copy_gbps", strtod(copy, NULL));
   cJSON *libraries = cJSON_AddObjectToObject(e, "libraries");
   for (const cJSON *c = ctx ? ctx->child : NULL; c; c = c->next)
@@ -415,14 +415,15 @@ static cJSON *runs_of(cJSON *root) {
 }
 
 /* Rebuilds root's runs to hold exactly the runs its rows name, in the
- * order the rows first name them, from `known` (entries of every run). */
-static void keep_named_runs(cJSON *root, cJSON *known) {
+ * order the rows first name them, from `described` (entries of every run
+ * known; a run named without one gets an empty entry, not a made-up one). */
+static void keep_named_runs(cJSON *root, cJSON *described) {
   cJSON *runs = cJSON_CreateObject();
   const cJSON *row;
   cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
     const char *id = string_item(row, "run_id");
     if (!id || cJSON_HasObjectItem(runs, id)) continue;
-    cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(known, id);
+    cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(described, id);
     cJSON_AddItemToObject(runs, id, e ? e : cJSON_CreateObject());
   }
   cJSON_DeleteItemFromObjectCaseSensitive(root, "runs");
@@ -507,15 +508,15 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
   }
   /* Every run described: the new one, and those of rows already naming
    * theirs (a merged file merged again). */
-  cJSON *known = cJSON_Duplicate(runs_of(root), true);
-  stamp_rows(rows, cJSON_GetObjectItemCaseSensitive(root, "context"), known);
+  cJSON *described = cJSON_Duplicate(runs_of(root), true);
+  stamp_rows(rows, cJSON_GetObjectItemCaseSensitive(root, "context"), described);
   if (partial && access(result, F_OK) == 0) {
     /* A partial run must not cost the rows it did not measure: an unreadable
      * existing file is left alone, and so is the new one. */
     st = load_json(result, &old);
     if (st != TB_OK) {
       cJSON_Delete(root);
-      cJSON_Delete(known);
+      cJSON_Delete(described);
       return tb_fail(st, "%s; the new rows stay in %s", tb_last_error(), written);
     }
     /* Kept rows keep their run: rows from before rows named one take their
@@ -525,8 +526,8 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
                cJSON_GetObjectItemCaseSensitive(old, "context"), old_runs);
     cJSON *entry;
     cJSON_ArrayForEach(entry, old_runs) {
-      if (entry->string && !cJSON_HasObjectItem(known, entry->string))
-        cJSON_AddItemToObject(known, entry->string, cJSON_Duplicate(entry, true));
+      if (entry->string && !cJSON_HasObjectItem(described, entry->string))
+        cJSON_AddItemToObject(described, entry->string, cJSON_Duplicate(entry, true));
     }
     const int kept = keep_unmeasured(rows, cJSON_GetObjectItemCaseSensitive(old, "benchmarks"));
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(old, "context");
@@ -539,8 +540,8 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
     cJSON *new_ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
     if (cJSON_IsObject(new_ctx) && kept > 0) cJSON_AddStringToObject(new_ctx, "partial_update", note);
   }
-  keep_named_runs(root, known);
-  cJSON_Delete(known);
+  keep_named_runs(root, described);
+  cJSON_Delete(described);
   st = write_atomically(root, result);
   if (st == TB_OK) remove(written);
   cJSON_Delete(root);
