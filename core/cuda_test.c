@@ -98,12 +98,12 @@ static void test_timer(void) {
 static void test_meta(void) {
   tb_run_meta m;
   ASSERT_OK(tb_run_meta_collect(&m));
-  printf("\n  %s (%s, %s) driver %s runtime %s commit %s: copy %.1f GB/s\n", m.device.name,
-         m.arch, m.gpu_slug, m.driver, m.runtime, m.commit, m.copy_gbps);
+  printf("\n  %s (%s, %s) CUDA driver API %s runtime %s commit %s: copy %.1f GB/s\n", m.device.name,
+         m.arch, m.gpu_slug, m.cuda_driver_api, m.runtime, m.commit, m.copy_gbps);
   CU_ASSERT(m.copy_gbps > 0.0);
   CU_ASSERT_EQUAL(strncmp(m.arch, "sm_", 3), 0);
   CU_ASSERT(m.gpu_slug[0] != '\0' && strchr(m.gpu_slug, ' ') == NULL);
-  CU_ASSERT(strchr(m.driver, '.') != NULL && strchr(m.runtime, '.') != NULL);
+  CU_ASSERT(strchr(m.cuda_driver_api, '.') != NULL && strchr(m.runtime, '.') != NULL);
   CU_ASSERT(m.commit[0] != '\0');
 }
 

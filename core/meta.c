@@ -60,11 +60,28 @@ done:
   return st;
 }
 
+static void host_name(char *host, size_t cap) {
+  if (gethostname(host, cap) != 0) snprintf(host, cap, "unknown-host");
+  host[cap - 1] = '\0';
+}
+
 void tb_run_meta_set_device_id(tb_run_meta *m, const char *board) {
-  char host[256] = "unknown-host";
-  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown-host");
-  host[sizeof host - 1] = '\0';
+  char host[256];
+  host_name(host, sizeof host);
   snprintf(m->device_id, sizeof m->device_id, "%s:%s", host, board);
+}
+
+void tb_run_meta_set_run(tb_run_meta *m, time_t start) {
+  struct tm utc;
+  char host[256], stamp[32] = "00000000T000000Z";
+  host_name(host, sizeof host);
+  if (gmtime_r(&start, &utc)) {
+    strftime(m->run_date, sizeof m->run_date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  }
+  /* Time, host and process: unique among the shards of one sweep, which
+   * start within a second of each other on one host. */
+  snprintf(m->run_id, sizeof m->run_id, "%s-%s-%ld", stamp, host, (long)getpid());
 }
 
 tb_status tb_run_meta_collect(tb_run_meta *m) {
@@ -73,7 +90,7 @@ tb_status tb_run_meta_collect(tb_run_meta *m) {
   TB_TRY(tb_device_get(&m->device));
   snprintf(m->arch, sizeof m->arch, "sm_%d%d", m->device.sm_major, m->device.sm_minor);
   tb_gpu_slug(m->device.name, m->gpu_slug, sizeof m->gpu_slug);
-  version_string(m->device.driver_version, m->driver, sizeof m->driver);
+  version_string(m->device.driver_version, m->cuda_driver_api, sizeof m->cuda_driver_api);
   version_string(m->device.runtime_version, m->runtime, sizeof m->runtime);
 
   const char *commit = getenv("TB_COMMIT");

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- row names ---------------------------------------------------------------------- */
@@ -229,6 +230,206 @@ static int keep_unmeasured(cJSON *new_rows, cJSON *old_rows) {
   return kept;
 }
 
+/* ---- provenance: which run measured a row ------------------------------------------ */
+
+static const char *string_item(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Days from 1970-01-01 to the civil date y-m-d (proleptic Gregorian). */
+static long long days_from_civil(long long y, int m, int d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const long long yoe = y - era * 400;
+  const long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/* Google Benchmark's date ("2026-11-24T01:45:49+01:00") as UTC
+ * ("2026-11-24T00:45:49Z"); anything else is copied as it is. */
+static void utc_date(const char *date, char *out, size_t cap) {
+  int y, mo, d, h, mi, sec, zh = 0, zm = 0, consumed = 0;
+  if (sscanf(date, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &consumed) != 6) {
+    snprintf(out, cap, "%s", date);
+    return;
+  }
+  const char *zone = date + consumed;
+  int sign = 0;
+  if (strcmp(zone, "Z") == 0 || zone[0] == '\0') sign = 1;
+  else if ((zone[0] == '+' || zone[0] == '-') && sscanf(zone + 1, "%2d:%2d", &zh, &zm) == 2)
+    sign = zone[0] == '+' ? 1 : -1;
+  const time_t at = (time_t)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
+                             sign * (zh * 3600 + zm * 60));
+  struct tm utc;
+  if (sign == 0 || !gmtime_r(&at, &utc) || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
+    snprintf(out, cap, "%s", date);
+}
+
+/* The run a file's context names; for a file from before runs had ids, one
+ * derived from its commit and date. */
+static void context_run(const cJSON *ctx, tb_run_ref *out) {
+  const char *commit = string_item(ctx, "commit"), *id = string_item(ctx, "run_id");
+  const char *run_date = string_item(ctx, "run_date"), *date = string_item(ctx, "date");
+  snprintf(out->commit, sizeof out->commit, "%s", commit ? commit : "unknown");
+  if (run_date) snprintf(out->date, sizeof out->date, "%s", run_date);
+  else utc_date(date ? date : "unknown", out->date, sizeof out->date);
+  if (id) snprintf(out->run_id, sizeof out->run_id, "%s", id);
+  else snprintf(out->run_id, sizeof out->run_id, "%s@%s", out->commit, out->date);
+}
+
+void tb_results_row_run(const cJSON *root, const cJSON *row, tb_run_ref *out) {
+  context_run(cJSON_GetObjectItemCaseSensitive(root, "context"), out);
+  const char *id = string_item(row, "run_id");
+  if (!id) return;
+  const char *commit = string_item(row, "commit"), *date = string_item(row, "run_date");
+  snprintf(out->run_id, sizeof out->run_id, "%s", id);
+  snprintf(out->commit, sizeof out->commit, "%s", commit ? commit : "unknown");
+  snprintf(out->date, sizeof out->date, "%s", date ? date : "unknown");
+}
+
+/* The distinct runs seen so far: all of them, so that a cap on the
+ * caller's array does not make one run count twice. */
+typedef struct {
+  tb_run_ref *runs;
+  int count, cap;
+  bool failed;
+} run_set;
+
+static void run_set_add(run_set *set, const tb_run_ref *r) {
+  for (int i = 0; i < set->count; ++i)
+    if (strcmp(set->runs[i].run_id, r->run_id) == 0) return;
+  if (set->count == set->cap) {
+    const int cap = set->cap ? 2 * set->cap : 8;
+    tb_run_ref *grown = realloc(set->runs, sizeof *grown * (size_t)cap);
+    if (!grown) {
+      set->failed = true;
+      return;
+    }
+    set->runs = grown, set->cap = cap;
+  }
+  set->runs[set->count++] = *r;
+}
+
+int tb_results_runs_of(const cJSON *root, const cJSON *const *rows, int count, tb_run_ref *runs,
+                       int cap) {
+  run_set set = {0};
+  tb_run_ref r;
+  const cJSON *row = rows ? NULL : cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+  row = row ? row->child : NULL;
+  for (int i = 0; rows ? i < count : row != NULL; ++i) {
+    tb_results_row_run(root, rows ? rows[i] : row, &r);
+    run_set_add(&set, &r);
+    if (!rows) row = row->next;
+  }
+  for (int i = 0; i < set.count && i < cap; ++i) runs[i] = set.runs[i];
+  free(set.runs);
+  if (set.failed) {
+    tb_fail(TB_ERR_OUT_OF_MEMORY, "tb_results_runs_of: out of memory");
+    return -1;
+  }
+  return set.count;
+}
+
+int tb_run_refs_summary(const tb_run_ref *refs, int count, char *out, size_t cap) {
+  int runs = 0;
+  size_t len = 0;
+  if (cap) out[0] = '\0';
+  for (int i = 0; i < count; ++i) {
+    bool seen_run = false, seen_commit = false;
+    for (int j = 0; j < i; ++j) {
+      seen_run |= strcmp(refs[j].run_id, refs[i].run_id) == 0;
+      seen_commit |= strcmp(refs[j].commit, refs[i].commit) == 0;
+    }
+    runs += !seen_run;
+    if (!seen_commit && len < cap)
+      len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? ", " : "", refs[i].commit);
+  }
+  if (runs > 1 && len < cap) snprintf(out + len, cap - len, " (%d runs)", runs);
+  return runs;
+}
+
+/* A context's value, NULL when absent or empty: a run's entry leaves out
+ * what its run did not know. */
+static const char *ctx_value(const cJSON *ctx, const char *key) {
+  const char *v = string_item(ctx, key);
+  return v && v[0] ? v : NULL;
+}
+
+/* The "runs" entry of the run a context describes. Files from before the
+ * driver's version was known hold the CUDA driver API version as "driver". */
+static cJSON *run_entry(const cJSON *ctx, const tb_run_ref *run) {
+  cJSON *e = cJSON_CreateObject();
+  cJSON_AddStringToObject(e, "commit", run->commit);
+  cJSON_AddStringToObject(e, "date", run->date);
+  const bool old = !string_item(ctx, "cuda_driver_api");
+  const char *driver = ctx_value(ctx, "driver"), *api = ctx_value(ctx, "cuda_driver_api");
+  const char *const fields[][2] = {{"gpu", ctx_value(ctx, "gpu")},
+                                   {"device", ctx_value(ctx, "device")},
+                                   {"driver", old ? NULL : driver},
+                                   {"cuda_driver_api", old ? driver : api},
+                                   {"runtime", ctx_value(ctx, "runtime")}};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
+    if (fields[i][1]) cJSON_AddStringToObject(e, fields[i][0], fields[i][1]);
+  const char *copy = ctx_value(ctx, "copy_gbps");
+  if (copy) cJSON_AddNumberToObject(e, "copy_gbps", strtod(copy, NULL));
+  cJSON *libraries = cJSON_AddObjectToObject(e, "libraries");
+  for (const cJSON *c = ctx ? ctx->child : NULL; c; c = c->next)
+    if (cJSON_IsString(c) && c->string && strncmp(c->string, "library:", 8) == 0)
+      cJSON_AddStringToObject(libraries, c->string + 8, c->valuestring);
+  return e;
+}
+
+/* Gives each row of rows that names no run the run of its file's context
+ * (and its board), and makes runs describe that run if any row took it. */
+static void stamp_rows(cJSON *rows, const cJSON *ctx, cJSON *runs) {
+  tb_run_ref run;
+  context_run(ctx, &run);
+  const char *device = string_item(ctx, "device");
+  bool used = false;
+  cJSON *row;
+  cJSON_ArrayForEach(row, rows) {
+    /* Each row names the board that measured it (the run's context says it
+     * once): a merge of several GPUs' runs keeps that per row. */
+    if (device && !cJSON_HasObjectItem(row, "device")) cJSON_AddStringToObject(row, "device", device);
+    if (string_item(row, "run_id")) continue;
+    static const char *const keys[] = {"commit", "run_id", "run_date"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+      cJSON_DeleteItemFromObjectCaseSensitive(row, keys[i]);
+    cJSON_AddStringToObject(row, "commit", run.commit);
+    cJSON_AddStringToObject(row, "run_id", run.run_id);
+    cJSON_AddStringToObject(row, "run_date", run.date);
+    used = true;
+  }
+  if (used && !cJSON_HasObjectItem(runs, run.run_id))
+    cJSON_AddItemToObject(runs, run.run_id, run_entry(ctx, &run));
+}
+
+/* The file's "runs" object (created if it has none). */
+static cJSON *runs_of(cJSON *root) {
+  cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+  if (cJSON_IsObject(runs)) return runs;
+  cJSON_DeleteItemFromObjectCaseSensitive(root, "runs");
+  return cJSON_AddObjectToObject(root, "runs");
+}
+
+/* Rebuilds root's runs to hold exactly the runs its rows name, in the
+ * order the rows first name them, from `described` (entries of every run
+ * known; a run named without one gets an empty entry, not a made-up one). */
+static void keep_named_runs(cJSON *root, cJSON *described) {
+  cJSON *runs = cJSON_CreateObject();
+  const cJSON *row;
+  cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
+    const char *id = string_item(row, "run_id");
+    if (!id || cJSON_HasObjectItem(runs, id)) continue;
+    cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(described, id);
+    cJSON_AddItemToObject(runs, id, e ? e : cJSON_CreateObject());
+  }
+  cJSON_DeleteItemFromObjectCaseSensitive(root, "runs");
+  cJSON_AddItemToObject(root, "runs", runs);
+}
+
 /* Seven significant digits: finer than any measurement's noise, and half
  * the file of the 17 a double round-trips with. */
 static void round_numbers(cJSON *item) {
@@ -255,10 +456,22 @@ static void slim_row(cJSON *row) {
  * runs shows the rows that changed. */
 static bool write_rows(FILE *f, cJSON *root) {
   char *ctx = cJSON_Print(cJSON_GetObjectItemCaseSensitive(root, "context"));
-  bool ok = fprintf(f, "{\n\"context\": %s,\n\"benchmarks\": [\n", ctx ? ctx : "{}") > 0;
+  bool ok = fprintf(f, "{\n\"context\": %s,\n\"runs\": {", ctx ? ctx : "{}") > 0;
   free(ctx);
-  cJSON *row;
   bool first = true;
+  const cJSON *run;
+  cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(root, "runs")) {
+    cJSON *name = cJSON_CreateString(run->string);
+    char *key = cJSON_PrintUnformatted(name), *text = cJSON_PrintUnformatted(run);
+    cJSON_Delete(name);
+    ok = ok && key && text && fprintf(f, "%s\n%s: %s", first ? "" : ",", key, text) > 0;
+    free(key);
+    free(text);
+    first = false;
+  }
+  ok = ok && fprintf(f, "%s},\n\"benchmarks\": [\n", first ? "" : "\n") > 0;
+  cJSON *row;
+  first = true;
   cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
     slim_row(row);
     char *text = cJSON_PrintUnformatted(row);
@@ -290,21 +503,31 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
   cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
   cJSON *row;
   tb_row_params p;
-  /* Each row names the board that measured it (the run's context says it
-   * once): a merge of several GPUs' runs keeps that per row. */
-  const cJSON *device = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "context"), "device");
   cJSON_ArrayForEach(row, rows) {
     if (row_key(row, &p)) set_params(row, &p);
-    if (cJSON_IsString(device) && !cJSON_HasObjectItem(row, "device"))
-      cJSON_AddStringToObject(row, "device", device->valuestring);
   }
+  /* Every run described: the new one, and those of rows already naming
+   * theirs (a merged file merged again). */
+  cJSON *described = cJSON_Duplicate(runs_of(root), true);
+  stamp_rows(rows, cJSON_GetObjectItemCaseSensitive(root, "context"), described);
   if (partial && access(result, F_OK) == 0) {
     /* A partial run must not cost the rows it did not measure: an unreadable
      * existing file is left alone, and so is the new one. */
     st = load_json(result, &old);
     if (st != TB_OK) {
       cJSON_Delete(root);
+      cJSON_Delete(described);
       return tb_fail(st, "%s; the new rows stay in %s", tb_last_error(), written);
+    }
+    /* Kept rows keep their run: rows from before rows named one take their
+     * file's (its context's commit and date). */
+    cJSON *old_runs = runs_of(old);
+    stamp_rows(cJSON_GetObjectItemCaseSensitive(old, "benchmarks"),
+               cJSON_GetObjectItemCaseSensitive(old, "context"), old_runs);
+    cJSON *entry;
+    cJSON_ArrayForEach(entry, old_runs) {
+      if (entry->string && !cJSON_HasObjectItem(described, entry->string))
+        cJSON_AddItemToObject(described, entry->string, cJSON_Duplicate(entry, true));
     }
     const int kept = keep_unmeasured(rows, cJSON_GetObjectItemCaseSensitive(old, "benchmarks"));
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(old, "context");
@@ -317,6 +540,8 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
     cJSON *new_ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
     if (cJSON_IsObject(new_ctx) && kept > 0) cJSON_AddStringToObject(new_ctx, "partial_update", note);
   }
+  keep_named_runs(root, described);
+  cJSON_Delete(described);
   st = write_atomically(root, result);
   if (st == TB_OK) remove(written);
   cJSON_Delete(root);

@@ -1,6 +1,7 @@
 /* Result files (core/results.h): row names read back as parameters, and
  * the commit of a run's output: annotate, replace, merge a partial run,
- * refuse to merge into an unreadable file. */
+ * refuse to merge into an unreadable file; every row's run and the "runs"
+ * object through merges, and which runs a set of rows spans. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/results.h"
 
@@ -177,6 +178,119 @@ static void test_commit(void) {
   cJSON_Delete(r);
 }
 
+static const char *str(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : "(absent)";
+}
+
+static const cJSON *row_named(const cJSON *root, const char *name) {
+  const cJSON *b;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))
+    if (strcmp(str(b, "name"), name) == 0) return b;
+  return NULL;
+}
+
+static void test_provenance(void) {
+  char written[4200], result[4200];
+  snprintf(written, sizeof written, "%s/run.json", g_dir);
+  snprintf(result, sizeof result, "%s/provenance.json", g_dir);
+
+  /* A file from before rows named their run: "driver" is the CUDA driver
+   * API version, the date Google Benchmark's (local, with its offset). */
+  write_file(written,
+             "{\"context\": {\"commit\": \"old1\", \"date\": \"2026-11-24T01:45:49+01:00\","
+             " \"gpu\": \"G\", \"device\": \"h:0000:1B:00.0\", \"driver\": \"13.0\","
+             " \"runtime\": \"13.0\", \"copy_gbps\": \"2990.5\"}, \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 2},"
+             "{\"name\": \"r/tb/int32/n:8/nt:64/vt:1_median\", \"run_type\": \"aggregate\"}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
+  cJSON *r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  const char *old_id = "old1@2026-11-24T00:45:49Z";
+  const cJSON *row = row_named(r, "r/tb/int32/n:8/nt:64/vt:1_median");
+  CU_ASSERT_STRING_EQUAL(str(row, "commit"), "old1");
+  CU_ASSERT_STRING_EQUAL(str(row, "run_id"), old_id);
+  CU_ASSERT_STRING_EQUAL(str(row, "run_date"), "2026-11-24T00:45:49Z");
+  const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r, "runs");
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(runs), 1);
+  const cJSON *run = cJSON_GetObjectItemCaseSensitive(runs, old_id);
+  CU_ASSERT_STRING_EQUAL(str(run, "cuda_driver_api"), "13.0");
+  CU_ASSERT_FALSE(cJSON_HasObjectItem(run, "driver")); /* never known */
+  CU_ASSERT_STRING_EQUAL(str(run, "gpu"), "G");
+  CU_ASSERT_STRING_EQUAL(str(run, "device"), "h:0000:1B:00.0");
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(run, "copy_gbps")->valuedouble, 2990.5, 1e-9);
+  cJSON_Delete(r);
+
+  /* A partial run of a sweep that names its run: its rows take it, the
+   * kept rows keep theirs, "runs" describes both. */
+  write_file(written,
+             "{\"context\": {\"commit\": \"new2\", \"date\": \"2026-11-26T10:00:00+00:00\","
+             " \"run_id\": \"20261126T100000Z-h-42\", \"run_date\": \"2026-11-26T10:00:00Z\","
+             " \"gpu\": \"G\", \"device\": \"h:0000:1B:00.0\", \"driver\": \"580.95.05\","
+             " \"cuda_driver_api\": \"13.0\", \"runtime\": \"13.0\", \"library:cub\": \"3.0.1\","
+             " \"library:cusparse\": \"12.6.3\"}, \"benchmarks\": ["
+             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 3, \"sm_clock_mhz\": 1980}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, true), TB_OK);
+  r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  row = row_named(r, "r/cub/int32/n:8");
+  CU_ASSERT_STRING_EQUAL(str(row, "run_id"), "20261126T100000Z-h-42");
+  CU_ASSERT_STRING_EQUAL(str(row, "commit"), "new2");
+  CU_ASSERT_STRING_EQUAL(str(row, "run_date"), "2026-11-26T10:00:00Z");
+  CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/tb/int32/n:8"), "run_id"), old_id);
+  CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/tb/int32/n:8"), "commit"), "old1");
+  runs = cJSON_GetObjectItemCaseSensitive(r, "runs");
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(runs), 2);
+  run = cJSON_GetObjectItemCaseSensitive(runs, "20261126T100000Z-h-42");
+  CU_ASSERT_STRING_EQUAL(str(run, "driver"), "580.95.05");
+  CU_ASSERT_STRING_EQUAL(str(run, "cuda_driver_api"), "13.0");
+  CU_ASSERT_STRING_EQUAL(str(run, "date"), "2026-11-26T10:00:00Z");
+  const cJSON *libs = cJSON_GetObjectItemCaseSensitive(run, "libraries");
+  CU_ASSERT_STRING_EQUAL(str(libs, "cub"), "3.0.1");
+  CU_ASSERT_STRING_EQUAL(str(libs, "cusparse"), "12.6.3");
+  CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(runs, old_id));
+
+  /* Which runs a set of rows spans. */
+  tb_run_ref refs[4];
+  char text[256];
+  CU_ASSERT_EQUAL(tb_results_runs_of(r, NULL, 0, refs, 4), 2);
+  CU_ASSERT_EQUAL(tb_run_refs_summary(refs, 2, text, sizeof text), 2);
+  CU_ASSERT_STRING_EQUAL(text, "new2, old1 (2 runs)");
+  const cJSON *pair[] = {row_named(r, "r/tb/int32/n:8"), row_named(r, "r/tb/int32/n:8/nt:64/vt:1_median")};
+  CU_ASSERT_EQUAL(tb_results_runs_of(r, pair, 2, refs, 4), 1);
+  CU_ASSERT_STRING_EQUAL(refs[0].commit, "old1");
+  CU_ASSERT_STRING_EQUAL(refs[0].date, "2026-11-24T00:45:49Z");
+  CU_ASSERT_EQUAL(tb_run_refs_summary(refs, 1, text, sizeof text), 1);
+  CU_ASSERT_STRING_EQUAL(text, "old1");
+  CU_ASSERT_EQUAL(tb_results_runs_of(r, NULL, 0, refs, 1), 2); /* counted past cap */
+  cJSON_Delete(r);
+
+  /* The merged file merged again (results_merge of a shard's result):
+   * every row keeps its run; a run none of whose rows is left goes. */
+  char merged[4200];
+  snprintf(merged, sizeof merged, "%s/merged.json", g_dir);
+  write_file(merged,
+             "{\"context\": {\"commit\": \"new3\", \"run_id\": \"R3\", \"run_date\": \"2026-11-27T00:00:00Z\"},"
+             " \"runs\": {\"R3\": {\"commit\": \"new3\"}, \"R0\": {\"commit\": \"shard0\"}},"
+             " \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 4},"
+             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 5, \"commit\": \"shard0\","
+             " \"run_id\": \"R0\", \"run_date\": \"2026-11-26T23:00:00Z\"}]}");
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(merged, result, true), TB_OK);
+  r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/tb/int32/n:8"), "run_id"), "R3");
+  CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/cub/int32/n:8"), "run_id"), "R0");
+  CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/tb/int32/n:8/nt:64/vt:1_median"), "run_id"), old_id);
+  runs = cJSON_GetObjectItemCaseSensitive(r, "runs");
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(runs), 3); /* R3, R0, old1's; new2's rows all replaced */
+  CU_ASSERT_FALSE(cJSON_HasObjectItem(runs, "20261126T100000Z-h-42"));
+  CU_ASSERT_STRING_EQUAL(str(cJSON_GetObjectItemCaseSensitive(runs, "R0"), "commit"), "shard0");
+  CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(runs, old_id));
+  cJSON_Delete(r);
+}
+
 int main(void) {
   const char *tmp = getenv("TEST_TMPDIR");
   snprintf(g_dir, sizeof g_dir, "%s", tmp ? tmp : "/tmp");
@@ -184,6 +298,7 @@ int main(void) {
   CU_pSuite s = CU_add_suite("results", NULL, NULL);
   CU_add_test(s, "row params", test_params);
   CU_add_test(s, "commit, merge, refuse", test_commit);
+  CU_add_test(s, "provenance through merges", test_provenance);
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -2,10 +2,13 @@
 #include "core/sweep.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cuda.h"
@@ -23,6 +26,79 @@ static const char kHelp[] =
     "          [--tb_flush_l2]     flush L2 before every timed launch\n"
     "          [--tb_quick]        the small grid, for a smoke run\n"
     "          [--tb_list]         list the rows (no GPU needed; writes nothing)\n";
+
+/* The board's NVML session while the sweep runs; NULL without NVML. */
+static tb_nvml *g_nvml;
+
+/* The library versions the sweep noted, for its run's entry in "runs". */
+enum { kMaxLibraries = 16 };
+static struct {
+  char name[32], version[64];
+} g_libraries[kMaxLibraries];
+static int g_library_count;
+
+void tb_sweep_note_version(const char *library, const char *version) {
+  if (!library || !library[0] || !version || !version[0]) return;
+  int i = 0;
+  while (i < g_library_count && strcmp(g_libraries[i].name, library) != 0) ++i;
+  if (i == kMaxLibraries) {
+    fprintf(stderr, "tb_sweep_note_version: more than %d libraries: %s not recorded\n",
+            kMaxLibraries, library);
+    return;
+  }
+  g_library_count += i == g_library_count;
+  snprintf(g_libraries[i].name, sizeof g_libraries[i].name, "%s", library);
+  snprintf(g_libraries[i].version, sizeof g_libraries[i].version, "%s", version);
+}
+
+/* The context carries what a result's "runs" entry is built from
+ * (core/results.c): the libraries as "library:<name>" keys. */
+static void add_library_context(void) {
+  for (int i = 0; i < g_library_count; ++i) {
+    char key[48];
+    snprintf(key, sizeof key, "library:%.31s", g_libraries[i].name);
+    tb_bench_add_context(key, g_libraries[i].version);
+  }
+}
+
+void tb_sweep_sample_gpu(tb_gpu_sample *out) { tb_nvml_sample(g_nvml, out); }
+
+void tb_sweep_set_gpu_counters(tb_bench_state *st, const tb_gpu_sample *before,
+                               const tb_gpu_sample *after) {
+  static const struct {
+    unsigned field;
+    const char *name;
+    size_t offset;
+  } kGauges[] = {
+      {TB_GPU_SM_CLOCK, "sm_clock_mhz", offsetof(tb_gpu_sample, sm_clock_mhz)},
+      {TB_GPU_MEM_CLOCK, "mem_clock_mhz", offsetof(tb_gpu_sample, mem_clock_mhz)},
+      {TB_GPU_TEMP, "temp_c", offsetof(tb_gpu_sample, temp_c)},
+      {TB_GPU_POWER, "power_w", offsetof(tb_gpu_sample, power_w)},
+  };
+  /* Only the fields the board gave at the start: every repetition of a row
+   * must carry the same counters. A reading that failed since is NaN,
+   * written as null. */
+  const unsigned fields = tb_nvml_fields(g_nvml);
+  char key[48];
+  for (size_t i = 0; i < sizeof kGauges / sizeof *kGauges; ++i) {
+    if (!(fields & kGauges[i].field)) continue;
+    const double *a = (const double *)((const char *)after + kGauges[i].offset);
+    tb_bench_set_counter(st, kGauges[i].name, *a, TB_COUNTER_VALUE);
+    if (!before) continue;
+    const double *b = (const double *)((const char *)before + kGauges[i].offset);
+    snprintf(key, sizeof key, "%s_before", kGauges[i].name);
+    tb_bench_set_counter(st, key, *b, TB_COUNTER_VALUE);
+  }
+  if (fields & TB_GPU_THROTTLE) {
+    tb_bench_set_counter(st, "throttle_reasons",
+                         after->has_throttle_reasons ? (double)after->throttle_reasons : NAN,
+                         TB_COUNTER_VALUE);
+    if (before)
+      tb_bench_set_counter(st, "throttle_reasons_before",
+                           before->has_throttle_reasons ? (double)before->throttle_reasons : NAN,
+                           TB_COUNTER_VALUE);
+  }
+}
 
 static int is_box_row(const char *name) { return strstr(name, "/nt:") != NULL; }
 static int keep_default_rows(const char *name) { return !is_box_row(name); }
@@ -117,6 +193,13 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
     free(args);
     return 1;
   }
+  if (!tb_sweep.meta.run_id[0]) tb_run_meta_set_run(&tb_sweep.meta, time(NULL));
+  g_nvml = tb_nvml_open(NULL, tb_sweep.meta.device.pci_bus_id);
+  if (!g_nvml)
+    fprintf(stderr, "%s: %s: rows record no clocks, temperature, power or throttle reasons\n",
+            suite, tb_last_error());
+  else if (!tb_sweep.meta.driver[0])
+    snprintf(tb_sweep.meta.driver, sizeof tb_sweep.meta.driver, "%s", tb_nvml_driver_version(g_nvml));
   const tb_run_meta *m = &tb_sweep.meta;
   char copy[32], reps[16];
   snprintf(copy, sizeof copy, "%.1f", m->copy_gbps);
@@ -124,15 +207,19 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   tb_bench_add_context("suite", suite);
   tb_bench_add_context("gpu", m->device.name);
   tb_bench_add_context("arch", m->arch);
-  tb_bench_add_context("driver", m->driver);
+  if (m->driver[0]) tb_bench_add_context("driver", m->driver); /* none rather than a guess */
+  tb_bench_add_context("cuda_driver_api", m->cuda_driver_api);
   tb_bench_add_context("runtime", m->runtime);
   tb_bench_add_context("commit", m->commit);
+  tb_bench_add_context("run_id", m->run_id);
+  tb_bench_add_context("run_date", m->run_date);
   tb_bench_add_context("copy_gbps", copy);
   tb_bench_add_context("device", m->device_id);
   tb_bench_add_context("l2_flush", tb_sweep.flush_l2 ? "yes" : "no");
   tb_bench_add_context("repetitions", reps);
-  fprintf(stderr, "%s on %s (%s), driver %s, runtime %s, copy %.1f GB/s, commit %s\n", suite,
-          m->device.name, m->arch, m->driver, m->runtime, m->copy_gbps, m->commit);
+  fprintf(stderr, "%s on %s (%s), driver %s (CUDA %s), runtime %s, copy %.1f GB/s, commit %s, run %s\n",
+          suite, m->device.name, m->arch, m->driver[0] ? m->driver : "unknown",
+          m->cuda_driver_api, m->runtime, m->copy_gbps, m->commit, m->run_id);
 
   static char out_flag[4200], written[4096], result[4096];
   const bool partial = tb_sweep.no_boxes || tb_sweep.quick ||
@@ -158,7 +245,10 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   }
   args[nargs] = NULL;
   register_all();
+  add_library_context();
   int rc = tb_bench_main(nargs, args);
+  tb_nvml_close(g_nvml);
+  g_nvml = NULL;
   tb_l2_flush_release();
   tb_sweep_inputs_release();
   free(args);
@@ -199,6 +289,8 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
   const int reps = tb_sweep_reps(bytes);
   tb_status status = launch(ctx); /* warm-up */
   double total_seconds = 0;
+  tb_gpu_sample before, after;
+  tb_sweep_sample_gpu(&before);
   while (status == TB_OK && tb_bench_keep_running(st)) {
     if (tb_sweep.flush_l2 && (status = tb_l2_flush(0)) != TB_OK) break;
     double seconds = 0;
@@ -208,6 +300,7 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
     if (status == TB_OK) tb_bench_set_iteration_time(st, seconds / reps);
     total_seconds += seconds / reps;
   }
+  tb_sweep_sample_gpu(&after); /* the timer's stop waited for the last launch */
   tb_timer_destroy(&timer);
   if (status != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());
@@ -230,6 +323,7 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
     tb_bench_set_counter(st, "l2_resident", 1.0, TB_COUNTER_VALUE);
     tb_bench_set_label(st, "L2-resident");
   }
+  tb_sweep_set_gpu_counters(st, &before, &after);
 }
 
 void tb_sweep_name(char *out, size_t cap, const char *algorithm, const char *impl,

@@ -6,7 +6,12 @@
  *   then runs Google Benchmark (whose own flags all work);
  * - tb_sweep_measure: the timing loop (CUDA events, warm-up, optional L2
  *   flush, several launches per timed iteration for small sizes) and the
- *   counters every benchmark reports.
+ *   counters every benchmark reports, the GPU's clocks, temperature, power
+ *   and throttle reasons around the loop among them (core/nvml.h);
+ * - provenance: every row of a result names the run that measured it
+ *   (commit, run_id, run_date), and the file's "runs" object describes each
+ *   run: GPU, board, driver, toolkit and the libraries a sweep noted with
+ *   tb_sweep_note_version (docs/sweeps.md, "What each row records").
  *
  * Sweep flags (--help lists them; --help and --tb_list need no GPU):
  *   --tb_results=DIR    write DIR/<arch>/<gpu>/<suite>.json
@@ -24,6 +29,7 @@
 
 #include "core/bench.h"
 #include "core/meta.h"
+#include "core/nvml.h"
 #include "core/types.h"
 
 #ifdef __cplusplus
@@ -63,6 +69,25 @@ typedef tb_status (*tb_sweep_launch)(void *ctx);
  * the benchmark with its message. */
 void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
                       int64_t bytes);
+
+/* Records the version of a library the sweep measures against (a baseline
+ * such as "cub", "thrust", "cusparse"), for the run's entry in the result's
+ * "runs" object; call it from register_all. The last version noted for a
+ * library is the one recorded; the CUDA runtime's is recorded anyway. */
+void tb_sweep_note_version(const char *library, const char *version);
+
+/* The GPU's state now (tb_nvml_sample of the board being measured; every
+ * field absent when NVML is not available). */
+void tb_sweep_sample_gpu(tb_gpu_sample *out);
+
+/* Sets the counters sm_clock_mhz, mem_clock_mhz, temp_c, power_w and
+ * throttle_reasons from `after` (sampled right after the timing loop) and
+ * the same with the suffix _before from `before` (right before it; NULL:
+ * none), for each field the board gives: tb_sweep_measure does this, a
+ * benchmark with its own loop calls it. A field NVML does not give is left
+ * out of every row, never guessed. */
+void tb_sweep_set_gpu_counters(tb_bench_state *st, const tb_gpu_sample *before,
+                               const tb_gpu_sample *after);
 
 /* Launches per timed iteration for a kernel over `bytes`: enough that
  * event overhead does not dominate small sizes. */

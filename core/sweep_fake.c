@@ -11,7 +11,10 @@
  * "measures" on is the one $CUDA_VISIBLE_DEVICES names in $TB_DEVICE_LIST
  * (the pretend GPUs "0, NAME;1, NAME" that tools/shard_sweep.sh reads in
  * place of nvidia-smi), else "Fake GPU"; its board is
- * fake-$CUDA_VISIBLE_DEVICES. $TB_FAKE_FAIL_TYPE=T fails the rows of type T. */
+ * fake-$CUDA_VISIBLE_DEVICES at PCI bus id 0000:0N:00.0 (N the index), which
+ * the stand-in NVML (nvml_fake.c, through $TB_NVML_LIBRARY) answers for;
+ * it notes the version of one library, "fakelib" 1.2.3. $TB_FAKE_FAIL_TYPE=T
+ * fails the rows of type T. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,7 +47,11 @@ static void run(tb_bench_state *st, void *arg) {
     const struct timespec t = {(time_t)g_sleep, 0};
     nanosleep(&t, NULL);
   }
+  tb_gpu_sample before, after;
+  tb_sweep_sample_gpu(&before);
   while (tb_bench_keep_running(st)) tb_bench_set_iteration_time(st, r->seconds);
+  tb_sweep_sample_gpu(&after);
+  tb_sweep_set_gpu_counters(st, &before, &after);
   tb_bench_set_items_processed(st, tb_bench_iterations(st) * 1024);
   tb_bench_set_counter(st, "copy_bw_pct", 50.0, TB_COUNTER_VALUE);
   tb_bench_set_counter(st, "checks", r->checks, TB_COUNTER_VALUE);
@@ -61,6 +68,7 @@ static void add(const char *name, double seconds, bool fails, bool sleeps) {
 }
 
 static void register_all(void) {
+  tb_sweep_note_version("fakelib", "1.2.3");
   add("fake/tb/int32/n:1024", 1e-6, false, false);
   add("fake/cub/int32/n:1024", 2e-6, false, false);
   add("fake/tb/int32/n:1024/nt:128/vt:4", 3e-6, true, false);
@@ -108,6 +116,8 @@ int main(int argc, char **argv) {
   tb_gpu_slug(meta.device.name, meta.gpu_slug, sizeof meta.gpu_slug);
   snprintf(board, sizeof board, "fake-%s", visible && visible[0] ? visible : "0");
   tb_run_meta_set_device_id(&meta, board);
+  snprintf(meta.device.pci_bus_id, sizeof meta.device.pci_bus_id, "0000:%02X:00.0",
+           visible ? (unsigned)atoi(visible) & 0xff : 0u);
   suite_name(argv[0], suite, sizeof suite);
   snprintf(meta.commit, sizeof meta.commit, "%s", getenv("TB_COMMIT") ? getenv("TB_COMMIT") : "fake");
   meta.copy_gbps = 100.0;

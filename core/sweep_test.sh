@@ -1,8 +1,10 @@
 #!/bin/bash
-# sweep_test FAKE: the rules that keep results from being lost, on a sweep
-# that needs no GPU (sweep_fake.c).
+# sweep_test FAKE FAKE_NVML: the rules that keep results from being lost, and
+# what every row records of its run and of the GPU's state, on a sweep that
+# needs no GPU (sweep_fake.c) and a stand-in NVML (nvml_fake.c).
 set -u
 FAKE=$1
+export TB_NVML_LIBRARY=$PWD/$2
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 R=$TMP/results
 OUT=$R/sm_00/fake-gpu/fake.json
@@ -12,6 +14,13 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 has() { grep -qE "\"$1\":[[:space:]]*\"$2\"" "$OUT"; }
 rows() { grep -cE "\"name\":[[:space:]]*\"$1\"" "$OUT"; }  # exactly that name
 fresh() { rm -rf "$R"; }
+# rows_with TEXT: how many rows (one a line) hold TEXT; all_rows: how many rows.
+rows_with() { grep '^{"name"' "$OUT" | grep -cF -- "$1"; }
+all_rows() { grep -c '^{"name"' "$OUT"; }
+# run_id: the run the result's context names.
+run_id() { sed -n 's/^[[:space:]]*"run_id":[[:space:]]*"\([^"]*\)".*/\1/p' "$OUT"; }
+# runs: the ids of the result's "runs" entries, one a line, sorted.
+runs() { sed -n '/^"runs": {/,/^}/{/^"runs"/d;s/^"\([^"]*\)": {.*/\1/p}' "$OUT" | sort; }
 
 # A full run writes the result, rows named as registered whatever the flags,
 # with repetitions, aggregates and params.
@@ -30,6 +39,39 @@ ls -a "$(dirname "$OUT")" | grep -q running && fail "temporary file left behind"
 grep -qE '"checks":[[:space:]]*1' "$OUT" || fail "rows do not report their checks"
 grep -qE '"checks":[[:space:]]*([2-9]|1[0-9])' "$OUT" && fail "a row checked other than once"
 cp "$OUT" "$TMP/full.json"
+
+# Every row, aggregates included, names its run and carries the GPU's state
+# after its timing loop and before it; "runs" describes the run.
+ONE=$(run_id)
+n=$(all_rows)
+[ -n "$ONE" ] || fail "the context names no run_id"
+[ "$(rows_with "\"commit\":\"one\",\"run_id\":\"$ONE\",\"run_date\":\"20")" = "$n" ] \
+  || fail "not every row names its commit, run_id and run_date"
+for counter in sm_clock_mhz mem_clock_mhz temp_c power_w throttle_reasons; do
+  [ "$(rows_with "\"$counter\":")" = "$n" ] || fail "not every row has $counter"
+  [ "$(rows_with "\"${counter}_before\":")" = "$n" ] || fail "not every row has ${counter}_before"
+done
+[ "$(rows_with '"sm_clock_mhz":1755,')" -gt 0 ] || fail "sm_clock_mhz is not NVML's reading"
+[ "$(rows_with '"throttle_reasons":4,')" -gt 0 ] || fail "throttle_reasons is not NVML's bitmask"
+[ "$(rows_with '"power_w":123.5,')" -gt 0 ] || fail "power_w is not NVML's milliwatts in watts"
+[ "$(runs)" = "$ONE" ] || fail "runs is not the one run: $(runs)"
+grep -q "^\"$ONE\": {\"commit\":\"one\",\"date\":\"20[0-9-]*T[0-9:]*Z\",\"gpu\":\"Fake GPU\",\"device\":\"[^\"]*:fake-0\",\"driver\":\"000.00.01\",.*\"libraries\":{\"fakelib\":\"1.2.3\"}}" "$OUT" \
+  || fail "the run's entry lacks commit, date, gpu, device, driver or libraries"
+has driver 000.00.01 || fail "the context lacks the driver's version"
+
+# Without NVML nothing is made up: no readings, no driver version, and the
+# sweep says so.
+TB_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$FAKE" --tb_results="$TMP/absent" \
+  >"$TMP/log" 2>&1 || fail "a run without NVML exited $?"
+grep -q "rows record no clocks" "$TMP/log" || fail "a run without NVML does not say so"
+A=$TMP/absent/sm_00/fake-gpu/fake.json
+grep -qE 'sm_clock_mhz|temp_c|power_w|throttle_reasons|"driver"' "$A" && fail "readings written without NVML"
+[ "$(grep '^{"name"' "$A" | grep -c '"run_id"')" = "$(grep -c '^{"name"' "$A")" ] \
+  || fail "rows without NVML do not name their run"
+# A board without a power sensor: power left out, the rest there.
+TB_FAKE_NVML_NO_POWER=1 "$FAKE" --tb_results="$TMP/nopower" >"$TMP/log" 2>&1 || fail "no-power run exited $?"
+grep -q power_w "$TMP/nopower/sm_00/fake-gpu/fake.json" && fail "power written by a board without it"
+grep -q '"temp_c":41' "$TMP/nopower/sm_00/fake-gpu/fake.json" || fail "temperature lost with the power"
 
 # --tb_list writes nothing and leaves the result as it was.
 "$FAKE" --tb_results="$R" --tb_list >"$TMP/list" 2>&1 || fail "--tb_list exited $?"
@@ -52,11 +94,19 @@ TB_COMMIT=three "$FAKE" --tb_results="$R" --tb_repetitions=2 \
 [ "$(rows 'fake/tb/int32/n:1024')" = 3 ] || fail "unmeasured rows lost by a filtered run"
 has commit three || fail "context not updated"
 grep -q 'rows kept from the run of commit one' "$OUT" || fail "partial update not recorded"
+THREE=$(run_id)
+[ "$(rows_with "\"run_id\":\"$THREE\"")" = "$(rows_with '"name":"fake/cub/')" ] \
+  || fail "the measured rows do not name the filtered run"
+[ "$(rows_with "\"commit\":\"one\",\"run_id\":\"$ONE\"")" = "$(rows_with '"name":"fake/tb/')" ] \
+  || fail "the kept rows lost their run"
+[ "$(runs)" = "$(printf '%s\n' "$ONE" "$THREE" | sort)" ] || fail "runs is not both runs: $(runs)"
 
 # --tb_boxes=none is partial too: box rows are kept.
 TB_COMMIT=four "$FAKE" --tb_results="$R" --tb_boxes=none >"$TMP/log" 2>&1 || fail "boxes=none exited $?"
 [ "$(rows 'fake/tb/int32/n:1024/nt:128/vt:4_median')" = 1 ] || fail "box rows lost by --tb_boxes=none"
 [ "$(rows 'fake/tb/int32/n:1024/nt:128/vt:4')" = 0 ] || fail "box rows keep their repetitions"
+# The filtered run's rows were all measured again: its entry goes.
+[ "$(runs)" = "$(printf '%s\n' "$ONE" "$(run_id)" | sort)" ] || fail "runs is not the runs rows name: $(runs)"
 
 # An interrupted run leaves the result untouched.
 cp "$OUT" "$TMP/before.json"

@@ -4,6 +4,7 @@
  * rows, a GPU's own table (kernels/tuned/<arch>_<gpu>.inc), which the
  * library prefers on that GPU for those families.
  *
+ *   gen_defaults [--mixed-runs] RESULTS_DIR [FAMILY...]
  *   gen_defaults RESULTS_DIR > kernels/tuned/sm_90.inc
  *   gen_defaults results/sm_90/h200 SEGREDUCE SPMV > kernels/tuned/sm_90_h200.inc
  *
@@ -35,8 +36,14 @@
  *                   mean over the uniform and power-law matrices of that L
  *                   (the stencils, 5 and 7 nonzeros a row, with the
  *                   smallest L). A call takes the row of the nearest mean.
+ * The boxes one rule compares must come from one run (the rows' run_id,
+ * core/results.h): a partial run merged into a result leaves rows of
+ * several commits, drivers and machine states side by side, and a best box
+ * picked across them may be picked by the difference between runs. Rules
+ * whose rows span runs are refused, naming the commits, unless
+ * --mixed-runs, which compares them anyway and says so beside the box.
  * Exit status 1, with a message naming the file, when a family's result is
- * missing, unreadable or has no box sweep. */
+ * missing, unreadable or has no box sweep, or a rule's rows span runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -48,10 +55,11 @@
 
 #include "core/results.h"
 
-/* One swept box row: its parameters and median throughput. */
+/* One swept box row: its parameters, median throughput and run. */
 typedef struct {
   tb_row_params p;
   double gips;
+  tb_run_ref run;
 } row;
 
 typedef struct {
@@ -97,6 +105,7 @@ static bool load(const char *dir, const char *family, sweep *s) {
     if (r.p.aggregate[0] && !median) continue;
     r.gips = number(b, "items_per_second") / 1e9;
     if (!(r.gips > 0)) continue;
+    tb_results_row_run(root, b, &r.run);
     int at = -1;
     for (int i = 0; i < s->count && at < 0; ++i)
       if (strcmp(s->rows[i].p.canonical, r.p.canonical) == 0) at = i;
@@ -149,13 +158,10 @@ static bool at_largest(const sweep *s, const selection *q, const row *r) {
   return selected(r, q) && r->p.n == largest_n(s, q, r->p.algorithm);
 }
 
-/* The box with the best geometric mean over the selected configurations
- * (algorithm, type, seg) at each algorithm's largest swept n, among the
- * boxes measured in every one of them; false when nothing is selected. */
-static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, double *gm) {
-  bool *in = malloc(sizeof *in * (size_t)(s->count ? s->count : 1));
-  if (!in) return false;
-  for (int i = 0; i < s->count; ++i) in[i] = at_largest(s, q, &s->rows[i]);
+/* The box with the best geometric mean over the configurations (algorithm,
+ * type, seg) of the rows in[] (a rule's, at_largest), among the boxes
+ * measured in every one of them; false when there are none. */
+static bool best_box(const sweep *s, const bool *in, int *nt, int *vt, double *gm) {
   *gm = 0;
   for (int i = 0; i < s->count; ++i) {
     const row *c = &s->rows[i];
@@ -179,8 +185,21 @@ static bool best_box(const sweep *s, const selection *q, int *nt, int *vt, doubl
     if (found == configs && (g > *gm || (g == *gm && (c->p.nt < *nt || (c->p.nt == *nt && c->p.vt < *vt)))))
       *gm = g, *nt = c->p.nt, *vt = c->p.vt;
   }
-  free(in);
   return *gm > 0;
+}
+
+/* --mixed-runs: compare boxes measured in different runs. */
+static bool mixed_runs_allowed;
+
+/* Into text, the commits of the runs the rows in[] come from; how many runs. */
+static int runs_of(const sweep *s, const bool *in, char *text, size_t cap) {
+  tb_run_ref *refs = malloc(sizeof *refs * (size_t)(s->count ? s->count : 1));
+  int count = 0;
+  for (int i = 0; refs && i < s->count; ++i)
+    if (in[i]) refs[count++] = s->rows[i].run;
+  const int runs = refs ? tb_run_refs_summary(refs, count, text, cap) : -1;
+  free(refs);
+  return runs;
 }
 
 static const char *const kTypes[] = {"int32", "int64", "float", "double"};
@@ -204,14 +223,31 @@ static bool wanted(const char *family) {
 static bool emit(const sweep *s, const char *family, const selection *q, const char *type_enum,
                  int64_t seg) {
   if (!wanted(family)) return true;
+  bool *in = malloc(sizeof *in * (size_t)(s->count ? s->count : 1));
+  if (!in) return false;
+  for (int i = 0; i < s->count; ++i) in[i] = at_largest(s, q, &s->rows[i]);
+  char commits[512];
+  const int runs = runs_of(s, in, commits, sizeof commits);
   int nt = 0, vt = 0;
   double gm = 0;
-  if (!best_box(s, q, &nt, &vt, &gm)) {
+  const bool found = runs >= 0 && (runs <= 1 || mixed_runs_allowed) && best_box(s, in, &nt, &vt, &gm);
+  free(in);
+  if (runs > 1 && !mixed_runs_allowed) {
+    char count[48] = "";
+    if (seg > 0) snprintf(count, sizeof count, " at average count %lld", (long long)seg);
+    fprintf(stderr,
+            "gen_defaults: %s %s%s: the boxes to compare come from more than one run, commits "
+            "%s; measure them in one run, or pass --mixed-runs to compare them anyway\n",
+            family, q->type ? q->type : "", count, commits);
+    return false;
+  }
+  if (!found) {
     fprintf(stderr, "gen_defaults: no box sweep for %s %s\n", family, q->type ? q->type : "");
     return false;
   }
-  printf("TB_TUNED(%s, %s, %lld, %d, %d)  // %.1f G items/s\n", family, type_enum,
-         (long long)seg, nt, vt, gm);
+  printf("TB_TUNED(%s, %s, %lld, %d, %d)  // %.1f G items/s%s%s\n", family, type_enum,
+         (long long)seg, nt, vt, gm, runs > 1 ? ", across runs of commits " : "",
+         runs > 1 ? commits : "");
   return true;
 }
 
@@ -235,10 +271,18 @@ static int sweep_segs(const sweep *s, const char *algorithm, int64_t *segs, int 
 int main(int argc, char **argv) {
   static const char *const known[] = {"REDUCE", "SCAN", "SEGREDUCE", "REDUCE_BY_KEY", "SPMV",
                                       "OMP",    "LBS",  "EXPAND",    "MOVE"};
+  /* --mixed-runs may come anywhere; the rest are RESULTS_DIR [FAMILY...]. */
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--mixed-runs") == 0) mixed_runs_allowed = true;
+    else argv[kept++] = argv[i];
+  }
+  argc = kept;
   if (argc < 2) {
     fprintf(stderr,
-            "usage: gen_defaults RESULTS_DIR [FAMILY...] (one GPU's folder of sweep results; "
-            "FAMILY: only its rows)\n");
+            "usage: gen_defaults [--mixed-runs] RESULTS_DIR [FAMILY...] (one GPU's folder of "
+            "sweep results; FAMILY: only its rows; --mixed-runs: compare boxes measured in "
+            "different runs)\n");
     return 2;
   }
   for (int i = 2; i < argc; ++i) {

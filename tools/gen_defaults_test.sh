@@ -3,7 +3,8 @@
 # (and a GPU's own kernels/tuned/<arch>_<gpu>.inc) is what tools/gen_defaults
 # derives from the committed sweep it names in kernels/tuned/sources.txt
 # ("<arch> <gpu folder> [FAMILY...]"): a new sweep or a table edited by hand
-# fails here until `./tilebench defaults` regenerates it.
+# fails here until `./tilebench defaults` regenerates it. A rule whose boxes
+# come from several runs is refused, and taken with --mixed-runs.
 set -u
 GEN=$1
 SOURCES=$2
@@ -30,5 +31,36 @@ grep -q "$TMP/empty/reduce.json" "$TMP/err" || { echo "FAIL: missing file not na
 # An unknown family is refused, not ignored.
 "$GEN" "$TMP/empty" BOGUS >/dev/null 2>"$TMP/err" && { echo "FAIL: unknown family accepted" >&2; failures=$((failures + 1)); }
 grep -q "unknown family BOGUS" "$TMP/err" || { echo "FAIL: unknown family not named" >&2; failures=$((failures + 1)); }
+# Boxes measured in different runs are not compared unless asked: int32's
+# two boxes come from two runs (the faster from the second), the other
+# types' from one.
+M=$TMP/mixed
+mkdir -p "$M"
+for family in scan segreduce omp_reduce interval spmv; do
+  echo '{"context": {}, "benchmarks": []}' >"$M/$family.json"
+done
+box() { # TYPE NT GIPS RUN COMMIT
+  printf '{"name": "reduce/tb/%s/n:1024/nt:%s/vt:4_median", "items_per_second": %s000000000, "commit": "%s", "run_id": "%s", "run_date": "2026-11-27T00:00:00Z"}' \
+    "$1" "$2" "$3" "$5" "$4"
+}
+{
+  echo '{"context": {"gpu": "Fake GPU"}, "benchmarks": ['
+  box int32 128 100 R1 aaa1111; echo ,; box int32 256 120 R2 bbb2222
+  for t in int64 float double; do echo ,; box $t 128 100 R1 aaa1111; echo ,; box $t 256 90 R1 aaa1111; done
+  echo ']}'
+} >"$M/reduce.json"
+if "$GEN" "$M" REDUCE >"$TMP/mixed.inc" 2>"$TMP/err"; then
+  echo "FAIL: boxes of two runs compared without --mixed-runs" >&2; failures=$((failures + 1))
+fi
+grep -q 'REDUCE int32: the boxes to compare come from more than one run, commits aaa1111, bbb2222 (2 runs).*--mixed-runs' "$TMP/err" \
+  || { echo "FAIL: refusal does not name the commits: $(cat "$TMP/err")" >&2; failures=$((failures + 1)); }
+grep -q 'int64\|float\|double' "$TMP/err" && { echo "FAIL: one-run rules refused: $(cat "$TMP/err")" >&2; failures=$((failures + 1)); }
+if ! "$GEN" --mixed-runs "$M" REDUCE >"$TMP/mixed.inc" 2>"$TMP/err"; then
+  echo "FAIL: --mixed-runs refused: $(cat "$TMP/err")" >&2; failures=$((failures + 1))
+fi
+grep -q '^TB_TUNED(REDUCE, TB_INT32, 0, 256, 4)  // 120.0 G items/s, across runs of commits aaa1111, bbb2222 (2 runs)$' "$TMP/mixed.inc" \
+  || { echo "FAIL: --mixed-runs does not pick across runs and say so:" >&2; cat "$TMP/mixed.inc" >&2; failures=$((failures + 1)); }
+grep -q '^TB_TUNED(REDUCE, TB_INT64, 0, 128, 4)  // 100.0 G items/s$' "$TMP/mixed.inc" \
+  || { echo "FAIL: a one-run rule is marked or wrong:" >&2; cat "$TMP/mixed.inc" >&2; failures=$((failures + 1)); }
 [ $failures -eq 0 ] && echo "gen_defaults_test: tables match the committed sweeps"
 exit $((failures > 0))
