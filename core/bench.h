@@ -83,7 +83,13 @@ void tb_bench_add_context(const char *key, const char *value);
 /* Initialises Google Benchmark from argv (its flags), rejects unknown flags,
  * runs the selected benchmarks and returns 0, or 1 if any failed or a flag
  * was not recognised. Besides Google Benchmark's flags it takes
- * --tb_list (print names only). */
+ * --tb_list (print names only) and --tb_progress=0|1: after each row,
+ * "[i/N] name  elapsed, ~left" on stderr (default 1; N counts the rows the
+ * filter keeps). --benchmark_format and --benchmark_out_format csv write
+ * every row under one header, at the end (the library's own CSV reporter
+ * aborts on a counter that only a later row has). A library built without
+ * NDEBUG (Debian's) gets a note in place of its DEBUG warning and a
+ * "benchmark_library_build" context key: the times are manual. */
 int tb_bench_main(int argc, char **argv);
 
 /* Number of benchmarks that failed so far (for the caller's own summary). */

@@ -144,6 +144,22 @@ static void test_context(void) {
   CU_ASSERT_STRING_EQUAL(v->valuestring, "tb_test_value");
 }
 
+/* Debian's library, built without NDEBUG, writes "library_build_type":
+ * "debug"; the context then says what that means here. */
+static void test_library_build_note(void) {
+  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(g_json, "context");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(ctx, "library_build_type");
+  const cJSON *note = cJSON_GetObjectItemCaseSensitive(ctx, "benchmark_library_build");
+  if (cJSON_IsString(type) && strcmp(type->valuestring, "debug") == 0) {
+    CU_ASSERT_FATAL(cJSON_IsString(note));
+    CU_ASSERT_EQUAL(strncmp(note->valuestring, "debug (assertions on", 20), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(note->valuestring, "manual"));
+  } else {
+    CU_ASSERT_PTR_NULL(note);
+  }
+}
+
 static cJSON *read_json(const char *path) {
   FILE *f = fopen(path, "rb");
   if (f == NULL) return NULL;
@@ -204,7 +220,8 @@ int main(void) {
       CU_add_test(s, "manual time and rates", test_manual_time_and_rates) == NULL ||
       CU_add_test(s, "error in json", test_error_in_json) == NULL ||
       CU_add_test(s, "later setting wins", test_later_setting_wins) == NULL ||
-      CU_add_test(s, "custom context", test_context) == NULL) {
+      CU_add_test(s, "custom context", test_context) == NULL ||
+      CU_add_test(s, "library build note", test_library_build_note) == NULL) {
     CU_cleanup_registry();
     return 2;
   }

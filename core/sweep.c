@@ -111,10 +111,15 @@ static void on_interrupt(int sig) {
   raise(sig);
 }
 
-static bool has_flag(int argc, char **argv, const char *flag) {
+/* arg is flag, bare or with a value. */
+static bool is_flag(const char *arg, const char *flag) {
   const size_t len = strlen(flag);
+  return strncmp(arg, flag, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+}
+
+static bool has_flag(int argc, char **argv, const char *flag) {
   for (int i = 1; i < argc; ++i)
-    if (strncmp(argv[i], flag, len) == 0 && (argv[i][len] == '\0' || argv[i][len] == '=')) return true;
+    if (is_flag(argv[i], flag)) return true;
   return false;
 }
 
@@ -160,13 +165,25 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
         return 2;
       }
       tb_sweep.repetitions = (int)r;
-    } else if (i > 0 && strncmp(argv[i], "--tb_", 5) == 0 && strncmp(argv[i], "--tb_list", 9) != 0) {
+    } else if (i > 0 && strncmp(argv[i], "--tb_", 5) == 0 && !is_flag(argv[i], "--tb_list") &&
+               !is_flag(argv[i], "--tb_progress")) {
+      /* --tb_list and --tb_progress are the bindings' (core/bench.cc). */
       fprintf(stderr, "%s: unknown flag %s\n%s", suite, argv[i], kHelp);
       free(args);
       return 2;
     } else {
       args[nargs++] = argv[i];
     }
+  }
+  /* The result file is the sweep's own: a --benchmark_out beside it would be
+   * overridden without a word. */
+  if (results && (has_flag(argc, argv, "--benchmark_out") || has_flag(argc, argv, "--benchmark_out_format"))) {
+    fprintf(stderr,
+            "%s: --tb_results writes the JSON result itself; leave out --benchmark_out and "
+            "--benchmark_out_format (CSV: --benchmark_format=csv, on stdout)\n",
+            suite);
+    free(args);
+    return 2;
   }
   tb_bench_set_help(kHelp);
   tb_bench_set_repetitions(tb_sweep.repetitions);

@@ -121,5 +121,23 @@ cmp -s "$OUT" "$TMP/before.json" || fail "an interrupted run changed the result"
 "$FAKE" --tb_nonsense >"$TMP/log" 2>&1 && fail "unknown flag accepted"
 grep -q 'unknown flag --tb_nonsense' "$TMP/log" || fail "unknown flag not named"
 
+# A progress line per row on stderr, --tb_progress=0 for none; both measure.
+"$FAKE" --tb_results="$R" --tb_repetitions=2 >"$TMP/log" 2>"$TMP/err" || fail "run with progress exited $?"
+[ "$(grep -c '^\[[0-9]*/6\] fake/' "$TMP/err")" = 6 ] || fail "want 6 progress lines: $(cat "$TMP/err")"
+"$FAKE" --tb_results="$R" --tb_repetitions=2 --tb_progress=0 >"$TMP/log" 2>"$TMP/err" || fail "--tb_progress=0 exited $?"
+grep -q '^\[[0-9]*/[0-9]*\] ' "$TMP/err" && fail "--tb_progress=0 printed progress"
+
+# The result file is the sweep's: --benchmark_out beside --tb_results is refused, the result kept.
+cp "$OUT" "$TMP/before.json"
+"$FAKE" --tb_results="$R" --benchmark_out="$TMP/x.json" >"$TMP/log" 2>&1 && fail "--benchmark_out with --tb_results accepted"
+grep -q 'leave out --benchmark_out' "$TMP/log" || fail "--benchmark_out refusal unclear: $(cat "$TMP/log")"
+cmp -s "$OUT" "$TMP/before.json" || fail "a refused run changed the result"
+
+# CSV on stdout, the result still JSON.
+"$FAKE" --tb_results="$R" --benchmark_format=csv --tb_progress=0 >"$TMP/csv" 2>"$TMP/err" || fail "CSV run exited $?"
+head -1 "$TMP/csv" | grep -q '^name,iterations,' || fail "CSV lacks its header: $(head -2 "$TMP/csv")"
+grep -q '^"fake/tb/int32/n:1024_median",' "$TMP/csv" || fail "CSV rows not named as registered"
+has suite fake || fail "the result is no longer the JSON file"
+
 [ $failures -eq 0 ] && echo "sweep_test: all checks passed"
 exit $((failures > 0))
