@@ -160,7 +160,8 @@ typedef struct {
   size_t count[NGROUPS], verdicts[NVERDICTS];
 } stats;
 
-/* Size bands of the controls. */
+/* Size bands of the controls: launch-bound rows, rows near the L2 size and DRAM-bound rows
+ * drift with different clocks. */
 enum { BAND_SMALL, BAND_MID, BAND_LARGE, NBANDS };
 static const char *const band_str[NBANDS] = {"n < 2^20", "2^20 <= n <= 2^24", "n > 2^24"};
 
