@@ -1,7 +1,8 @@
 /* compare: compares two sweep results (Google Benchmark 1.7 JSON, as tilebench's sweeps write
  * them), e.g. two commits on one GPU, two GPUs, or a run with and without an L2 flush.
  *
- *   compare [--out DIR] [--title TEXT] [--templates DIR] A B
+ *   compare A B [--out DIR] [--filter RE] [--threshold PCT] [--force] [--title TEXT]
+ *               [--templates DIR]        (options anywhere; "--" ends them)
  *
  * A and B are each a result file (.json) or a folder of them. Folders: every *.json directly in
  * the folder, matched to the other side by file name (the family, e.g. reduce.json, scan.json);
@@ -19,29 +20,48 @@
  *   noise = real_time of the "cv" aggregate (Google Benchmark 1.7 writes the coefficient of
  *           variation there as a fraction, "aggregate_unit": "percentage"), else the relative
  *           sample standard deviation of the iteration rows when there are at least two, else
- *           unknown.
+ *           unknown;
+ *   the counters sm_clock_mhz and mem_clock_mhz (folded as the time is), throttle_reasons
+ *           (non-zero in any row: throttled) and the row's "device", where present.
  * A name with any row marked "error_occurred" is failed: it is counted and listed, not matched.
- * "params" objects and counters are ignored: the name is authoritative.
+ * "params" objects and other counters are ignored: the name is authoritative.
+ *
+ * The verdict. Impl tb is the code under test; every other impl is a baseline library that did
+ * not change between the runs, so the baselines' ratios measure what the runs alone moved
+ * (clocks, board, driver, the machine's state). Per family (result file) and size band (n below
+ * 2^20: launch-bound; 2^20 to 2^24: near the L2 size; above 2^24: DRAM-bound) the control is the
+ * set of ln(A time / B time) of the baseline rows; with fewer than MIN_CONTROL of them, the
+ * family's baselines of every band, else every baseline of the comparison. Its median is the
+ * shift of the run, its Tukey fences (quartiles -/+ 1.5 interquartile ranges) the range of the
+ * run-to-run spread: quartiles, unlike the minimum and maximum, do not follow the one baseline
+ * row that moved for its own reasons. A row (tb or baseline alike) is called "faster" or
+ * "slower" when its ln ratio lies beyond a fence by more than twice its own noise
+ * (2 * sqrt(a^2 + b^2), a and b its relative noises, unknown taken as 0) and its change net of
+ * the shift, exp(ln ratio - median), differs from 1 by more than --threshold PCT (default 2%);
+ * otherwise "same"; "?" with neither a control nor a known noise.
+ *
+ * Contexts: differing GPU models ("gpu") or L2 flushes ("l2_flush") make the runs incomparable
+ * and are refused unless --force; differing repetitions, boards (a row's "device"), SM or
+ * memory clocks (by more than 1%) and throttled rows are warned about, on stderr and in the
+ * report. A key missing on either side is not compared.
  *
  * Output: a markdown report on stdout, and with --out DIR also DIR/compare.md (the same text),
  * DIR/compare.dat and DIR/compare.png (gnuplot, template compare.gp found in --templates DIR,
  * else ./plots, else the runfiles; gnuplot is $GNUPLOT, else gnuplot on the PATH). Per family
  * one row per matched name (in natural order: n:4096 before n:1048576) with both times, the
- * ratio A time / B time (> 1: B is faster) and both noises; then a summary per family: matched,
- * only in A, only in B, failed on each side, the geometric mean of the ratio over the matched
- * rows (all, impl tb, the other impls = baselines) and the verdict counts; then the geometric
- * mean over every matched row. The chart shows each family's geometric mean, tb and baselines.
+ * ratio A time / B time (> 1: B is faster), the ratio net of the control's shift, both noises
+ * and the verdict; then a summary per family (matched, only in A, only in B, failed on each
+ * side, the geometric mean of the ratio over the matched rows: all, impl tb, the baselines; the
+ * verdict counts), the controls, and the rows called changed. --filter RE (POSIX extended
+ * regular expression) keeps the rows whose canonical name matches it; the controls take every
+ * baseline row all the same. The chart shows each family's geometric mean, tb and baselines.
  *
- * Verdict of a matched row, with relative noises a and b: the difference is real when
- *   |ln(A time / B time)| > 2 * sqrt(a^2 + b^2)  and  |ln(A time / B time)| > 0.005 (0.5%);
- * then "faster" (B is faster, ratio > 1) or "slower"; otherwise "same"; "?" when a or b is
- * unknown (a single repetition and no cv). Two noise widths keep the false alarm rate of one
- * row low; the 0.5% floor ignores differences too small to matter even when both runs are quiet.
- *
- * Exit status: 0; 1 for bad input (a missing, empty, unreadable or malformed file, a folder
- * without *.json, nothing in common to compare) or when an output cannot be written or rendered;
- * 2 for usage errors. Every input is loaded and checked before anything is written, and the
- * outputs go to temporary names renamed into place at the end: a failure leaves no output.
+ * Exit status: 0, no tb row called slower; 1, a tb row called slower (a regression, named on
+ * stderr); 2, a usage error, bad input (a missing, empty, unreadable or malformed file, a
+ * folder without *.json, nothing in common to compare, no row matching --filter), contexts
+ * refused, or an output that cannot be written or rendered. Every input is loaded and checked
+ * before anything is written, and the outputs go to temporary names renamed into place at the
+ * end: a failure leaves no output.
  *
  * Google Benchmark's own tools/compare.py reads the same files (Debian: apt-get install
  * libbenchmark-tools python3-scipy; it needs the Debian python3 that sees python3-scipy):
@@ -56,6 +76,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,29 +94,43 @@ enum {
   CTX_LEN = 128,
   LIST_MAX = 10,            /* names listed per "only in" / "failed" line */
   MAX_FILE = 1 << 30,       /* larger inputs are refused rather than read */
+  MIN_CONTROL = 5,          /* fewer baseline rows give no quartiles worth the name */
 };
 
-/* Context fields printed at the top. */
-static const char *const ctx_keys[] = {"gpu", "commit", "date", "copy_gbps"};
-enum { NCTX = sizeof ctx_keys / sizeof ctx_keys[0] };
+/* Exit statuses. */
+enum { EXIT_SAME = 0, EXIT_REGRESSION = 1, EXIT_ERROR = 2 };
+
+/* Context fields printed at the top; gpu, l2_flush and repetitions are also checked. */
+static const char *const ctx_keys[] = {"gpu",      "commit",   "date",
+                                       "copy_gbps", "l2_flush", "repetitions"};
+enum { CTX_GPU, CTX_COMMIT, CTX_DATE, CTX_COPY, CTX_L2, CTX_REPS, NCTX };
+static const char ctx_unknown[] = "unknown";
 
 typedef enum { ROW_ITER, ROW_MEDIAN, ROW_MEAN, ROW_CV, ROW_IGNORED } row_kind;
+
+/* Clock counters a sweep may record per row. */
+enum { CLK_SM, CLK_MEM, NCLOCKS };
+static const char *const clock_keys[NCLOCKS] = {"sm_clock_mhz", "mem_clock_mhz"};
+static const char *const clock_str[NCLOCKS] = {"SM clock", "memory clock"};
 
 /* One row of "benchmarks", reduced to what the comparison needs. */
 typedef struct {
   char *name; /* canonical */
   row_kind kind;
   double v;   /* time in ns, or the cv as a fraction */
-  int failed;
-  char *msg;  /* error_message of a failed row */
+  double clock[NCLOCKS]; /* MHz, NAN if absent */
+  int failed, throttled;
+  char *msg;    /* error_message of a failed row */
+  char *device; /* "<host>:<PCI bus id>", or NULL */
   size_t index;
 } row;
 
 /* All rows of one canonical name. */
 typedef struct {
-  char *name, *msg;
+  char *name, *msg, *device;
   double time, noise; /* ns; fraction, NAN if unknown */
-  int failed;
+  double clock[NCLOCKS];
+  int failed, throttled;
 } entry;
 
 /* One loaded file: its entries sorted by name. */
@@ -122,18 +157,52 @@ enum { G_ALL, G_TB, G_BASE, NGROUPS };
 
 typedef struct {
   double sum_log[NGROUPS];
-  size_t count[NGROUPS], only_a, only_b, failed_a, failed_b, verdicts[NVERDICTS];
+  size_t count[NGROUPS], verdicts[NVERDICTS];
 } stats;
+
+/* Size bands of the controls: launch-bound rows, rows near the L2 size and DRAM-bound rows
+ * drift with different clocks. */
+enum { BAND_SMALL, BAND_MID, BAND_LARGE, NBANDS };
+static const char *const band_str[NBANDS] = {"n < 2^20", "2^20 <= n <= 2^24", "n > 2^24"};
+
+typedef enum { SCOPE_BAND, SCOPE_FAMILY, SCOPE_ALL, SCOPE_NONE } scope;
+static const char *const scope_str[] = {"family, band", "family", "all families", "none"};
+
+/* The baselines' ln(A/B) a row is judged against: their median and Tukey fences. */
+typedef struct {
+  double lo, mid, hi;
+  size_t n;
+  scope sc;
+} control;
+
+/* Two entries of one name. */
+typedef struct {
+  const entry *a, *b;
+  double lr; /* ln(A time / B time) */
+  int band, tb, shown; /* shown: matches --filter */
+  verdict v;
+} match;
+
+/* The lists of names not matched: only in A, only in B, failed in A, failed in B. */
+enum { L_ONLY_A, L_ONLY_B, L_FAILED_A, L_FAILED_B, NLISTS };
 
 /* One family pair to compare, or a family on one side only (the other NULL). */
 typedef struct {
   const result *a, *b;
+  match *m;
+  size_t nm;
+  const entry **list[NLISTS];
+  size_t nl[NLISTS];
+  control ctl[NBANDS];
   stats st;
 } family;
 
 static struct {
   const char *out, *title, *templates;
-} opt;
+  double threshold; /* fraction */
+  int force, filtered;
+  regex_t filter;
+} opt = {.threshold = 0.02};
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -245,8 +314,28 @@ static int read_all(const char *path, char **text, size_t *len) {
 }
 
 static void free_rows(row *rows, size_t n) {
-  for (size_t i = 0; i < n; i++) free(rows[i].name), free(rows[i].msg);
+  for (size_t i = 0; i < n; i++) free(rows[i].name), free(rows[i].msg), free(rows[i].device);
   free(rows);
+}
+
+/* throttle_reasons may be a bit mask or a list of names; zero, "" and "none" mean not throttled. */
+static int throttled(const cJSON *t) {
+  if (cJSON_IsNumber(t)) return t->valuedouble != 0;
+  if (cJSON_IsString(t))
+    return t->valuestring[0] && strcmp(t->valuestring, "0") && strcmp(t->valuestring, "none");
+  return 0;
+}
+
+/* The row's device and counters, where present; 0, or -1 out of memory. */
+static int parse_counters(const cJSON *b, row *r) {
+  const cJSON *dev = field(b, "device");
+  for (int k = 0; k < NCLOCKS; k++) {
+    const cJSON *c = field(b, clock_keys[k]);
+    r->clock[k] = cJSON_IsNumber(c) && c->valuedouble > 0 ? c->valuedouble : NAN;
+  }
+  r->throttled = throttled(field(b, "throttle_reasons"));
+  if (cJSON_IsString(dev) && (r->device = strdup(dev->valuestring)) == NULL) return -1;
+  return 0;
 }
 
 /* Fills r from benchmarks[i]; 0, or -1 after a message naming path and the row. */
@@ -255,6 +344,7 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
   const cJSON *agg = field(b, "aggregate_name"), *rn = field(b, "run_name");
   memset(r, 0, sizeof *r);
   r->index = i;
+  for (int k = 0; k < NCLOCKS; k++) r->clock[k] = NAN;
   if (!cJSON_IsObject(b)) {
     tool_warn("%s: benchmarks[%zu] is not an object", path, i);
     return -1;
@@ -300,6 +390,10 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
     return 0;
   }
   if (r->kind == ROW_IGNORED) return 0;
+  if (r->kind != ROW_CV && parse_counters(b, r) != 0) {
+    tool_warn("out of memory");
+    return -1;
+  }
   const cJSON *t = field(b, "real_time");
   double v = cJSON_IsNumber(t) ? t->valuedouble : NAN, unit = ns_per_unit(field(b, "time_unit"));
   if (!cJSON_IsNumber(t) || !isfinite(v)) {
@@ -338,27 +432,48 @@ static int by_row(const void *pa, const void *pb) {
   return c != 0 ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* Folds the rows of one name (rows[lo..hi)) into e; takes their name and message. */
+/* A value over one name's rows: the median aggregate's, else the mean of the iteration rows,
+ * else the mean aggregate's. */
+typedef struct {
+  double median, mean, sum;
+  size_t n;
+} fold;
+
+static void fold_add(fold *f, row_kind kind, double v) {
+  if (isnan(v)) return;
+  if (kind == ROW_ITER) f->sum += v, f->n++;
+  if (kind == ROW_MEDIAN) f->median = v;
+  if (kind == ROW_MEAN) f->mean = v;
+}
+
+static double fold_value(const fold *f) {
+  return !isnan(f->median) ? f->median : f->n > 0 ? f->sum / (double)f->n : f->mean;
+}
+
+/* Folds the rows of one name (rows[lo..hi)) into e; takes their name, message and device. */
 static int make_entry(const char *path, row *rows, size_t lo, size_t hi, entry *e) {
-  double sum = 0, sum2 = 0, median = NAN, mean = NAN, cv = NAN;
-  size_t n = 0;
+  fold t = {NAN, NAN, 0, 0}, clock[NCLOCKS];
+  double sum2 = 0, cv = NAN;
   memset(e, 0, sizeof *e);
+  for (int k = 0; k < NCLOCKS; k++) clock[k] = t;
   e->name = rows[lo].name, rows[lo].name = NULL;
   for (size_t i = lo; i < hi; i++) {
     row *r = &rows[i];
     if (r->failed && !e->failed) e->failed = 1, e->msg = r->msg, r->msg = NULL;
     if (r->failed) continue;
-    if (r->kind == ROW_ITER) sum += r->v, n++;
-    if (r->kind == ROW_MEDIAN) median = r->v;
-    if (r->kind == ROW_MEAN) mean = r->v;
     if (r->kind == ROW_CV) cv = r->v;
+    fold_add(&t, r->kind, r->v);
+    for (int k = 0; k < NCLOCKS; k++) fold_add(&clock[k], r->kind, r->clock[k]);
+    e->throttled |= r->throttled;
+    if (e->device == NULL) e->device = r->device, r->device = NULL;
   }
   if (e->failed) return 0;
-  double avg = n > 0 ? sum / (double)n : NAN;
+  double avg = t.n > 0 ? t.sum / (double)t.n : NAN;
   for (size_t i = lo; i < hi; i++)
     if (!rows[i].failed && rows[i].kind == ROW_ITER) sum2 += (rows[i].v - avg) * (rows[i].v - avg);
-  e->time = !isnan(median) ? median : n > 0 ? avg : mean;
-  e->noise = !isnan(cv) ? cv : n >= 2 ? sqrt(sum2 / (double)(n - 1)) / avg : NAN;
+  e->time = fold_value(&t);
+  e->noise = !isnan(cv) ? cv : t.n >= 2 ? sqrt(sum2 / (double)(t.n - 1)) / avg : NAN;
+  for (int k = 0; k < NCLOCKS; k++) e->clock[k] = fold_value(&clock[k]);
   if (isnan(e->time)) {
     tool_warn("%s: '%s' has no iteration, median or mean row with a time", path, e->name);
     return -1;
@@ -396,7 +511,7 @@ static int parse_result(result *res, const char *text) {
     else if (cJSON_IsNumber(v))
       snprintf(res->ctx[k], CTX_LEN, "%g", v->valuedouble);
     else
-      snprintf(res->ctx[k], CTX_LEN, "unknown");
+      snprintf(res->ctx[k], CTX_LEN, "%s", ctx_unknown);
   }
   const cJSON *b;
   if (rc == 0) {
@@ -442,7 +557,7 @@ static int load(const char *path, result *res) {
 }
 
 static void free_result(result *r) {
-  for (size_t i = 0; i < r->n; i++) free(r->e[i].name), free(r->e[i].msg);
+  for (size_t i = 0; i < r->n; i++) free(r->e[i].name), free(r->e[i].msg), free(r->e[i].device);
   free(r->e);
 }
 
@@ -534,7 +649,7 @@ static int load_side(const char *path_, const char *only, side *s) {
   return rc;
 }
 
-/* ---- the report ----------------------------------------------------------------------------- */
+/* ---- markdown ------------------------------------------------------------------------------- */
 
 /* A markdown table cell: '|' escaped, control characters as spaces. */
 static void md_cell(FILE *f, const char *s) {
@@ -569,12 +684,205 @@ static const char *noise_str(double noise, char *buf, size_t size) {
   return buf;
 }
 
-static verdict judge(double ratio, double a, double b) {
-  if (isnan(a) || isnan(b)) return V_UNKNOWN;
-  double d = fabs(log(ratio));
-  if (d <= 2 * sqrt(a * a + b * b) || d <= 0.005) return V_SAME;
-  return ratio > 1 ? V_FASTER : V_SLOWER;
+/* ---- matching and the controls -------------------------------------------------------------- */
+
+static int band_of(const char *name) {
+  const char *p = strstr(name, "/n:");
+  double n = p ? strtod(p + 3, NULL) : 0;
+  return n < 0x1p20 ? BAND_SMALL : n <= 0x1p24 ? BAND_MID : BAND_LARGE;
 }
+
+static int shown(const char *name) {
+  return !opt.filtered || regexec(&opt.filter, name, 0, NULL, 0) == 0;
+}
+
+/* Pairs fam's entries by name (both files are sorted by it) and lists, of the names --filter
+ * shows, those on one side only and the failed ones. */
+static int match_family(family *fam) {
+  const result *a = fam->a, *b = fam->b;
+  int rc = (fam->m = malloc((a->n < b->n ? a->n : b->n) * sizeof *fam->m + 1)) ? 0 : -1;
+  for (int k = 0; k < NLISTS; k++)
+    if ((fam->list[k] = malloc((a->n + b->n + 1) * sizeof *fam->list[k])) == NULL) rc = -1;
+  if (rc != 0) {
+    tool_warn("out of memory");
+    return -1;
+  }
+  for (size_t i = 0, j = 0; i < a->n || j < b->n;) {
+    int c = i == a->n ? 1 : j == b->n ? -1 : name_cmp(a->e[i].name, b->e[j].name);
+    const entry *x = c <= 0 ? &a->e[i++] : NULL, *y = c >= 0 ? &b->e[j++] : NULL;
+    int show = shown(x ? x->name : y->name);
+    if (x && y && !x->failed && !y->failed) {
+      fam->m[fam->nm++] = (match){.a = x, .b = y, .lr = log(x->time / y->time),
+                                  .band = band_of(x->name), .tb = is_tb(x->name), .shown = show};
+      continue;
+    }
+    if (!show) continue;
+    if (x && x->failed) fam->list[L_FAILED_A][fam->nl[L_FAILED_A]++] = x;
+    if (y && y->failed) fam->list[L_FAILED_B][fam->nl[L_FAILED_B]++] = y;
+    if (x && !y && !x->failed) fam->list[L_ONLY_A][fam->nl[L_ONLY_A]++] = x;
+    if (y && !x && !y->failed) fam->list[L_ONLY_B][fam->nl[L_ONLY_B]++] = y;
+  }
+  return 0;
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The p-quantile of sorted v[0..n), interpolated between order statistics. */
+static double quantile(const double *v, size_t n, double p) {
+  double x = p * (double)(n - 1);
+  size_t i = (size_t)x;
+  return i + 1 < n ? v[i] + (x - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* The baselines' ln ratios of one family (all when only is NULL) in one band (all: NBANDS). */
+static size_t gather(const family *fam, size_t nfam, const family *only, int band, double *v) {
+  size_t n = 0;
+  for (size_t i = 0; i < nfam; i++)
+    for (size_t k = 0; (only == NULL || only == &fam[i]) && k < fam[i].nm; k++)
+      if (!fam[i].m[k].tb && (band == NBANDS || fam[i].m[k].band == band)) v[n++] = fam[i].m[k].lr;
+  return n;
+}
+
+/* Each family's control per band: the narrowest scope with MIN_CONTROL baseline rows. The
+ * median is the runs' shift; Tukey's fences bound the spread of unchanged code and, being built
+ * on quartiles, ignore the odd baseline row that moved for its own reasons. */
+static int set_controls(family *fam, size_t nfam) {
+  size_t total = 0;
+  for (size_t i = 0; i < nfam; i++) total += fam[i].nm;
+  double *v = malloc((total + 1) * sizeof *v);
+  if (v == NULL) {
+    tool_warn("out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < nfam; i++)
+    for (int band = 0; band < NBANDS; band++) {
+      control *c = &fam[i].ctl[band];
+      for (c->sc = SCOPE_BAND; c->sc < SCOPE_NONE; c->sc++) {
+        const family *only = c->sc == SCOPE_ALL ? NULL : &fam[i];
+        if ((c->n = gather(fam, nfam, only, c->sc == SCOPE_BAND ? band : NBANDS, v)) >= MIN_CONTROL)
+          break;
+      }
+      if (c->sc == SCOPE_NONE) {
+        c->lo = c->mid = c->hi = 0, c->n = 0;
+        continue;
+      }
+      qsort(v, c->n, sizeof *v, cmp_double);
+      double q1 = quantile(v, c->n, 0.25), q3 = quantile(v, c->n, 0.75);
+      c->lo = q1 - 1.5 * (q3 - q1), c->mid = quantile(v, c->n, 0.5), c->hi = q3 + 1.5 * (q3 - q1);
+    }
+  free(v);
+  return 0;
+}
+
+/* Beyond a fence of the control by twice the row's own noise, and by more than the threshold
+ * net of the control's shift (see the top of the file). */
+static verdict judge(const match *m, const control *c) {
+  double a = m->a->noise, b = m->b->noise;
+  if (c->sc == SCOPE_NONE && isnan(a) && isnan(b)) return V_UNKNOWN;
+  double e = 2 * sqrt((isnan(a) ? 0 : a * a) + (isnan(b) ? 0 : b * b));
+  double net = m->lr - c->mid, floor = log1p(opt.threshold);
+  if (m->lr > c->hi + e && net > floor) return V_FASTER;
+  if (m->lr < c->lo - e && net < -floor) return V_SLOWER;
+  return V_SAME;
+}
+
+/* Judges fam's rows and sums up those --filter shows. */
+static void judge_family(family *fam) {
+  for (size_t k = 0; k < fam->nm; k++) {
+    match *m = &fam->m[k];
+    m->v = judge(m, &fam->ctl[m->band]);
+    if (!m->shown) continue;
+    int g = m->tb ? G_TB : G_BASE;
+    fam->st.sum_log[G_ALL] += m->lr, fam->st.count[G_ALL]++;
+    fam->st.sum_log[g] += m->lr, fam->st.count[g]++;
+    fam->st.verdicts[m->v]++;
+  }
+}
+
+/* ---- contexts ------------------------------------------------------------------------------- */
+
+/* A warning, on stderr and in the report. */
+static void note(FILE *md, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void note(FILE *md, const char *format, ...) {
+  char text[2048];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(text, sizeof text, format, ap);
+  va_end(ap);
+  tool_warn("warning: %s", text);
+  fputs("> warning: ", md);
+  md_cell(md, text);
+  fputs("\n\n", md);
+}
+
+/* Context keys whose values must agree; -1 when the runs are refused (without --force). */
+static int check_contexts(FILE *md, const family *fam, size_t n) {
+  static const struct {
+    int key, refuse;
+  } checked[] = {{CTX_GPU, 1}, {CTX_L2, 1}, {CTX_REPS, 0}};
+  int rc = 0;
+  for (size_t c = 0; c < sizeof checked / sizeof checked[0]; c++) {
+    const int key = checked[c].key;
+    const family *first = NULL;
+    size_t differ = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (!fam[i].a || !fam[i].b) continue;
+      const char *x = fam[i].a->ctx[key], *y = fam[i].b->ctx[key];
+      if (strcmp(x, ctx_unknown) && strcmp(y, ctx_unknown) && strcmp(x, y)) {
+        first = first ? first : &fam[i];
+        differ++;
+      }
+    }
+    if (differ == 0) continue;
+    char label[600], more[64] = "";
+    family_label(first->a, first->b, label, sizeof label);
+    if (differ > 1) snprintf(more, sizeof more, " and %zu more", differ - 1);
+    if (checked[c].refuse && !opt.force) {
+      tool_warn("%s differs: A %s, B %s (%s%s): the runs are not comparable; --force compares "
+                "them anyway", ctx_keys[key], first->a->ctx[key], first->b->ctx[key], label, more);
+      rc = -1;
+    } else {
+      note(md, "%s differs: A %s, B %s (%s%s)%s", ctx_keys[key], first->a->ctx[key],
+           first->b->ctx[key], label, more, checked[c].refuse ? ", compared with --force" : "");
+    }
+  }
+  return rc;
+}
+
+/* Boards, clocks and throttling of the matched rows, where the rows record them. */
+static void check_rows(FILE *md, const family *fam, size_t n) {
+  size_t rows = 0, boards = 0, throttled[2] = {0, 0}, clocked[NCLOCKS] = {0};
+  double clock_lr[NCLOCKS] = {0};
+  const match *board = NULL;
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < fam[i].nm; k++) {
+      const match *m = &fam[i].m[k];
+      rows++;
+      if (m->a->device && m->b->device && strcmp(m->a->device, m->b->device) != 0)
+        board = board ? board : m, boards++;
+      throttled[0] += (size_t)m->a->throttled, throttled[1] += (size_t)m->b->throttled;
+      for (int c = 0; c < NCLOCKS; c++)
+        if (!isnan(m->a->clock[c]) && !isnan(m->b->clock[c]))
+          clock_lr[c] += log(m->b->clock[c] / m->a->clock[c]), clocked[c]++;
+    }
+  if (boards > 0)
+    note(md, "%zu of %zu matched rows ran on different boards (%s: A %s, B %s)", boards, rows,
+         board->a->name, board->a->device, board->b->device);
+  for (int c = 0; c < NCLOCKS; c++) {
+    double ratio = clocked[c] ? exp(clock_lr[c] / (double)clocked[c]) : 1;
+    if (fabs(ratio - 1) > 0.01)
+      note(md, "%s differs: B's is %.3f times A's (geometric mean over %zu matched rows)",
+           clock_str[c], ratio, clocked[c]);
+  }
+  if (throttled[0] + throttled[1] > 0)
+    note(md, "throttled rows (throttle_reasons): %zu in A, %zu in B of %zu matched", throttled[0],
+         throttled[1], rows);
+}
+
+/* ---- the report ----------------------------------------------------------------------------- */
 
 static double geomean(const stats *st, int g) {
   return st->count[g] ? exp(st->sum_log[g] / (double)st->count[g]) : NAN;
@@ -602,58 +910,41 @@ static void print_list(FILE *f, const char *what, const entry *const *v, size_t 
   fputc('\n', f);
 }
 
-static void add_match(stats *st, const entry *a, const entry *b, FILE *f) {
-  double ratio = a->time / b->time, l = log(ratio);
-  verdict v = judge(ratio, a->noise, b->noise);
-  int g = is_tb(a->name) ? G_TB : G_BASE;
+static void print_match(FILE *f, const match *m, const control *c) {
   char ta[32], tb[32], na[32], nb[32];
-  st->sum_log[G_ALL] += l, st->count[G_ALL]++;
-  st->sum_log[g] += l, st->count[g]++;
-  st->verdicts[v]++;
   fputs("| ", f);
-  md_cell(f, a->name);
-  fprintf(f, " | %s | %s | %.3f | %s | %s | %s |\n", time_str(a->time, ta, sizeof ta),
-          time_str(b->time, tb, sizeof tb), ratio, noise_str(a->noise, na, sizeof na),
-          noise_str(b->noise, nb, sizeof nb), verdict_str[v]);
+  md_cell(f, m->a->name);
+  fprintf(f, " | %s | %s | %.3f | %.3f | %s | %s | %s |\n", time_str(m->a->time, ta, sizeof ta),
+          time_str(m->b->time, tb, sizeof tb), exp(m->lr), exp(m->lr - c->mid),
+          noise_str(m->a->noise, na, sizeof na), noise_str(m->b->noise, nb, sizeof nb),
+          verdict_str[m->v]);
+}
+
+/* Whether the family has anything --filter shows. */
+static int family_shown(const family *fam) {
+  size_t listed = 0;
+  for (int k = 0; k < NLISTS; k++) listed += fam->nl[k];
+  return fam->a && fam->b && (!opt.filtered || fam->st.count[G_ALL] + listed > 0);
 }
 
 /* The table of one family, then the names it could not match. */
-static int compare_family(FILE *f, const result *a, const result *b, stats *st) {
-  const entry **list[4]; /* only A, only B, failed A, failed B */
-  size_t nl[4] = {0};
-  for (int k = 0; k < 4; k++)
-    if ((list[k] = malloc((a->n + b->n + 1) * sizeof *list[k])) == NULL) {
-      while (k-- > 0) free(list[k]);
-      tool_warn("out of memory");
-      return -1;
-    }
+static void print_family(FILE *f, const family *fam) {
+  static const char *const what[NLISTS] = {"only in A", "only in B", "failed in A", "failed in B"};
   char label[600];
   fputs("## ", f);
-  md_cell(f, family_label(a, b, label, sizeof label));
-  fputs("\n\n| name | A | B | A/B | noise A | noise B | verdict |\n"
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n", f);
-  for (size_t i = 0, j = 0; i < a->n || j < b->n;) {
-    int c = i == a->n ? 1 : j == b->n ? -1 : name_cmp(a->e[i].name, b->e[j].name);
-    const entry *x = c <= 0 ? &a->e[i++] : NULL, *y = c >= 0 ? &b->e[j++] : NULL;
-    if (x && x->failed) list[2][nl[2]++] = x;
-    if (y && y->failed) list[3][nl[3]++] = y;
-    if (x && y && !x->failed && !y->failed)
-      add_match(st, x, y, f);
-    else if (x && !y && !x->failed)
-      list[0][nl[0]++] = x;
-    else if (y && !x && !y->failed)
-      list[1][nl[1]++] = y;
-  }
-  if (st->count[G_ALL] == 0) fputs("| (no benchmark in common) | | | | | | |\n", f);
+  md_cell(f, family_label(fam->a, fam->b, label, sizeof label));
+  fputs("\n\n| name | A | B | A/B | net | noise A | noise B | verdict |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", f);
+  for (size_t k = 0; k < fam->nm; k++)
+    if (fam->m[k].shown) print_match(f, &fam->m[k], &fam->ctl[fam->m[k].band]);
+  if (fam->st.count[G_ALL] == 0) fputs("| (no benchmark in common) | | | | | | | |\n", f);
   fputc('\n', f);
-  print_list(f, "only in A", list[0], nl[0]);
-  print_list(f, "only in B", list[1], nl[1]);
-  print_list(f, "failed in A", list[2], nl[2]);
-  print_list(f, "failed in B", list[3], nl[3]);
-  if (nl[0] + nl[1] + nl[2] + nl[3] > 0) fputc('\n', f);
-  st->only_a = nl[0], st->only_b = nl[1], st->failed_a = nl[2], st->failed_b = nl[3];
-  for (int k = 0; k < 4; k++) free(list[k]);
-  return 0;
+  size_t listed = 0;
+  for (int k = 0; k < NLISTS; k++) {
+    print_list(f, what[k], fam->list[k], fam->nl[k]);
+    listed += fam->nl[k];
+  }
+  if (listed > 0) fputc('\n', f);
 }
 
 static void print_context(FILE *f, const char *label, const side *s) {
@@ -675,12 +966,14 @@ static void print_header(FILE *f, const side *a, const side *b) {
     md_cell(f, opt.title);
   else
     fprintf(f, "%s vs %s", base_name(a->path), base_name(b->path));
-  fputs("\n\n| | path | gpu | commit | date | copy GB/s |\n"
-        "| --- | --- | --- | --- | --- | --- |\n", f);
+  fputs("\n\n| | path | gpu | commit | date | copy GB/s | L2 flush | repetitions |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- |\n", f);
   print_context(f, "A", a);
   print_context(f, "B", b);
   fputs("\nA/B = A time / B time: above 1, B is faster. Times are the median of the repetitions "
-        "(else their mean); noise is their coefficient of variation.\n\n", f);
+        "(else their mean); noise is their coefficient of variation. net = A/B over the median "
+        "A/B of the row's control (the baseline rows, see the end).\n\n", f);
+  if (opt.filtered) fputs("Rows shown: those whose name matches --filter.\n\n", f);
 }
 
 /* Pairs the files of both sides by name; a file against a folder took the file's name. */
@@ -699,6 +992,14 @@ static family *pair_families(const side *a, const side *b, size_t *n) {
   return v;
 }
 
+static void free_families(family *fam, size_t n) {
+  for (size_t i = 0; fam && i < n; i++) {
+    free(fam[i].m);
+    for (int k = 0; k < NLISTS; k++) free(fam[i].list[k]);
+  }
+  free(fam);
+}
+
 static void print_summary(FILE *f, const family *fam, size_t n) {
   stats all;
   memset(&all, 0, sizeof all);
@@ -709,12 +1010,13 @@ static void print_summary(FILE *f, const family *fam, size_t n) {
         "|\n", f);
   for (size_t i = 0; i < n; i++) {
     const stats *st = &fam[i].st;
-    if (!fam[i].a || !fam[i].b) continue;
+    if (!family_shown(&fam[i])) continue;
     char label[600];
     fputs("| ", f);
     md_cell(f, family_label(fam[i].a, fam[i].b, label, sizeof label));
-    fprintf(f, " | %zu | %zu | %zu | %zu | %zu |", st->count[G_ALL], st->only_a, st->only_b,
-            st->failed_a, st->failed_b);
+    fprintf(f, " | %zu", st->count[G_ALL]);
+    for (int k = 0; k < NLISTS; k++) fprintf(f, " | %zu", fam[i].nl[k]);
+    fputs(" |", f);
     print_geomean(f, st, G_ALL, 0);
     fputs(" |", f);
     print_geomean(f, st, G_TB, 1);
@@ -742,11 +1044,60 @@ static void print_summary(FILE *f, const family *fam, size_t n) {
   fputs(", baselines", f);
   print_geomean(f, &all, G_BASE, 1);
   fputs(")\n\n", f);
-  fputs("Verdict (B against A), with a and b the relative noises of A and B: the difference is "
-        "real when |ln(A/B)| > 2*sqrt(a^2 + b^2) and > 0.5%: \"faster\" (A/B > 1, B is faster) or "
-        "\"slower\"; otherwise \"same\"; \"?\" when a noise is unknown (one repetition, no cv). "
-        "Geometric means are over the matched rows only; tb = impl tb, baselines = the other "
-        "impls (count in parentheses). Failed rows (error_occurred) are left out.\n", f);
+}
+
+/* The control each family and band's rows were judged against. */
+static void print_controls(FILE *f, const family *fam, size_t n) {
+  fputs("## Controls\n\n"
+        "| family | band | rows | control | baselines | median A/B | fences A/B |\n"
+        "| --- | --- | ---: | --- | ---: | ---: | --- |\n", f);
+  for (size_t i = 0; i < n; i++)
+    for (int band = 0; band < NBANDS && family_shown(&fam[i]); band++) {
+      const control *c = &fam[i].ctl[band];
+      size_t rows = 0;
+      for (size_t k = 0; k < fam[i].nm; k++) rows += fam[i].m[k].shown && fam[i].m[k].band == band;
+      if (rows == 0) continue;
+      char label[600];
+      fputs("| ", f);
+      md_cell(f, family_label(fam[i].a, fam[i].b, label, sizeof label));
+      fprintf(f, " | %s | %zu | %s | %zu |", band_str[band], rows, scope_str[c->sc], c->n);
+      if (c->sc == SCOPE_NONE)
+        fputs(" - | - |\n", f);
+      else
+        fprintf(f, " %.4f | %.4f - %.4f |\n", exp(c->mid), exp(c->lo), exp(c->hi));
+    }
+  fprintf(f, "\nVerdict (B against A): a row is \"faster\" (A/B > 1) or \"slower\" when its A/B "
+          "lies beyond the fences of its control, widened by twice its own noise "
+          "(2*sqrt(a^2 + b^2), a and b the relative noises of A and B), and its net differs from "
+          "1 by more than %g%%; otherwise \"same\"; \"?\" with neither a control nor a noise. "
+          "The control of a family and size band is the A/B of its baseline rows (impls other "
+          "than tb, whose code did not change), or with fewer than %d of them the family's, else "
+          "every family's: their median is the shift of the runs, their fences (quartiles -/+ "
+          "1.5 interquartile ranges, on ln A/B) the spread of unchanged code. Geometric means "
+          "are over the matched rows only; tb = impl tb, baselines = the other impls (count in "
+          "parentheses). Failed rows (error_occurred) are left out.\n\n",
+          100 * opt.threshold, MIN_CONTROL);
+}
+
+/* The rows called changed; returns how many tb rows are slower (regressions). */
+static size_t print_changes(FILE *f, const family *fam, size_t n) {
+  size_t changed = 0, slower = 0;
+  fputs("## Changes\n\n", f);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < fam[i].nm; k++) {
+      const match *m = &fam[i].m[k];
+      if (!m->shown || (m->v != V_FASTER && m->v != V_SLOWER)) continue;
+      if (changed++ == 0)
+        fputs("| name | A/B | net | verdict |\n| --- | ---: | ---: | --- |\n", f);
+      fputs("| ", f);
+      md_cell(f, m->a->name);
+      fprintf(f, " | %.3f | %.3f | %s |\n", exp(m->lr), exp(m->lr - fam[i].ctl[m->band].mid),
+              verdict_str[m->v]);
+      slower += m->tb && m->v == V_SLOWER;
+    }
+  fprintf(f, "%sRows called changed: %zu; tb rows slower (regressions): %zu.\n", changed ? "\n" : "",
+          changed, slower);
+  return slower;
 }
 
 /* ---- chart ---------------------------------------------------------------------------------- */
@@ -764,7 +1115,7 @@ static int write_dat(const char *path, const family *fam, size_t n) {
   fputs("# geometric mean of A time / B time per family (> 1: B is faster); \"-\" = no rows\n"
         "# index\tfamily\tall\ttb\tbaselines\tmatched\n", f);
   for (size_t i = 0, k = 0; i < n; i++) {
-    if (!fam[i].a || !fam[i].b) continue;
+    if (!family_shown(&fam[i])) continue;
     char label[600];
     fprintf(f, "%zu\t", k++);
     for (const char *s = family_label(fam[i].a, fam[i].b, label, sizeof label); *s; s++)
@@ -819,68 +1170,154 @@ static int write_outputs(const char *md, size_t mdlen, const family *fam, size_t
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
+/* Sets the option name (one that takes a value) to val; -1 after a message. */
+static int set_option(const char *name, const char *val) {
+  if (!strcmp(name, "--out")) {
+    opt.out = val;
+  } else if (!strcmp(name, "--title")) {
+    opt.title = val;
+  } else if (!strcmp(name, "--templates")) {
+    opt.templates = val;
+  } else if (!strcmp(name, "--filter")) {
+    int err = opt.filtered ? REG_BADPAT : regcomp(&opt.filter, val, REG_EXTENDED | REG_NOSUB);
+    if (err != 0) {
+      char msg[256] = "given twice";
+      if (!opt.filtered) regerror(err, &opt.filter, msg, sizeof msg);
+      tool_warn("--filter '%s': %s", val, msg);
+      return -1;
+    }
+    opt.filtered = 1;
+  } else {
+    char *end;
+    double pct = strtod(val, &end);
+    if (end == val || (*end && strcmp(end, "%")) || !(pct >= 0 && pct < 100)) {
+      tool_warn("--threshold '%s': not a percentage from 0 to 100", val);
+      return -1;
+    }
+    opt.threshold = pct / 100;
+  }
+  return 0;
+}
+
 static int usage(FILE *f, int rc) {
-  fputs("usage: compare [--out DIR] [--title TEXT] [--templates DIR] A B\n"
+  fputs("usage: compare A B [--out DIR] [--filter RE] [--threshold PCT] [--force]\n"
+        "                   [--title TEXT] [--templates DIR]\n"
         "  A, B: a sweep result .json each, or folders of them (matched by file name).\n"
-        "  Prints a markdown comparison (A/B = A time / B time, > 1: B is faster); with --out\n"
-        "  also writes DIR/compare.md, compare.dat and compare.png (gnuplot).\n", f);
+        "  Prints a markdown comparison (A/B = A time / B time, > 1: B is faster) with a verdict\n"
+        "  per row against the baseline rows' spread; with --out also writes DIR/compare.md,\n"
+        "  compare.dat and compare.png (gnuplot).\n"
+        "  --filter RE      only the rows whose name matches RE (POSIX extended regex)\n"
+        "  --threshold PCT  the least change, net of the baselines' shift, called (default 2)\n"
+        "  --force          compare runs of different GPUs or L2 flushes (with a warning)\n"
+        "  Exit status: 0 no tb row slower, 1 a tb row slower, 2 usage or input error.\n", f);
   return rc;
 }
 
-/* Builds the report in memory so that nothing is printed or written before it is complete. */
+/* Options anywhere beside A and B ("--" ends them) into opt and paths; 0, 1 for --help, -1 for a
+ * usage error (after a message). */
+static int parse_args(int argc, char **argv, const char *paths[2]) {
+  int n = 0, options = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes_value = !strcmp(a, "--out") || !strcmp(a, "--title") || !strcmp(a, "--templates") ||
+                      !strcmp(a, "--filter") || !strcmp(a, "--threshold");
+    if (!options || strncmp(a, "--", 2) != 0) {
+      if (n == 2) {
+        tool_warn("more than two results given: %s", a);
+        return -1;
+      }
+      paths[n++] = a;
+    } else if (!strcmp(a, "--")) {
+      options = 0;
+    } else if (!strcmp(a, "--help")) {
+      return 1;
+    } else if (!strcmp(a, "--force")) {
+      opt.force = 1;
+    } else if (!takes_value) {
+      tool_warn("unknown option: %s", a);
+      return -1;
+    } else if (val == NULL) {
+      tool_warn("%s needs a value", a);
+      return -1;
+    } else if (set_option(a, val) != 0) {
+      return -1;
+    } else {
+      i++;
+    }
+  }
+  if (n < 2) tool_warn("two results to compare are needed, %d given", n);
+  return n < 2 ? -1 : 0;
+}
+
+/* Builds the report in memory so that nothing is printed or written before it is complete;
+ * *slower = the tb rows called slower. */
 static int report(const side *a, const side *b, char **md, size_t *mdlen, family **fam,
-                  size_t *nfam) {
+                  size_t *nfam, size_t *slower) {
   FILE *f = open_memstream(md, mdlen);
   if (f == NULL || (*fam = pair_families(a, b, nfam)) == NULL) {
     tool_warn("out of memory");
     if (f) fclose(f);
     return -1;
   }
-  print_header(f, a, b);
   size_t matched = 0;
   int rc = 0;
   for (size_t i = 0; i < *nfam && rc == 0; i++)
-    if ((*fam)[i].a && (*fam)[i].b) {
-      rc = compare_family(f, (*fam)[i].a, (*fam)[i].b, &(*fam)[i].st);
-      matched += (*fam)[i].st.count[G_ALL];
-    }
-  if (rc == 0) print_summary(f, *fam, *nfam);
+    if ((*fam)[i].a && (*fam)[i].b) rc = match_family(&(*fam)[i]);
+  if (rc == 0) rc = set_controls(*fam, *nfam);
+  for (size_t i = 0; i < *nfam && rc == 0; i++) {
+    judge_family(&(*fam)[i]);
+    matched += (*fam)[i].st.count[G_ALL];
+  }
+  print_header(f, a, b);
+  if (rc == 0) rc = check_contexts(f, *fam, *nfam);
+  if (rc == 0) {
+    check_rows(f, *fam, *nfam);
+    for (size_t i = 0; i < *nfam; i++)
+      if (family_shown(&(*fam)[i])) print_family(f, &(*fam)[i]);
+    print_summary(f, *fam, *nfam);
+    print_controls(f, *fam, *nfam);
+    *slower = print_changes(f, *fam, *nfam);
+  }
   if (fclose(f) != 0 || rc != 0) return -1;
   if (matched == 0) {
-    tool_warn("nothing to compare: %s and %s have no benchmark in common", a->path, b->path);
+    if (opt.filtered)
+      tool_warn("no benchmark in common to %s and %s matches --filter", a->path, b->path);
+    else
+      tool_warn("nothing to compare: %s and %s have no benchmark in common", a->path, b->path);
     return -1;
   }
   return 0;
 }
 
+/* Names the regressions on stderr. */
+static void warn_slower(const family *fam, size_t n, size_t slower) {
+  char names[1024] = "";
+  size_t listed = 0, len = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < fam[i].nm && listed < LIST_MAX; k++) {
+      const match *m = &fam[i].m[k];
+      if (!m->shown || !m->tb || m->v != V_SLOWER) continue;
+      int w = snprintf(names + len, sizeof names - len, "%s%s (net %.3f)", listed ? ", " : "",
+                       m->a->name, exp(m->lr - fam[i].ctl[m->band].mid));
+      if (w < 0 || (size_t)w >= sizeof names - len) break;
+      len += (size_t)w, listed++;
+    }
+  tool_warn("%zu tb row%s slower in B: %s%s", slower, slower == 1 ? "" : "s", names,
+            slower > listed ? ", ..." : "");
+}
+
 int main(int argc, char **argv) {
   tool_set_program("compare");
-  int i = 1;
-  for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
-    if (strcmp(argv[i], "--") == 0) {
-      i++;
-      break;
-    } else if (strcmp(argv[i], "--help") == 0) {
-      return usage(stdout, 0);
-    } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-      opt.out = argv[++i];
-    } else if (strcmp(argv[i], "--title") == 0 && i + 1 < argc) {
-      opt.title = argv[++i];
-    } else if (strcmp(argv[i], "--templates") == 0 && i + 1 < argc) {
-      opt.templates = argv[++i];
-    } else {
-      tool_warn("unknown option or missing value: %s", argv[i]);
-      return usage(stderr, 2);
-    }
-  }
-  if (argc - i != 2) return usage(stderr, 2);
+  const char *paths[2];
+  int args = parse_args(argc, argv, paths);
+  if (args != 0) return usage(args > 0 ? stdout : stderr, args > 0 ? EXIT_SAME : EXIT_ERROR);
   side a, b;
   char pa[PATH_LEN], pb[PATH_LEN];
   struct stat sa, sb;
   memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
-  if (tool_user_path(argv[i], pa, sizeof pa) != 0 || tool_user_path(argv[i + 1], pb, sizeof pb) != 0) {
-    tool_warn("path too long: %s", strlen(argv[i]) > strlen(argv[i + 1]) ? argv[i] : argv[i + 1]);
-    return 1;
+  if (tool_user_path(paths[0], pa, sizeof pa) != 0 || tool_user_path(paths[1], pb, sizeof pb) != 0) {
+    tool_warn("path too long: %s", strlen(paths[0]) > strlen(paths[1]) ? paths[0] : paths[1]);
+    return EXIT_ERROR;
   }
   /* A file against a folder: the folder's file of the same name. */
   int da = stat(pa, &sa) == 0 && S_ISDIR(sa.st_mode);
@@ -888,9 +1325,9 @@ int main(int argc, char **argv) {
   int rc = load_side(pa, da && !db ? base_name(pb) : NULL, &a) ||
            load_side(pb, db && !da ? base_name(pa) : NULL, &b);
   char *md = NULL, title[1024];
-  size_t mdlen = 0, nfam = 0;
+  size_t mdlen = 0, nfam = 0, slower = 0;
   family *fam = NULL;
-  if (rc == 0) rc = report(&a, &b, &md, &mdlen, &fam, &nfam) != 0;
+  if (rc == 0) rc = report(&a, &b, &md, &mdlen, &fam, &nfam, &slower) != 0;
   if (opt.title)
     snprintf(title, sizeof title, "%s", opt.title);
   else
@@ -900,9 +1337,11 @@ int main(int argc, char **argv) {
     tool_warn("cannot write to stdout");
     rc = 1;
   }
+  if (rc == 0 && slower > 0) warn_slower(fam, nfam, slower);
   free(md);
-  free(fam);
+  free_families(fam, nfam);
   free_side(&a);
   free_side(&b);
-  return rc;
+  if (opt.filtered) regfree(&opt.filter);
+  return rc != 0 ? EXIT_ERROR : slower > 0 ? EXIT_REGRESSION : EXIT_SAME;
 }
