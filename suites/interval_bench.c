@@ -35,6 +35,7 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 #include "suites/baselines/cub_find.h"
+#include "suites/baselines/cub_lib.h"
 #include "suites/baselines/cub_memcpy.h"
 #include "suites/baselines/thrust.h"
 
@@ -341,6 +342,8 @@ static bool sweeps_boxes(int64_t n) {
 }
 
 static void register_all(void) {
+  tb_cub_note_versions(tb_sweep_note_version);
+  tb_sweep_note_version("thrust", tb_thrust_version());
   static const int segs[] = {1, 2, 4, 16, 64, 256, 1024, 16384};
   const tb_launch_box tuned = {0, 0};
   tb_launch_box lbs_boxes[64], int_boxes[64];

@@ -187,6 +187,7 @@ static void add_set(clause_set set) {
 }
 
 static void register_all(void) {
+  tb_cub_note_versions(tb_sweep_note_version);
   for (int t = 0; t < TB_TYPE_COUNT; ++t)
     for (int k = 1; k <= kMaxVars; ++k) add_set(homogeneous((tb_type)t, k));
   for (int k = 2; k <= kMaxVars; ++k) add_set(mixed(k));

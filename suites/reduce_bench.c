@@ -113,6 +113,7 @@ static int sweeps_boxes(int64_t n) {
 }
 
 static void register_all(void) {
+  tb_cub_note_versions(tb_sweep_note_version);
   const tb_op ops[] = {TB_OP_PLUS, TB_OP_MAX};
   const tb_launch_box tuned = {0, 0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t)

@@ -133,6 +133,7 @@ static int sweeps_boxes(int64_t n) {
 }
 
 static void register_all(void) {
+  tb_cub_note_versions(tb_sweep_note_version);
   const tb_launch_box tuned = {0, 0};
   const struct {
     tb_op op;

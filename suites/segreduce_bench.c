@@ -335,6 +335,7 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
 }
 
 static void register_all(void) {
+  tb_cub_note_versions(tb_sweep_note_version);
   static const int segs[] = {1, 4, 16, 64, 256, 1024, 16384};
   static const int quick_segs[] = {1, 16, 256, 16384};
   const int *seg = tb_sweep.quick ? quick_segs : segs;

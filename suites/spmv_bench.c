@@ -296,6 +296,7 @@ static void add(int matrix, tb_type t, impl which, bool apply, tb_launch_box box
 }
 
 static void register_all(void) {
+  tb_sweep_note_version("cusparse", tb_cusparse_version());
   static const tb_type types[] = {TB_FLOAT, TB_DOUBLE};
   const tb_launch_box tuned = {0, 0};
   /* Matrix outermost: each is generated once. */

@@ -21,6 +21,10 @@ const char *tb_cub_lib_name(tb_cub_lib lib);
 /* lib's CUB version, "3.0.1" (from CUB_VERSION as compiled). */
 const char *tb_cub_lib_version(tb_cub_lib lib);
 
+/* note(name, version) for each CUB: a sweep passes tb_sweep_note_version, so
+ * that its result records both. */
+void tb_cub_note_versions(void (*note)(const char *library, const char *version));
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include "suites/baselines/cusparse.h"
 
 #include <cusparse.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* A failing cusparseStatus_t becomes TB_ERR_CUDA with cuSPARSE's own string
@@ -77,6 +78,16 @@ tb_status tb_cusparse_spmv_create(tb_type type, int alg, int64_t rows, int64_t c
 fail:
   tb_cusparse_spmv_destroy(s);
   return st;
+}
+
+const char *tb_cusparse_version(void) {
+  static char text[32];
+  int major = 0, minor = 0, patch = 0;
+  if (!text[0] && cusparseGetProperty(MAJOR_VERSION, &major) == CUSPARSE_STATUS_SUCCESS &&
+      cusparseGetProperty(MINOR_VERSION, &minor) == CUSPARSE_STATUS_SUCCESS &&
+      cusparseGetProperty(PATCH_LEVEL, &patch) == CUSPARSE_STATUS_SUCCESS)
+    snprintf(text, sizeof text, "%d.%d.%d", major, minor, patch);
+  return text[0] ? text : "unknown";
 }
 
 tb_status tb_cusparse_spmv_run(tb_cusparse_spmv *s) {

@@ -31,6 +31,8 @@ tb_status tb_cusparse_spmv_create(tb_type type, int alg, int64_t rows, int64_t c
                                   const void *d_values, const void *d_x, void *d_y,
                                   bool preprocess, cudaStream_t stream, tb_cusparse_spmv **out);
 tb_status tb_cusparse_spmv_run(tb_cusparse_spmv *s);
+/* cuSPARSE's version as linked, "12.6.3". */
+const char *tb_cusparse_version(void);
 void tb_cusparse_spmv_destroy(tb_cusparse_spmv *s); /* NULL is fine */
 
 #ifdef __cplusplus

@@ -6,6 +6,9 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/system/system_error.h>
+#include <thrust/version.h>
+
+#include <cstdio>
 
 #include "suites/baselines/thrust.h"
 
@@ -48,6 +51,14 @@ void expand(const int* scan, int64_t b, int64_t n, const void* values, void* out
 }
 
 }  // namespace
+
+extern "C" const char* tb_thrust_version(void) {
+  static char text[32];
+  if (!text[0])
+    snprintf(text, sizeof text, "%d.%d.%d", THRUST_MAJOR_VERSION, THRUST_MINOR_VERSION,
+             THRUST_SUBMINOR_VERSION);
+  return text;
+}
 
 extern "C" tb_status tb_thrust_lbs(const int32_t* d_scan, int64_t num_objects, int64_t n_items,
                                    int32_t* d_obj, cudaStream_t stream) {

@@ -25,6 +25,9 @@ tb_status tb_thrust_interval_expand(tb_type type, const int32_t *d_scan, int64_t
                                     int64_t n_items, const void *d_values, void *d_out,
                                     tb_buffer *scratch, cudaStream_t stream);
 
+/* The version of Thrust these are built with, "3.0.1". */
+const char *tb_thrust_version(void);
+
 #ifdef __cplusplus
 }
 #endif
