@@ -25,12 +25,12 @@ grep -q "1 failed benchmark(s) left out" "$TMP/stderr" || fail "the failure coun
 p=$out/fixture_reduce
 tab=$'\t'
 # Best box at the largest size is the fastest one in the fixture; 655.3 is the mean of two repetitions.
-has_line "${p}_int32_throughput.dat" "16777216${tab}256x15${tab}655.3${tab}681.9${tab}640.1${tab}0${tab}0${tab}0"
-has_line "${p}_int32_throughput.dat" "1048576${tab}128x7${tab}310.2${tab}352.7${tab}265.4${tab}0${tab}0${tab}0"
-has_line "${p}_int32_throughput.dat" "4096${tab}-${tab}2.1${tab}-${tab}1.6${tab}0${tab}-${tab}0"
-has_line "${p}_int32_throughput.dat" "n${tab}best_box${tab}tb (tuned default)${tab}tb (best box)${tab}cub${tab}+-${tab}+-${tab}+-"
-has_line "${p}_float_throughput.dat" "16777216${tab}512x7${tab}650.8${tab}671.4${tab}638.2${tab}0${tab}0${tab}0"
-has_line "${p}_float_throughput.dat" "4096${tab}-${tab}2${tab}-${tab}-${tab}0${tab}-${tab}-"  # cub failed there
+has_line "${p}_int32_throughput.dat" "16777216${tab}256x15${tab}655.3${tab}681.9${tab}640.1${tab}0${tab}0${tab}0${tab}1.02375${tab}1.0653${tab}0${tab}cub"
+has_line "${p}_int32_throughput.dat" "1048576${tab}128x7${tab}310.2${tab}352.7${tab}265.4${tab}0${tab}0${tab}0${tab}1.1688${tab}1.32894${tab}0${tab}cub"
+has_line "${p}_int32_throughput.dat" "4096${tab}-${tab}2.1${tab}-${tab}1.6${tab}0${tab}-${tab}0${tab}1.3125${tab}-${tab}0${tab}cub"
+has_line "${p}_int32_throughput.dat" "n${tab}best_box${tab}tb (tuned default)${tab}tb (best box)${tab}cub${tab}+-${tab}+-${tab}+-${tab}tb (tuned default) / best baseline${tab}tb (best box) / best baseline${tab}ratio +-${tab}best baseline"
+has_line "${p}_float_throughput.dat" "16777216${tab}512x7${tab}650.8${tab}671.4${tab}638.2${tab}0${tab}0${tab}0${tab}1.01974${tab}1.05202${tab}0${tab}cub"
+has_line "${p}_float_throughput.dat" "4096${tab}-${tab}2${tab}-${tab}-${tab}0${tab}-${tab}-${tab}-${tab}-${tab}-${tab}-"  # cub failed there
 has_line "${p}_int32_bandwidth.dat" "16777216${tab}256x15${tab}87.8683${tab}91.4351${tab}85.8302${tab}0${tab}0${tab}0"
 has_line "${p}_int32_heatmap.dat" "2${tab}1${tab}15${tab}256${tab}681.9"
 has_line "${p}_float_heatmap.dat" "1${tab}2${tab}7${tab}512${tab}671.4"
@@ -43,11 +43,14 @@ has_line "$md" "| reduce | int32 | - | 2^24 | 256x15 | 681.9 | 655.3 | cub 640.1
 has_line "$md" "| reduce | int32 | - | 2^20 | 128x7 | 352.7 | 310.2 | cub 265.4 | 1.17 |"
 has_line "$md" "| reduce | float | - | 2^24 | 512x7 | 671.4 | 650.8 | cub 638.2 | 1.02 |"
 has_line "$md" "| reduce | float | - | 2^20 | 128x7 | 340.1 | 301.7 | cub 258.9 | 1.17 |"
-[ "$(grep -c '^| reduce ' "$md")" = 4 ] || fail "$md: want 4 rows (2 types x 2 swept sizes)"
+[ "$(grep -c '^| reduce | [a-z0-9]* | - | ' "$md")" = 4 ] || fail "$md: want 4 box rows (2 types x 2 swept sizes)"
+# Every size swept, not the box sizes alone: 4 int32 sizes, 3 float ones (cub failed at 4096).
+has_line "$md" "| reduce | int32 | 4 | 1.19 | 1.02 (2^24, cub) | 1.31 (2^12, cub) | ? (not repeated) | cub 4 |"
+has_line "$md" "| reduce | float | 3 | 1.15 | 1.02 (2^24, cub) | 1.27 (2^16, cub) | ? (not repeated) | cub 3 |"
+has_line "$out/fixture_ratio_int32.dat" "3${tab}0${tab}2^24${tab}reduce${tab}1.0237${tab}0${tab}1.02${tab}cub"
 
 for t in int32 float; do
-  for chart in throughput bandwidth heatmap; do
-    png=${p}_${t}_${chart}.png
+  for png in ${p}_${t}_{throughput,bandwidth,heatmap}.png $out/fixture_ratio_${t}.png; do
     magic=$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
     [ "$magic" = 89504e470d0a1a0a ] || fail "$png is not a PNG file (magic '$magic')"
   done
@@ -75,7 +78,7 @@ grep -q "unknown name segment 'l2flush:1'" "$TMP/stderr" || fail "no warning abo
 grep -q "skipping 'not_a_sweep_name'" "$TMP/stderr" || fail "no warning about a malformed name"
 grep -q "skipping 'reduce/cub/int32/n:1024/nt:128/vt:7'" "$TMP/stderr" || fail "a baseline box was accepted"
 # items/s derived from the time when the counter is missing: 1024 items in 1 us.
-has_line "$TMP/odd/odd_scan_exclusive_int64_throughput.dat" "1024${tab}-${tab}2${tab}1.024${tab}0${tab}0"
+has_line "$TMP/odd/odd_scan_exclusive_int64_throughput.dat" "1024${tab}-${tab}2${tab}1.024${tab}0${tab}0${tab}1.95312${tab}-${tab}0${tab}cub"
 
 # Repetitions: the median aggregate stands for its row and the cv gives the
 # spread column (value x cv); box rows written as aggregates only still count.
