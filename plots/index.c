@@ -4,12 +4,12 @@
  *   index DIR
  *
  * The page names the GPU, the runs behind each family's result (commit,
- * date, copy bandwidth, repetitions), shows each family's headline charts
- * and links every tuning table, chart and the folder's notes.md (the
- * hand-written account of the runs, shown below the generated part).
- * Headline charts: per family, the charts whose names contain a headline
- * key below; the other charts are listed by family. Exit status 1, naming
- * the file, when the folder cannot be read or the page not written. */
+ * date, copy bandwidth, repetitions), and per family tb against its best
+ * baseline (baseline.h) over every size swept, each type's ratio maps, its
+ * tuning table, and every other chart by kind, each kind captioned with the
+ * decision it serves; then the folder's notes.md (the hand-written account
+ * of the runs). Exit status 1, naming the file, when the folder cannot be
+ * read or the page not written. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -17,18 +17,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/results.h"
+#include "plots/baseline.h"
+#include "plots/tool.h"
 
 enum { kMaxFiles = 8192 };
 
 static const char *const kFamilies[] = {"reduce", "scan", "omp_reduce", "interval", "segreduce",
                                         "spmv"};
-/* What a reader looks at first, per family (substrings of chart names). */
-static const char *const kHeadline[] = {
-    "reduce_reduce_int32_throughput", "scan_scan_exclusive_int32_throughput",
-    "omp_reduce_omp_reduce_double_by_vars", "interval_lbs_int32_by_seg",
-    "segreduce_segreduce_int32_by_seg", "spmv_"};
+/* The kinds of chart, each with the decision it serves (substrings of chart names, the first
+ * that matches decides). The first kind is each family's headline. */
+static const struct {
+  const char *key, *caption;
+} kKinds[] = {
+    {"_ratio_",
+     "**Ratio maps** (tb's tuned default / best baseline at every n and L, red where tb is "
+     "slower, hatched where the two tie within their repetitions' spread): decide where tb's "
+     "default ships and where the library stays."},
+    {"_by_seg",
+     "**By average segment length**, one chart per n (no suffix: the largest), tb / best baseline "
+     "below: decide which implementation to use at each length."},
+    {"_by_vars",
+     "**By clause size** (variables k per pass, against the reference baseline): decide whether "
+     "fusing k reductions into one pass beats the library."},
+    {"_heatmap",
+     "**Launch-box heat maps** (fastest box framed red, the tuned default dashed): decide the "
+     "default NTxVT box."},
+    {"_throughput",
+     "**Throughput against n**, tb / best baseline below: the sizes at which tb leads or trails."},
+    {"_bandwidth",
+     "**Share of the copy bandwidth against n** (_apply rows: effective bytes, the plain form's "
+     "count): decide whether headroom is left."},
+};
+enum { kNumKinds = sizeof kKinds / sizeof kKinds[0] };
+
+static int kind_of(const char *name) {
+  for (int k = 0; k < kNumKinds; k++)
+    if (strstr(name, kKinds[k].key)) return k;
+  return kNumKinds - 1;
+}
+
+/* tb against the best baseline per type over every size of the family's result. */
+static void ratio_table(FILE *out, const char *dir, const char *family) {
+  char path[4200];
+  suite *s = calloc(1, sizeof *s);
+  snprintf(path, sizeof path, "%s/%s.json", dir, family);
+  if (s == NULL || access(path, R_OK) != 0) {
+    free(s);
+    return;
+  }
+  snprintf(s->name, sizeof s->name, "%s", family);
+  enum { CAP = 64 };
+  ratio_summary sum[CAP];
+  const int count = load(path, s) == 0 ? summarize(s, 0, sum, CAP) : 0;
+  if (count > 0) {
+    fputs("tb's tuned default / its best baseline (the fastest other implementation of the same "
+          "configuration; _apply and _indirect rows without their own, their plain form's), "
+          "over every n and L swept:\n\n",
+          out);
+    write_summary_md(out, sum, count, 0);
+    fputc('\n', out);
+  }
+  free(s->r);
+  free(s);
+}
 
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -65,6 +119,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: index DIR (one GPU's results folder)\n");
     return 2;
   }
+  tool_set_program("index");
   const char *dir = argv[1];
   DIR *d = opendir(dir);
   if (!d) {
@@ -106,21 +161,27 @@ int main(int argc, char **argv) {
     int listed = 0;
     for (int i = 0; i < count; ++i) {
       if (strncmp(names[i], kFamilies[f], flen) != 0 || names[i][flen] != '_') continue;
-      if (!listed++) fprintf(out, "\n## %s\n\n", kFamilies[f]);
+      if (!listed++) {
+        fprintf(out, "\n## %s\n\n", kFamilies[f]);
+        ratio_table(out, dir, kFamilies[f]);
+      }
       if (strstr(names[i], "_tuning.md")) fprintf(out, "Tuning table: [%s](%s)\n\n", names[i], names[i]);
     }
-    for (int i = 0; i < count; ++i)
-      if (strncmp(names[i], kFamilies[f], flen) == 0 && strstr(names[i], kHeadline[f]) &&
-          strstr(names[i], ".png"))
-        fprintf(out, "![%s](%s)\n\n", names[i], names[i]);
-    int others = 0;
-    for (int i = 0; i < count; ++i) {
-      if (strncmp(names[i], kFamilies[f], flen) != 0 || names[i][flen] != '_' ||
-          !strstr(names[i], ".png") || strstr(names[i], kHeadline[f]))
-        continue;
-      fprintf(out, "%s[%s](%s)", others++ ? ", " : "All charts: ", names[i] + flen + 1, names[i]);
+    /* Each kind once, captioned; the headline kind's charts shown, the others linked. */
+    for (int k = 0; k < kNumKinds; ++k) {
+      int shown = 0;
+      for (int i = 0; i < count; ++i) {
+        if (strncmp(names[i], kFamilies[f], flen) != 0 || names[i][flen] != '_' ||
+            !strstr(names[i], ".png") || kind_of(names[i]) != k)
+          continue;
+        if (!shown++) fprintf(out, "%s\n\n", kKinds[k].caption);
+        if (k == 0)
+          fprintf(out, "![%s](%s)\n\n", names[i], names[i]);
+        else
+          fprintf(out, "%s[%s](%s)", shown > 1 ? ", " : "", names[i] + flen + 1, names[i]);
+      }
+      if (shown && k > 0) fputs("\n\n", out);
     }
-    if (others) fputs("\n", out);
   }
   char notes_path[4200];
   snprintf(notes_path, sizeof notes_path, "%s/notes.md", dir);
