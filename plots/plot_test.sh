@@ -1,11 +1,17 @@
 #!/bin/bash
-# plot_test PLOT FIXTURE: runs the plot driver on the fixture and checks what it writes.
+# plot_test PLOT FIXTURE SEGMENTED: runs the plot driver on the fixtures and checks what it
+# writes.
 # The fixture (testdata/fixture.json) holds reduce int32/float at n = 2^12..2^24, swept boxes
 # NT {128,256,512} x VT {1,7,15} (512x15 pruned) at 2^20 and 2^24, the tuned default, cub, two
 # repetitions of one entry with their aggregate, and one failed cub entry (float, n = 4096).
+# SEGMENTED (testdata/segmented.json) holds segreduce int32 at L = 4 and 64 with two baselines
+# (cub, alt), repetitions (median and cv aggregates), rows from two runs (their commits in the
+# file's "runs" object, one row's own "commit") and a segreduce_apply row without baselines of
+# its own.
 set -u
 PLOT=$1
 FIXTURE=$2
+SEGMENTED=$3
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 
@@ -54,6 +60,35 @@ for t in int32 float; do
     magic=$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
     [ "$magic" = 89504e470d0a1a0a ] || fail "$png is not a PNG file (magic '$magic')"
   done
+done
+
+# A single commit: the title says it, with the run's date.
+has_line "$out/fixture_ratio_int32.dat" "# fixture int32: tb / best baseline on NVIDIA H100 80GB HBM3 (sm_90), commit 3f2c1a9, 2025-11-21"
+
+# --- the best-baseline rule, the ratio map, ties and mixed commits (segmented fixture) ---
+seg=$TMP/seg
+"$PLOT" --out "$seg" "$SEGMENTED" 2>"$TMP/stderr" || fail "plot exited $? on $SEGMENTED: $(cat "$TMP/stderr")"
+map=$seg/segmented_ratio_int32.dat
+# Rows from runs r1 (aaa1111) and r2 (bbb2222), one with its own commit, the rest the file's.
+has_line "$map" "# segmented int32: tb / best baseline on Test GPU (sm_90), commits mixed (aaa1111, ccc3333, bbb2222, ctx0001)"
+# The fastest baseline wins and is named (alt 9 over cub 8); 20 against 20.5 with a cv of 5%
+# each is a tie; the apply row, without baselines, meets its plain form's, named so.
+has_line "$map" "0${tab}2${tab}2^10${tab}segreduce L=4${tab}1.1111${tab}0${tab}1.11${tab}alt"
+has_line "$map" "1${tab}2${tab}2^12${tab}segreduce L=4${tab}0.9756${tab}1${tab}0.98${tab}cub"
+has_line "$map" "0${tab}1${tab}2^10${tab}segreduce L=64${tab}0.5000${tab}0${tab}0.50${tab}cub"
+has_line "$map" "0${tab}0${tab}2^10${tab}segreduce_apply L=4${tab}1.3333${tab}0${tab}1.33${tab}alt (segreduce)"
+has_line "$map" "# 1 of 4 cells lose; hatched: a tie, within the combined cv of the repetitions"
+# By length at every n: the largest without a suffix, the others with theirs.
+has_line "$seg/segmented_segreduce_int32_by_seg.dat" "4${tab}20${tab}-${tab}20.5${tab}0.97561${tab}0.068986${tab}cub"
+has_line "$seg/segmented_segreduce_int32_by_seg_n1024.dat" "64${tab}5${tab}-${tab}10${tab}0.5${tab}0${tab}cub"
+has_line "$seg/segmented_segreduce_apply_int32_by_seg.dat" "seg${tab}tb${tab}alt (segreduce)${tab}cub (segreduce)${tab}tb / best baseline${tab}ratio +-${tab}best baseline"
+# The table: every size, the minimum and maximum named with their baseline, ties among the
+# repeated rows.
+md=$seg/segmented_tuning.md
+has_line "$md" "| segreduce | int32 | 3 | 0.82 | 0.50 (2^10, L = 64, cub) | 1.11 (2^10, L = 4, alt) | 1 of 2 | alt 1, cub 2 |"
+has_line "$md" "| segreduce_apply | int32 | 1 | 1.33 | 1.33 (2^10, L = 4, alt (segreduce)) | 1.33 (2^10, L = 4, alt (segreduce)) | ? (not repeated) | alt (segreduce) 1 |"
+for png in "$seg"/segmented_{ratio_int32,segreduce_int32_by_seg,segreduce_int32_by_seg_n1024}.png; do
+  [ -s "$png" ] || fail "no chart $png"
 done
 
 # --- --no-render, default output directory = the JSON's directory ---
