@@ -84,6 +84,18 @@ static void ratio_table(FILE *out, const char *dir, const char *family) {
   free(s);
 }
 
+/* Whether a chart or table is the family's: named <family>_..., but not after another result
+ * whose name extends the family's (omp_reduce_flush_l2.json's charts are not omp_reduce's). */
+static int of_family(const char *name, const char *family, char *const *stems, int nstems) {
+  const size_t flen = strlen(family);
+  if (strncmp(name, family, flen) != 0 || name[flen] != '_') return 0;
+  for (int i = 0; i < nstems; ++i) {
+    const size_t slen = strlen(stems[i]);
+    if (slen > flen && strncmp(name, stems[i], slen) == 0 && name[slen] == '_') return 0;
+  }
+  return 1;
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -126,10 +138,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "index: cannot read %s: %s\n", dir, strerror(errno));
     return 1;
   }
-  static char *names[kMaxFiles];
-  int count = 0;
+  static char *names[kMaxFiles], *stems[kMaxFiles];
+  int count = 0, nstems = 0;
   for (struct dirent *e; (e = readdir(d)) != NULL && count < kMaxFiles;)
-    if (strstr(e->d_name, ".png") || strstr(e->d_name, "_tuning.md")) names[count++] = strdup(e->d_name);
+    if (strstr(e->d_name, ".png") || strstr(e->d_name, "_tuning.md"))
+      names[count++] = strdup(e->d_name);
+    else if (strstr(e->d_name, ".json") && nstems < kMaxFiles)
+      stems[nstems++] = strndup(e->d_name, strlen(e->d_name) - 5);
   closedir(d);
   qsort(names, (size_t)count, sizeof *names, cmp_str);
 
@@ -156,14 +171,26 @@ int main(int argc, char **argv) {
         out);
   fputs(runs ? runs : "", out);
   free(runs);
-  for (size_t f = 0; f < sizeof kFamilies / sizeof *kFamilies; ++f) {
-    const size_t flen = strlen(kFamilies[f]);
+  /* The families in their order, then any other result of the folder (omp_reduce_flush_l2). */
+  const char *sections[kMaxFiles];
+  size_t nsections = 0;
+  for (size_t f = 0; f < sizeof kFamilies / sizeof *kFamilies; ++f)
+    sections[nsections++] = kFamilies[f];
+  qsort(stems, (size_t)nstems, sizeof *stems, cmp_str);
+  for (int i = 0; i < nstems; ++i) {
+    int known = 0;
+    for (size_t f = 0; f < sizeof kFamilies / sizeof *kFamilies; ++f)
+      known |= !strcmp(stems[i], kFamilies[f]);
+    if (!known) sections[nsections++] = stems[i];
+  }
+  for (size_t f = 0; f < nsections; ++f) {
+    const size_t flen = strlen(sections[f]);
     int listed = 0;
     for (int i = 0; i < count; ++i) {
-      if (strncmp(names[i], kFamilies[f], flen) != 0 || names[i][flen] != '_') continue;
+      if (!of_family(names[i], sections[f], stems, nstems)) continue;
       if (!listed++) {
-        fprintf(out, "\n## %s\n\n", kFamilies[f]);
-        ratio_table(out, dir, kFamilies[f]);
+        fprintf(out, "\n## %s\n\n", sections[f]);
+        ratio_table(out, dir, sections[f]);
       }
       if (strstr(names[i], "_tuning.md")) fprintf(out, "Tuning table: [%s](%s)\n\n", names[i], names[i]);
     }
@@ -171,7 +198,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < kNumKinds; ++k) {
       int shown = 0;
       for (int i = 0; i < count; ++i) {
-        if (strncmp(names[i], kFamilies[f], flen) != 0 || names[i][flen] != '_' ||
+        if (!of_family(names[i], sections[f], stems, nstems) ||
             !strstr(names[i], ".png") || kind_of(names[i]) != k)
           continue;
         if (!shown++) fprintf(out, "%s\n\n", kKinds[k].caption);
@@ -189,6 +216,7 @@ int main(int argc, char **argv) {
   if (notes) fprintf(out, "\n---\n\n%s", notes);
   free(notes);
   for (int i = 0; i < count; ++i) free(names[i]);
+  for (int i = 0; i < nstems; ++i) free(stems[i]);
   if (fclose(out) != 0 || rename(tmp, path) != 0) {
     fprintf(stderr, "index: cannot write %s: %s\n", path, strerror(errno));
     remove(tmp);
