@@ -8,7 +8,6 @@ set title (note eq "" ? title : title."\n".note) noenhanced
 set xlabel "VT (items per thread)"
 set ylabel "NT (threads per CTA)"
 set cblabel "throughput of the box (G items/s)"
-set colorbox vertical user origin graph 1.03, graph 0 size graph 0.04, graph 1
 set palette defined (0 "#ffffcc", 0.5 "#41b6c4", 1 "#225ea8")
 # Boxes that were not run (pruned) show as grey.
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#e6e6e6" fillstyle solid 1.0 noborder
