@@ -22,6 +22,10 @@ set yrange [lo : hi]
 set size ratio -1
 set xlabel "tb / best baseline on A (log_2 scale; > 1: tb faster)"
 set ylabel "tb / best baseline on B (log_2 scale)"
+# Round ratios as ticks: a narrow range would otherwise show the tick at 1 alone.
+ticks = '("0.25" 0.25, "0.5" 0.5, "0.67" 0.667, "0.8" 0.8, "0.9" 0.9, "1" 1, "1.1" 1.1, "1.25" 1.25, "1.5" 1.5, "2" 2, "4" 4, "16" 16, "64" 64, "256" 256)'
+set xtics @ticks
+set ytics @ticks
 set grid xtics ytics
 set arrow 1 from lo, lo to hi, hi nohead dt 2 lc rgb "#444444"
 set arrow 2 from 1, graph 0 to 1, graph 1 nohead lc rgb "#888888"
