@@ -5,21 +5,27 @@
  *
  * For each RESULT.json (suite S = its basename without .json) and each algorithm, type and
  * segment length it writes into DIR (default: the JSON's directory)
- *   S_<alg>_<type>[_seg<L>]_throughput.{dat,png}  G items/s against n, one line per implementation
+ *   S_<alg>_<type>[_seg<L>]_throughput.{dat,png}  G items/s against n, one line per
+ *                                                 implementation; below, tb / best baseline
  *   S_<alg>_<type>[_seg<L>]_bandwidth.{dat,png}   percent of the copy bandwidth against n
  *   S_<alg>_<type>[_seg<L>]_heatmap.{dat,png}     G items/s over NT x VT at the largest swept n
- *   S_tuning.md                                   best box, tuned default and best baseline
+ *   S_tuning.md                                   tb / best baseline over every size, and per
+ *                                                 swept size best box, tuned default, baseline
+ * and, per type (<base> for types <base>_x<k>),
+ *   S_ratio_<type>.{dat,png}                      tb / best baseline over n x (algorithm, L)
  * and, for types named <base>_x<k> (a clause of k variables, as omp_reduce sweeps them),
  *   S_<alg>_<base>_by_vars.{dat,png}             each implementation / the reference baseline
  *                                                 (cub if measured) against k, at three sizes
- * and, for segmented algorithms (names with seg:<L>),
- *   S_<alg>_<type>_by_seg.{dat,png}              G items/s of each implementation against the
- *                                                 average segment length, at the largest n
- * --no-render writes the .dat and .md files only. Exit status 0, or 1 if any input could not be
+ * and, for segmented algorithms (names with seg:<L>), at the largest n and each other n swept
+ *   S_<alg>_<type>_by_seg[_n<n>].{dat,png}       G items/s of each implementation against the
+ *                                                 average segment length; below, tb / best
+ *                                                 baseline
+ * The best baseline of a row is baseline.h's rule. --no-render writes the .dat and .md files only. Exit status 0, or 1 if any input could not be
  * read or any output written or rendered.
  *
- * The parts: plot_load.c reads a result file, plot_group.c sorts its records into one group per
- * chart, plot_charts.c and plot_special.c write the charts, plot_table.c the table (plot.h). */
+ * The parts: rows.c reads a result file (rows.h), baseline.c compares tb to its best baseline
+ * (baseline.h), plot_group.c sorts the records into one group per chart, plot_charts.c,
+ * plot_special.c and plot_ratio.c write the charts, plot_table.c the table (plot.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +65,6 @@ static int process(const char *json_path) {
     free(s.r);
     return -1;
   }
-  qsort(s.r, s.nr, sizeof s.r[0], by_chart);
   int rc = 0, rows = 0;
   FILE *f = fopen(md, "w");
   if (f == NULL) {
@@ -69,7 +74,7 @@ static int process(const char *json_path) {
   }
   write_table_header(f, &s);
   for (const rec *lo = s.r; lo < s.r + s.nr;) {
-    group g = make_group(lo, s.r + s.nr);
+    group g = make_group(&s, lo);
     if (tool_fmt(prefix, sizeof prefix, "%s/%s_%s_%s", s.dir, s.name, lo->alg, lo->type) != 0 ||
         (lo->seg >= 0 && tool_fmt(prefix + strlen(prefix), sizeof prefix - strlen(prefix),
                                   "_seg%lld", lo->seg) != 0) ||
@@ -79,7 +84,7 @@ static int process(const char *json_path) {
     rows += g.box_n > 0;
     lo = g.hi;
   }
-  if (write_by_vars(&s) != 0 || write_by_seg(&s) != 0) rc = -1;
+  if (write_by_vars(&s) != 0 || write_by_seg(&s) != 0 || write_ratio_maps(&s) != 0) rc = -1;
   if (rows == 0) fputs("\nNo swept launch boxes in this run.\n", f);
   if (s.failed > 0) fprintf(f, "\n%d benchmark(s) failed and are left out.\n", s.failed);
   if (fclose(f) != 0) {

@@ -7,20 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plots/baseline.h"
 #include "plots/plot.h"
 #include "plots/style.h"
 #include "plots/tool.h"
-
-const char *size_str(long long n, char *buf, size_t size) {
-  if (n > 0 && (n & (n - 1)) == 0) {
-    int k = 0;
-    while ((1LL << k) != n) k++;
-    snprintf(buf, size, "2^%d", k);
-  } else {
-    snprintf(buf, size, "%lld", n);
-  }
-  return buf;
-}
 
 /* "reduce int32", or "segreduce float seg 32". */
 static const char *label(const rec *r, char *buf, size_t size) {
@@ -47,10 +37,10 @@ void write_value(FILE *f, double v) {
 static int series_present(const group *g, metric m, int *has) {
   memset(has, 0, sizeof(int) * (size_t)(2 + g->nbaselines));
   for (const rec *r = g->lo; r < g->hi; r++) {
-    int s = !is_tb(r) ? -1 : r->nt > 0 ? 1 : 0;
-    for (int i = 0; s < 0 && i < g->nbaselines; i++)
-      if (strcmp(g->baselines[i], r->impl) == 0) s = 2 + i;
-    if (s >= 0 && !isnan(metric_value(r, m))) has[s] = 1;
+    if (is_tb(r) && !isnan(metric_value(r, m))) has[r->nt > 0] = 1;
+    if (r != g->lo && r->n == r[-1].n) continue;
+    for (int i = 0; i < g->nbaselines; i++)
+      if (!isnan(metric_value(find_impl(g, g->baselines[i], r->n), m))) has[2 + i] = 1;
   }
   return 2 + g->nbaselines;
 }
@@ -66,16 +56,26 @@ int chart_paths(char *dat, char *png, const char *fmt, ...) {
   return tool_fmt(png, PATH_LEN, "%s.png", stem);
 }
 
+/* Whether any n of the group has tb's ratio to a best baseline. */
+static int has_ratio(const group *g) {
+  ratio q;
+  for (const rec *r = g->lo; r < g->hi; r++)
+    if (is_tb(r) && r->nt == 0 && ratio_of(g->s, r, &q) == 0) return 1;
+  return 0;
+}
+
 /* Line-chart data: n, the best box's NTxVT, then one column per implementation that has a value
- * for this metric. Sets *ncols and *boxcol (column of "tb (best box)", 0 if absent); returns the
- * number of series shown. */
-static int write_lines(const group *g, metric m, const char *path, int *ncols, int *boxcol) {
+ * for this metric, their spreads, and for throughput tb's ratios to the best baseline (the
+ * ratio panel). Sets *ncols, *boxcol (column of "tb (best box)", 0 if absent) and *ratiocol
+ * (first ratio column, 0 if none); returns the number of series shown. */
+static int write_lines(const group *g, metric m, const char *path, const char *title, int *ncols,
+                       int *boxcol, int *ratiocol) {
   int has[2 + MAX_BASELINES];
   const int nseries = series_present(g, m, has);
   FILE *f = fopen(path, "w");
   if (f == NULL) return -1;
   char lb[160];
-  fprintf(f, "# %s: %s; \"-\" = not measured\n", label(g->lo, lb, sizeof lb),
+  fprintf(f, "# %s\n# %s: %s; \"-\" = not measured\n", title, label(g->lo, lb, sizeof lb),
           m == GIPS ? "G items/s" : "percent of the copy bandwidth");
   fputs("# best_box: NTxVT of the fastest swept box at that n (the \"tb (best box)\" column)\n", f);
   fputs("n\tbest_box", f);
@@ -93,6 +93,10 @@ static int write_lines(const group *g, metric m, const char *path, int *ncols, i
   /* Then each series' spread: value x cv of its repetitions (0: one measurement). */
   for (int s = 0; s < nseries; s++)
     if (has[s]) fputs("\t+-", f);
+  *ratiocol = m == GIPS && has_ratio(g) ? *ncols + shown + 1 : 0;
+  if (*ratiocol)
+    fputs("\ttb (tuned default) / best baseline\ttb (best box) / best baseline\tratio +-"
+          "\tbest baseline", f);
   fputc('\n', f);
   for (const rec *r = g->lo; r < g->hi; r++) {
     if (r != g->lo && r->n == r[-1].n) continue;
@@ -113,6 +117,16 @@ static int write_lines(const group *g, metric m, const char *path, int *ncols, i
       if (has[s])
         write_value(f, v[s] && isnan(v[s]->cv) ? 0
                                                : metric_value(v[s], m) * (v[s] ? v[s]->cv : NAN));
+    ratio q;
+    char name[96];
+    if (*ratiocol && v[0] != NULL && ratio_of(g->s, v[0], &q) == 0) {
+      write_value(f, q.ratio);
+      write_value(f, box ? box->gips / q.best.base->gips : NAN);
+      write_value(f, isnan(q.cv) ? 0 : q.ratio * q.cv);
+      fprintf(f, "\t%s", baseline_name(v[0], &q.best, name, sizeof name));
+    } else if (*ratiocol) {
+      fputs("\t-\t-\t-\t-", f);
+    }
     fputc('\n', f);
   }
   return fclose(f) == 0 ? shown : -1;
@@ -208,12 +222,56 @@ static long long l2_edge(const group *g) {
   return n;
 }
 
+void chart_title(char *buf, size_t size, const suite *s, const char *what,
+                 const commit_set *commits) {
+  char c[256];
+  commits_label(commits, c, sizeof c);
+  if (commits->n > 1) /* the file's date is only its last run's */
+    snprintf(buf, size, "%s on %s (%s), %s", what, s->gpu, s->arch, c);
+  else
+    snprintf(buf, size, "%s on %s (%s), %s, %s", what, s->gpu, s->arch, c, s->date);
+}
+
+/* The commits of the rows a group's charts draw: tb's and its baselines'. */
+static commit_set group_commits(const group *g) {
+  commit_set set = {0};
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    if (is_tb(r)) commits_add(&set, r->commit);
+    if (r != g->lo && r->n == r[-1].n) continue;
+    for (int i = 0; i < g->nbaselines; i++) {
+      const rec *b = find_impl(g, g->baselines[i], r->n);
+      if (b) commits_add(&set, b->commit);
+    }
+  }
+  return set;
+}
+
+/* The best baselines that won at some n, comma-separated ("-": none); how many. */
+static int group_winners(const group *g, char *buf, size_t size) {
+  char names[8][96];
+  int count = 0;
+  ratio q;
+  for (const rec *r = g->lo; r < g->hi; r++) {
+    if (!is_tb(r) || r->nt != 0 || ratio_of(g->s, r, &q) != 0) continue;
+    char name[96];
+    baseline_name(r, &q.best, name, sizeof name);
+    int known = 0;
+    for (int i = 0; i < count; i++) known |= strcmp(names[i], name) == 0;
+    if (!known && count < 8) snprintf(names[count++], sizeof names[0], "%s", name);
+  }
+  size_t len = (size_t)snprintf(buf, size, "%s", count ? "" : "-");
+  for (int i = 0; i < count && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+  return count;
+}
+
 int write_charts(const suite *s, const group *g, const char *prefix) {
-  char dat[PATH_LEN], png[PATH_LEN], title[512], note[512], vars[3 * PATH_LEN], sz[32], lb[160];
-  char colours[512];
-  int rc = 0, ncols, boxcol;
-  snprintf(title, sizeof title, "%s on %s (%s), commit %s, %s", label(g->lo, lb, sizeof lb),
-           s->gpu, s->arch, s->commit, s->date);
+  char dat[PATH_LEN], png[PATH_LEN], title[768], note[512], vars[3 * PATH_LEN], sz[32], lb[160];
+  char colours[512], winners[512], ylabel[160];
+  int rc = 0, ncols, boxcol, ratiocol;
+  const commit_set commits = group_commits(g);
+  chart_title(title, sizeof title, s, label(g->lo, lb, sizeof lb), &commits);
+  const int nwinners = group_winners(g, winners, sizeof winners);
   static const struct {
     const char *kind, *ylabel;
     metric m;
@@ -223,7 +281,7 @@ int write_charts(const suite *s, const group *g, const char *prefix) {
   };
   for (int i = 0; i < 2; i++) {
     if (chart_paths(dat, png, "%s_%s", prefix, charts[i].kind) != 0) return -1;
-    int shown = write_lines(g, charts[i].m, dat, &ncols, &boxcol);
+    int shown = write_lines(g, charts[i].m, dat, title, &ncols, &boxcol, &ratiocol);
     if (shown < 0) {
       tool_warn("cannot write %s: %s", dat, strerror(errno));
       return -1;
@@ -233,19 +291,27 @@ int write_charts(const suite *s, const group *g, const char *prefix) {
       remove(dat);
       continue;
     }
+    snprintf(ylabel, sizeof ylabel, "%s", charts[i].ylabel);
     snprintf(note, sizeof note, "%s",
              charts[i].m == PCT ? "100% = measured device-to-device copy bandwidth" : "");
     if (charts[i].m == PCT && strcmp(s->copy_gbps, "unknown") != 0)
       snprintf(note, sizeof note, "100%% = measured copy bandwidth, %s GB/s", s->copy_gbps);
+    if (charts[i].m == PCT && effective_bytes(g->lo->alg)) {
+      snprintf(ylabel, sizeof ylabel, "percent of copy bandwidth, effective bytes (%%)");
+      snprintf(note + strlen(note), sizeof note - strlen(note),
+               "; effective bytes: the plain form's count, the plan's reads not counted");
+    }
     series_colours(g, charts[i].m, colours, sizeof colours);
     if (tool_gp_common(vars, sizeof vars, dat, png, title) ||
         tool_gp_var(vars, sizeof vars, "note", note) ||
-        tool_gp_var(vars, sizeof vars, "ylabel", charts[i].ylabel) ||
+        tool_gp_var(vars, sizeof vars, "ylabel", ylabel) ||
         tool_gp_var(vars, sizeof vars, "colours", colours) ||
+        tool_gp_var(vars, sizeof vars, "winners", winners) ||
         tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars),
-                 "ncols=%d; boxcol=%d; nmin=%lld; nmax=%lld; logy=%d; hundred=%d; l2n=%lld", ncols,
-                 boxcol, g->lo->n, g->hi[-1].n, spans_decades(g, charts[i].m), charts[i].m == PCT,
-                 l2_edge(g)))
+                 "ncols=%d; boxcol=%d; ratiocol=%d; nwinners=%d; nmin=%lld; nmax=%lld; logy=%d; "
+                 "hundred=%d; l2n=%lld",
+                 ncols, boxcol, ratiocol, nwinners, g->lo->n, g->hi[-1].n,
+                 spans_decades(g, charts[i].m), charts[i].m == PCT, l2_edge(g)))
       return -1;
     if (opt.render) rc |= render_chart("lines.gp", vars, png);
   }
@@ -263,6 +329,11 @@ int write_charts(const suite *s, const group *g, const char *prefix) {
              def->def_nt, def->def_vt, def->gips);
   else if (def)
     snprintf(note + len, sizeof note - (size_t)len, ", tuned default %.1f G items/s", def->gips);
+  ratio q;
+  char name[96];
+  if (def && ratio_of(s, def, &q) == 0)
+    snprintf(note + strlen(note), sizeof note - strlen(note), "; best baseline %s %.1f",
+             baseline_name(def, &q.best, name, sizeof name), q.best.base->gips);
   char marks[256];
   if (heat_marks(g, best, def, marks, sizeof marks) != 0 ||
       tool_gp_common(vars, sizeof vars, dat, png, title) ||

@@ -3,34 +3,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plots/baseline.h"
 #include "plots/plot.h"
 #include "plots/tool.h"
-
-int by_chart(const void *pa, const void *pb) {
-  const rec *a = pa, *b = pb;
-  int c;
-  if ((c = strcmp(a->alg, b->alg)) != 0 || (c = strcmp(a->type, b->type)) != 0) return c;
-  if (a->seg != b->seg) return a->seg < b->seg ? -1 : 1;
-  if (a->n != b->n) return a->n < b->n ? -1 : 1;
-  if ((c = strcmp(a->impl, b->impl)) != 0) return c;
-  return a->nt != b->nt ? a->nt - b->nt : a->vt - b->vt;
-}
 
 int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int is_tb_name(const char *impl) { return strcmp(impl, "tb") == 0; }
-int is_tb(const rec *r) { return is_tb_name(r->impl); }
-
-group make_group(const rec *lo, const rec *end) {
-  group g = {lo, lo, {NULL}, 0, 0};
+group make_group(const suite *s, const rec *lo) {
+  group g = {s, lo, lo, lo->alg, {NULL}, 0, 0};
+  const rec *end = s->r + s->nr;
   while (g.hi < end && strcmp(g.hi->alg, lo->alg) == 0 && strcmp(g.hi->type, lo->type) == 0 &&
          g.hi->seg == lo->seg)
     g.hi++;
   for (const rec *r = g.lo; r < g.hi; r++) {
     if (r->nt > 0) g.box_n = r->n;
-    if (is_tb(r)) continue;
+    if (!is_tb(r) || r->nt != 0) continue;
+    const best_baseline b = best_baseline_of(s, r);
+    if (b.base != NULL) g.base_alg = b.alg;
+  }
+  /* The baselines drawn: those the rule compares the group's rows to (its own, or its plain
+   * form's). */
+  for (const rec *r = s->r; r < end; r++) {
+    if (is_tb(r) || r->seg != lo->seg || strcmp(r->alg, g.base_alg) != 0 ||
+        strcmp(r->type, lo->type) != 0)
+      continue;
     int known = 0;
     for (int i = 0; i < g.nbaselines; i++) known |= strcmp(g.baselines[i], r->impl) == 0;
     if (!known && g.nbaselines < MAX_BASELINES)
@@ -44,21 +42,13 @@ group make_group(const rec *lo, const rec *end) {
 }
 
 const rec *find_impl(const group *g, const char *impl, long long n) {
-  for (const rec *r = g->lo; r < g->hi; r++)
-    if (r->n == n && r->nt == 0 && strcmp(r->impl, impl) == 0) return r;
-  return NULL;
+  const char *alg = is_tb_name(impl) ? g->lo->alg : g->base_alg;
+  return find_rec(g->s, alg, impl, g->lo->type, g->lo->seg, n);
 }
 
 const rec *best_box(const group *g, long long n) {
   const rec *best = NULL;
   for (const rec *r = g->lo; r < g->hi; r++)
     if (r->n == n && r->nt > 0 && (best == NULL || r->gips > best->gips)) best = r;
-  return best;
-}
-
-const rec *best_baseline(const group *g, long long n) {
-  const rec *best = NULL;
-  for (const rec *r = g->lo; r < g->hi; r++)
-    if (r->n == n && !is_tb(r) && (best == NULL || r->gips > best->gips)) best = r;
   return best;
 }

@@ -1,32 +1,22 @@
 /* The plot driver's charts across a suite's groups: throughput against the number of variables
- * (types <base>_x<k>, by_vars.gp) and against the average segment length (by_seg.gp). */
+ * (types <base>_x<k>, by_vars.gp) and against the average segment length (by_seg.gp, one chart
+ * per n, with tb / best baseline below). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plots/baseline.h"
 #include "plots/plot.h"
 #include "plots/style.h"
 #include "plots/tool.h"
 
-/* The tuned default (or baseline) record of impl for (alg, type, seg) at n; NULL if absent. */
-static const rec *tuned(const suite *s, const char *alg, const char *type, long long seg,
-                        const char *impl, long long n) {
-  for (size_t i = 0; i < s->nr; i++) {
-    const rec *r = &s->r[i];
-    if (r->nt == 0 && r->n == n && r->seg == seg && strcmp(r->alg, alg) == 0 &&
-        strcmp(r->type, type) == 0 && strcmp(r->impl, impl) == 0)
-      return r;
-  }
-  return NULL;
-}
-
 /* ---- charts against the number of variables ---------------------------------------------- */
 
-/* Splits "double_x3" into "double" and 3; 0 if the type has no _x<k> suffix. */
-static int vars_of(const char *type, char *base, size_t size) {
+int vars_of(const char *type, char *base, size_t size) {
   const char *x = strrchr(type, '_');
   char *end;
+  snprintf(base, size, "%s", type);
   if (x == NULL || x[1] != 'x' || x[2] < '1' || x[2] > '9') return 0;
   long k = strtol(x + 2, &end, 10);
   if (*end != '\0' || k < 1 || k > 64) return 0;
@@ -101,8 +91,8 @@ int write_by_vars(const suite *s) {
       fprintf(f, "%d", k);
       for (int m = 0; m < nimpl; m++)
         for (int p = 0; p < npick && strcmp(impls[m], ref) != 0; p++) {
-          const rec *a = tuned(s, first->alg, type, -1, impls[m], chosen[p]);
-          const rec *b = tuned(s, first->alg, type, -1, ref, chosen[p]);
+          const rec *a = find_rec(s, first->alg, impls[m], type, -1, chosen[p]);
+          const rec *b = find_rec(s, first->alg, ref, type, -1, chosen[p]);
           write_value(f, a && b && b->gips > 0 ? a->gips / b->gips : NAN);
         }
       fputc('\n', f);
@@ -113,9 +103,14 @@ int write_by_vars(const suite *s) {
       continue;
     }
     if (!opt.render) continue;
-    char nc[16], ylabel[64];
-    snprintf(title, sizeof title, "%s %s on %s (%s), commit %s, %s", first->alg, base, s->gpu,
-             s->arch, s->commit, s->date);
+    char nc[16], ylabel[64], what[128];
+    commit_set commits = {0};
+    for (size_t j = i; j < s->nr; j++)
+      if (s->r[j].nt == 0 && strcmp(s->r[j].alg, first->alg) == 0 &&
+          vars_of(s->r[j].type, other, sizeof other) && strcmp(other, base) == 0)
+        commits_add(&commits, s->r[j].commit);
+    snprintf(what, sizeof what, "%s %s", first->alg, base);
+    chart_title(title, sizeof title, s, what, &commits);
     snprintf(nc, sizeof nc, "%d", ncols);
     snprintf(ylabel, sizeof ylabel, "throughput / %s", ref);
     if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0 ||
@@ -130,87 +125,128 @@ int write_by_vars(const suite *s) {
 
 /* ---- charts against the average segment length ------------------------------------------- */
 
-static int cmp_rec_ptr_seg(const void *pa, const void *pb) {
-  const rec *a = *(const rec *const *)pa, *b = *(const rec *const *)pb;
-  return (a->seg > b->seg) - (a->seg < b->seg);
+/* The implementations of one by-length chart: tb, then the baselines it is compared to (its
+ * algorithm's, or its plain form's: baseline.h), under base_alg. */
+typedef struct {
+  const char *alg, *type, *base_alg;
+  const char *impls[MAX_BASELINES + 1];
+  int nimpl;
+} seg_series;
+
+static seg_series series_of(const suite *s, const rec *lo, const rec *hi) {
+  seg_series ss = {lo->alg, lo->type, lo->alg, {"tb"}, 1};
+  for (const rec *r = lo; r < hi; r++) {
+    const best_baseline b = is_tb(r) && r->nt == 0 ? best_baseline_of(s, r) : (best_baseline){0};
+    if (b.base != NULL) ss.base_alg = b.alg;
+  }
+  for (size_t j = 0; j < s->nr; j++) {
+    const rec *r = &s->r[j];
+    if (is_tb(r) || r->seg < 0 || strcmp(r->alg, ss.base_alg) || strcmp(r->type, ss.type)) continue;
+    int known = 0;
+    for (int m = 0; m < ss.nimpl; m++) known |= strcmp(ss.impls[m], r->impl) == 0;
+    if (!known && ss.nimpl < MAX_BASELINES + 1) ss.impls[ss.nimpl++] = r->impl;
+  }
+  qsort(ss.impls + 1, (size_t)ss.nimpl - 1, sizeof ss.impls[0], cmp_str);
+  return ss;
 }
 
-/* One chart per segmented (algorithm, type): rows L, a column per implementation's tuned
- * default at the largest n that every length was measured at. */
+/* One by-length chart: rows L at n, a column per implementation's tuned default, then
+ * tb / best baseline, its spread and the winner. */
+static int write_seg_chart(const suite *s, const rec *lo, const rec *hi, const seg_series *ss,
+                           long long n, int largest) {
+  char dat[PATH_LEN], png[PATH_LEN], vars[3 * PATH_LEN], title[768], what[160], sz[32];
+  char name[96], winners[512] = "";
+  int nwinners = 0;
+  if ((largest ? chart_paths(dat, png, "%s/%s_%s_%s_by_seg", s->dir, s->name, ss->alg, ss->type)
+               : chart_paths(dat, png, "%s/%s_%s_%s_by_seg_n%lld", s->dir, s->name, ss->alg,
+                             ss->type, n)) != 0)
+    return -1;
+  commit_set commits = {0};
+  long long segs[256];
+  int nseg = 0;
+  for (const rec *r = lo; r < hi && nseg < 256; r++)
+    if (r->n == n && (nseg == 0 || segs[nseg - 1] != r->seg)) segs[nseg++] = r->seg;
+  FILE *f = fopen(dat, "w");
+  if (f == NULL) {
+    tool_warn("cannot write %s", dat);
+    return -1;
+  }
+  snprintf(what, sizeof what, "%s %s, n = %s", ss->alg, ss->type, size_str(n, sz, sizeof sz));
+  for (int k = 0; k < nseg; k++)
+    for (int m = 0; m < ss->nimpl; m++) {
+      const rec *r = find_rec(s, m ? ss->base_alg : ss->alg, ss->impls[m], ss->type, segs[k], n);
+      if (r) commits_add(&commits, r->commit);
+    }
+  chart_title(title, sizeof title, s, what, &commits);
+  fprintf(f, "# %s\n# G items/s of each implementation's tuned default; \"-\" = not measured\n",
+          title);
+  fputs("seg", f);
+  for (int m = 0; m < ss->nimpl; m++)
+    if (m > 0 && strcmp(ss->base_alg, ss->alg) != 0)
+      fprintf(f, "\t%s (%s)", ss->impls[m], ss->base_alg);
+    else
+      fprintf(f, "\t%s", ss->impls[m]);
+  fputs("\ttb / best baseline\tratio +-\tbest baseline\n", f);
+  for (int k = 0; k < nseg; k++) {
+    fprintf(f, "%lld", segs[k]);
+    for (int m = 0; m < ss->nimpl; m++)
+      write_value(f, metric_value(find_rec(s, m ? ss->base_alg : ss->alg, ss->impls[m], ss->type,
+                                           segs[k], n),
+                                  GIPS));
+    const rec *t = find_rec(s, ss->alg, "tb", ss->type, segs[k], n);
+    ratio q;
+    if (t != NULL && ratio_of(s, t, &q) == 0) {
+      write_value(f, q.ratio);
+      write_value(f, isnan(q.cv) ? 0 : q.ratio * q.cv);
+      baseline_name(t, &q.best, name, sizeof name);
+      fprintf(f, "\t%s", name);
+      if (strstr(winners, name) == NULL && strlen(winners) + strlen(name) + 3 < sizeof winners)
+        snprintf(winners + strlen(winners), sizeof winners - strlen(winners), "%s%s",
+                 nwinners++ ? ", " : "", name);
+    } else {
+      fputs("\t-\t-\t-", f);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0) {
+    tool_warn("cannot write %s", dat);
+    return -1;
+  }
+  if (!opt.render || nseg == 0) return 0;
+  char colours[512];
+  style_colours(ss->impls, ss->nimpl, colours, sizeof colours);
+  if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0 ||
+      tool_gp_var(vars, sizeof vars, "colours", colours) != 0 ||
+      tool_gp_var(vars, sizeof vars, "winners", winners) != 0 ||
+      tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars),
+               "ncols=%d; ratiocol=%d; nwinners=%d; ", ss->nimpl + 1,
+               nwinners ? ss->nimpl + 2 : 0, nwinners) != 0)
+    return -1;
+  return render_chart("by_seg.gp", vars, png);
+}
+
+static int cmp_ll_desc(const void *a, const void *b) { return -cmp_ll(a, b); }
+
+/* Per segmented (algorithm, type), one chart at each n measured: at the largest n under the name
+ * without a size (_by_seg), at the others with it (_by_seg_n<n>). */
 int write_by_seg(const suite *s) {
   int rc = 0;
-  for (size_t i = 0; i < s->nr; i++) {
-    const rec *first = &s->r[i];
-    if (first->seg < 0 || first->nt != 0) continue;
-    int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++)
-      seen = s->r[j].seg >= 0 && strcmp(s->r[j].alg, first->alg) == 0 &&
-             strcmp(s->r[j].type, first->type) == 0;
-    if (seen) continue;
-    /* The largest n measured, the implementations and the lengths. */
-    long long n = 0;
-    const char *impls[MAX_BASELINES + 1];
-    int nimpl = 0;
-    for (size_t j = i; j < s->nr; j++) {
-      const rec *r = &s->r[j];
-      if (r->seg < 0 || r->nt != 0 || strcmp(r->alg, first->alg) || strcmp(r->type, first->type))
-        continue;
-      n = r->n > n ? r->n : n;
-      int known = 0;
-      for (int m = 0; m < nimpl; m++) known |= strcmp(impls[m], r->impl) == 0;
-      if (!known && nimpl < MAX_BASELINES + 1) impls[nimpl++] = r->impl;
+  for (const rec *lo = s->r, *end = s->r + s->nr, *hi; lo < end; lo = hi) {
+    hi = lo;
+    while (hi < end && strcmp(hi->alg, lo->alg) == 0 && strcmp(hi->type, lo->type) == 0) hi++;
+    while (lo < hi && lo->seg < 0) lo++; /* records sort by seg: the segmented ones last */
+    if (lo == hi) continue;
+    const seg_series ss = series_of(s, lo, hi);
+    long long ns[64];
+    int nn = 0;
+    for (const rec *r = lo; r < hi; r++) {
+      int known = r->nt != 0;
+      for (int k = 0; k < nn && !known; k++) known = ns[k] == r->n;
+      if (!known && nn < 64) ns[nn++] = r->n;
     }
-    qsort(impls, (size_t)nimpl, sizeof impls[0], cmp_str);
-    const rec *rows[256];
-    int nrows = 0;
-    for (size_t j = i; j < s->nr && nrows < 256; j++) {
-      const rec *r = &s->r[j];
-      if (r->n != n || r->nt != 0 || strcmp(r->alg, first->alg) || strcmp(r->type, first->type))
-        continue;
-      int known = 0;
-      for (int m = 0; m < nrows; m++) known |= rows[m]->seg == r->seg;
-      if (!known) rows[nrows++] = r;
-    }
-    qsort(rows, (size_t)nrows, sizeof rows[0], cmp_rec_ptr_seg);
-    char dat[PATH_LEN], png[PATH_LEN], vars[3 * PATH_LEN], title[512], sz[32], nc[16];
-    if (chart_paths(dat, png, "%s/%s_%s_%s_by_seg", s->dir, s->name, first->alg, first->type) !=
-        0) {
-      rc = -1;
-      continue;
-    }
-    FILE *f = fopen(dat, "w");
-    if (f == NULL) {
-      tool_warn("cannot write %s", dat);
-      rc = -1;
-      continue;
-    }
-    fputs("seg", f);
-    for (int m = 0; m < nimpl; m++) fprintf(f, "\t%s", impls[m]);
-    fputc('\n', f);
-    for (int k = 0; k < nrows; k++) {
-      fprintf(f, "%lld", rows[k]->seg);
-      for (int m = 0; m < nimpl; m++) {
-        const rec *r = tuned(s, first->alg, first->type, rows[k]->seg, impls[m], n);
-        write_value(f, metric_value(r, GIPS));
-      }
-      fputc('\n', f);
-    }
-    if (fclose(f) != 0) {
-      tool_warn("cannot write %s", dat);
-      rc = -1;
-      continue;
-    }
-    if (!opt.render || nrows == 0) continue;
-    snprintf(title, sizeof title, "%s %s, n = %s, on %s (%s), commit %s, %s", first->alg,
-             first->type, size_str(n, sz, sizeof sz), s->gpu, s->arch, s->commit, s->date);
-    snprintf(nc, sizeof nc, "%d", nimpl + 1);
-    char colours[512];
-    style_colours(impls, nimpl, colours, sizeof colours);
-    if (tool_gp_common(vars, sizeof vars, dat, png, title) != 0 ||
-        tool_gp_var(vars, sizeof vars, "colours", colours) != 0 ||
-        tool_fmt(vars + strlen(vars), sizeof vars - strlen(vars), "ncols=%s; ", nc) != 0 ||
-        render_chart("by_seg.gp", vars, png) != 0)
-      rc = -1;
+    qsort(ns, (size_t)nn, sizeof ns[0], cmp_ll_desc);
+    for (int k = 0; k < nn; k++)
+      if (write_seg_chart(s, lo, hi, &ss, ns[k], k == 0) != 0) rc = -1;
   }
   return rc;
 }

@@ -1,8 +1,10 @@
-/* The plot driver's markdown tuning table: per group and swept size, the best box, the tuned
- * default and the best baseline. */
+/* The plot driver's markdown tuning table: tb against its best baseline over every size swept,
+ * then per group and swept size, the best box, the tuned default and the best baseline. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "plots/baseline.h"
 #include "plots/plot.h"
 
 void write_table_header(FILE *f, const suite *s) {
@@ -12,10 +14,25 @@ void write_table_header(FILE *f, const suite *s) {
   fputs("|---|---|---|---|---|---|\n", f);
   fprintf(f, "| %s | %s | %s | %s | %s | %s%s |\n\n", s->gpu, s->arch, s->driver, s->runtime,
           s->commit, s->copy_gbps, known ? " GB/s" : "");
-  fputs(
-      "Throughput in G items/s at each size that has swept launch boxes. *best box*: the "
-      "fastest swept NTxVT box; *ratio*: tuned default / best baseline (> 1: tb is faster).\n\n",
-      f);
+  enum { CAP = 256 };
+  ratio_summary *sum = malloc(CAP * sizeof *sum);
+  const int count = sum ? summarize(s, 1, sum, CAP) : 0;
+  if (count > 0) {
+    fputs("## tb against the best baseline, every size swept\n\n"
+          "Tuned default / best baseline (median G items/s; > 1: tb is faster) over every n and L "
+          "measured. The best baseline of a row is the fastest other implementation at the same "
+          "algorithm, type, n and L; an _apply or _indirect form without baselines of its own is "
+          "compared to its plain form's (named in parentheses). *ties*: ratios within the "
+          "combined spread (cv) of the two rows' repetitions.\n\n",
+          f);
+    write_summary_md(f, sum, count, 1);
+    fputc('\n', f);
+  }
+  free(sum);
+  fputs("## Launch boxes\n\n"
+        "Throughput in G items/s at each size that has swept launch boxes. *best box*: the "
+        "fastest swept NTxVT box; *ratio*: tuned default / best baseline (> 1: tb is faster).\n\n",
+        f);
   fputs(
       "| algorithm | type | seg | n | best box | best box G/s | tuned default G/s "
       "| best baseline G/s | ratio |\n",
@@ -24,11 +41,12 @@ void write_table_header(FILE *f, const suite *s) {
 }
 
 void write_table_rows(FILE *f, const group *g) {
-  char sz[32];
+  char sz[32], name[96];
   for (const rec *r = g->lo; r < g->hi; r++) {
     if (r->nt == 0 || (r != g->lo && r->n == r[-1].n && r[-1].nt > 0)) continue; /* one row per n */
-    const rec *box = best_box(g, r->n), *def = find_impl(g, "tb", r->n),
-              *base = best_baseline(g, r->n);
+    const rec *box = best_box(g, r->n), *def = find_impl(g, "tb", r->n);
+    ratio q;
+    const int has = def != NULL && ratio_of(g->s, def, &q) == 0;
     fprintf(f, "| %s | %s | ", r->alg, r->type);
     if (r->seg >= 0)
       fprintf(f, "%lld", r->seg);
@@ -42,13 +60,10 @@ void write_table_rows(FILE *f, const group *g) {
       fprintf(f, "%.1f | ", def->gips);
     else
       fputs("- | ", f);
-    if (base)
-      fprintf(f, "%s %.1f | ", base->impl, base->gips);
+    if (has)
+      fprintf(f, "%s %.1f | %.2f |\n", baseline_name(def, &q.best, name, sizeof name),
+              q.best.base->gips, q.ratio);
     else
-      fputs("- | ", f);
-    if (def && base && base->gips > 0)
-      fprintf(f, "%.2f |\n", def->gips / base->gips);
-    else
-      fputs("- |\n", f);
+      fputs("- | - |\n", f);
   }
 }

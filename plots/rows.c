@@ -1,4 +1,4 @@
-/* The plot driver's input: a Google Benchmark JSON file, its rows' names parsed into records. */
+/* The chart tools' input: a Google Benchmark JSON file, its rows' names parsed into records. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/results.h"
-#include "plots/plot.h"
+#include "plots/rows.h"
 #include "plots/tool.h"
 
 /* 1 if tok is "<key><positive integer>" (stored in *v), 0 if tok is not this key, -1 if the
@@ -97,10 +97,12 @@ static double seconds_per_unit(const char *unit) {
 /* Adds one row. Repetitions of a configuration are averaged until its
  * median aggregate arrives, which then stands for it; the cv aggregate gives
  * its spread (agg: "" for a measured row, else the aggregate's name). */
-static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg) {
+static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg,
+                     const char *commit) {
   rec r;
   if (parse_name(name, &r) != 0) return 0;
   r.cv = NAN;
+  snprintf(r.commit, sizeof r.commit, "%s", commit);
   if (strcmp(agg, "cv") == 0) {
     for (size_t i = 0; i < s->nr; i++)
       if (same_config(&s->r[i], &r)) s->r[i].cv = num_field(b, "real_time");
@@ -150,6 +152,21 @@ static int add_entry(suite *s, const cJSON *b, const char *name, const char *agg
   return 0;
 }
 
+/* The commit that measured row b: its own "commit", else that of its run in the file's "runs"
+ * object (keyed by the row's "run_id"), else the file's (files written before rows carried
+ * their provenance). */
+static const char *row_commit(const cJSON *b, const cJSON *runs, const char *file_commit) {
+  const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "commit");
+  if (cJSON_IsString(c) && c->valuestring[0] != '\0') return c->valuestring;
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(b, "run_id");
+  if (cJSON_IsString(id)) {
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(runs, id->valuestring);
+    c = cJSON_GetObjectItemCaseSensitive(run, "commit");
+    if (cJSON_IsString(c) && c->valuestring[0] != '\0') return c->valuestring;
+  }
+  return file_commit;
+}
+
 int load(const char *path, suite *s) {
   char *text = tb_read_text(path);
   if (text == NULL) {
@@ -166,6 +183,7 @@ int load(const char *path, suite *s) {
   free(text);
   const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
   const cJSON *benches = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+  const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
   if (!cJSON_IsArray(benches)) {
     tool_warn("%s: no \"benchmarks\" array: not a Google Benchmark JSON file", path);
     cJSON_Delete(root);
@@ -194,7 +212,7 @@ int load(const char *path, suite *s) {
       const cJSON *run = cJSON_GetObjectItemCaseSensitive(b, "run_name");
       if (!cJSON_IsString(agg) || !cJSON_IsString(run)) continue;
       if (strcmp(agg->valuestring, "median") != 0 && strcmp(agg->valuestring, "cv") != 0) continue;
-      if (add_entry(s, b, run->valuestring, agg->valuestring) != 0) {
+      if (add_entry(s, b, run->valuestring, agg->valuestring, row_commit(b, runs, s->commit)) != 0) {
         tool_warn("out of memory");
         rc = -1;
         break;
@@ -203,7 +221,7 @@ int load(const char *path, suite *s) {
       s->failed++;
       tool_warn("%s: benchmark failed, left out: %s: %s", s->name, name->valuestring,
                 cJSON_IsString(msg) ? msg->valuestring : "(no message)");
-    } else if (add_entry(s, b, name->valuestring, "") != 0) {
+    } else if (add_entry(s, b, name->valuestring, "", row_commit(b, runs, s->commit)) != 0) {
       tool_warn("out of memory");
       rc = -1;
       break;
@@ -215,5 +233,71 @@ int load(const char *path, suite *s) {
     tool_warn("%s: no benchmark results to plot", path);
     rc = -1;
   }
+  if (rc == 0) qsort(s->r, s->nr, sizeof s->r[0], rows_order);
   return rc;
+}
+
+int rows_order(const void *pa, const void *pb) {
+  const rec *a = pa, *b = pb;
+  int c;
+  if ((c = strcmp(a->alg, b->alg)) != 0 || (c = strcmp(a->type, b->type)) != 0) return c;
+  if (a->seg != b->seg) return a->seg < b->seg ? -1 : 1;
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  if ((c = strcmp(a->impl, b->impl)) != 0) return c;
+  return a->nt != b->nt ? a->nt - b->nt : a->vt - b->vt;
+}
+
+int is_tb_name(const char *impl) { return strcmp(impl, "tb") == 0; }
+int is_tb(const rec *r) { return is_tb_name(r->impl); }
+
+const rec *find_rec(const suite *s, const char *alg, const char *impl, const char *type,
+                    long long seg, long long n) {
+  rec key;
+  memset(&key, 0, sizeof key);
+  if (copy_str(key.alg, sizeof key.alg, alg) || copy_str(key.impl, sizeof key.impl, impl) ||
+      copy_str(key.type, sizeof key.type, type))
+    return NULL;
+  key.seg = seg, key.n = n;
+  return bsearch(&key, s->r, s->nr, sizeof s->r[0], rows_order);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  const size_t ls = strlen(s), lx = strlen(suffix);
+  return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+int effective_bytes(const char *alg) { return ends_with(alg, "_apply"); }
+
+void commits_add(commit_set *set, const char *commit) {
+  for (int i = 0; i < set->n; i++)
+    if (strcmp(set->c[i], commit) == 0) return;
+  if (set->n == (int)(sizeof set->c / sizeof set->c[0])) {
+    set->more++;
+    return;
+  }
+  snprintf(set->c[set->n++], sizeof set->c[0], "%s", commit);
+}
+
+const char *commits_label(const commit_set *set, char *buf, size_t size) {
+  if (set->n <= 1) {
+    snprintf(buf, size, "commit %s", set->n ? set->c[0] : "unknown");
+    return buf;
+  }
+  size_t len = (size_t)snprintf(buf, size, "commits mixed (");
+  for (int i = 0; i < set->n && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", set->c[i]);
+  if (set->more && len < size) len += (size_t)snprintf(buf + len, size - len, ", +%d more", set->more);
+  if (len < size) snprintf(buf + len, size - len, ")");
+  return buf;
+}
+
+const char *size_str(long long n, char *buf, size_t size) {
+  if (n > 0 && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((1LL << k) != n) k++;
+    snprintf(buf, size, "2^%d", k);
+  } else {
+    snprintf(buf, size, "%lld", n);
+  }
+  return buf;
 }
