@@ -28,10 +28,11 @@
  *
  * The verdict. Impl tb is the code under test; every other impl is a baseline library that did
  * not change between the runs, so the baselines' ratios measure what the runs alone moved
- * (clocks, board, driver, the machine's state). Per family (result file) and size band (n below
- * 2^20: launch-bound; 2^20 to 2^24: near the L2 size; above 2^24: DRAM-bound) the control is the
- * set of ln(A time / B time) of the baseline rows; with fewer than MIN_CONTROL of them, the
- * family's baselines of every band, else every baseline of the comparison. Its median is the
+ * (clocks, board, driver, the machine's state). Per family (result file) and size (n in
+ * [2^k, 2^(k+1))) the control is the set of ln(A time / B time) of the baseline rows; with
+ * fewer than MIN_CONTROL of them, those of the size's band (n below 2^20: launch-bound; 2^20 to
+ * 2^24: near the L2 size; from 2^25: DRAM-bound), else the family's, else every baseline of the
+ * comparison. Its median is the
  * shift of the run, its Tukey fences (quartiles -/+ 1.5 interquartile ranges) the range of the
  * run-to-run spread: quartiles, unlike the minimum and maximum, do not follow the one baseline
  * row that moved for its own reasons. A row (tb or baseline alike) is called "faster" or
@@ -160,13 +161,19 @@ typedef struct {
   size_t count[NGROUPS], verdicts[NVERDICTS];
 } stats;
 
-/* Size bands of the controls: launch-bound rows, rows near the L2 size and DRAM-bound rows
- * drift with different clocks. */
-enum { BAND_SMALL, BAND_MID, BAND_LARGE, NBANDS };
-static const char *const band_str[NBANDS] = {"n < 2^20", "2^20 <= n <= 2^24", "n > 2^24"};
+/* Controls are kept per size, n in [2^k, 2^(k+1)): rows of a few microseconds (launch-bound,
+ * L2-resident) drift from run to run by tens of percent where DRAM-bound rows move by one or two,
+ * so a control that mixed them would be too narrow for the first and too wide for the second.
+ * A size with too few baselines takes its coarse band: launch-bound rows, rows near the L2 size
+ * and DRAM-bound rows. */
+enum { NBANDS = 64 };
+enum { COARSE_SMALL, COARSE_MID, COARSE_LARGE };
+static int coarse_of(int band) { return band < 20 ? COARSE_SMALL : band <= 24 ? COARSE_MID : COARSE_LARGE; }
+static const char *const coarse_str[] = {"n < 2^20", "2^20 <= n < 2^25", "n >= 2^25"};
 
-typedef enum { SCOPE_BAND, SCOPE_FAMILY, SCOPE_ALL, SCOPE_NONE } scope;
-static const char *const scope_str[] = {"family, band", "family", "all families", "none"};
+typedef enum { SCOPE_SIZE, SCOPE_BAND, SCOPE_FAMILY, SCOPE_ALL, SCOPE_NONE } scope;
+static const char *const scope_str[] = {"family, size", "family, band", "family", "all families",
+                                        "none"};
 
 /* The baselines' ln(A/B) a row is judged against: their median and Tukey fences. */
 typedef struct {
@@ -689,7 +696,7 @@ static const char *noise_str(double noise, char *buf, size_t size) {
 static int band_of(const char *name) {
   const char *p = strstr(name, "/n:");
   double n = p ? strtod(p + 3, NULL) : 0;
-  return n < 0x1p20 ? BAND_SMALL : n <= 0x1p24 ? BAND_MID : BAND_LARGE;
+  return n < 1 ? 0 : ilogb(n) < NBANDS ? ilogb(n) : NBANDS - 1;
 }
 
 static int shown(const char *name) {
@@ -737,13 +744,26 @@ static double quantile(const double *v, size_t n, double p) {
   return i + 1 < n ? v[i] + (x - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-/* The baselines' ln ratios of one family (all when only is NULL) in one band (all: NBANDS). */
-static size_t gather(const family *fam, size_t nfam, const family *only, int band, double *v) {
+/* Whether a row of size band `b` belongs to the control of `band` at scope sc. */
+static int in_scope(scope sc, int band, int b) {
+  return sc == SCOPE_SIZE ? b == band : sc == SCOPE_BAND ? coarse_of(b) == coarse_of(band) : 1;
+}
+
+/* The baselines' ln ratios of one family (all when only is NULL) in band's scope sc. */
+static size_t gather(const family *fam, size_t nfam, const family *only, scope sc, int band,
+                     double *v) {
   size_t n = 0;
   for (size_t i = 0; i < nfam; i++)
     for (size_t k = 0; (only == NULL || only == &fam[i]) && k < fam[i].nm; k++)
-      if (!fam[i].m[k].tb && (band == NBANDS || fam[i].m[k].band == band)) v[n++] = fam[i].m[k].lr;
+      if (!fam[i].m[k].tb && in_scope(sc, band, fam[i].m[k].band)) v[n++] = fam[i].m[k].lr;
   return n;
+}
+
+/* Sorts v[0..n) and gives its median and Tukey fences (quartiles -/+ 1.5 IQR). */
+static void fences(double *v, size_t n, double *lo, double *mid, double *hi) {
+  qsort(v, n, sizeof *v, cmp_double);
+  double q1 = quantile(v, n, 0.25), q3 = quantile(v, n, 0.75);
+  *lo = q1 - 1.5 * (q3 - q1), *mid = quantile(v, n, 0.5), *hi = q3 + 1.5 * (q3 - q1);
 }
 
 /* Each family's control per band: the narrowest scope with MIN_CONTROL baseline rows. The
@@ -760,18 +780,23 @@ static int set_controls(family *fam, size_t nfam) {
   for (size_t i = 0; i < nfam; i++)
     for (int band = 0; band < NBANDS; band++) {
       control *c = &fam[i].ctl[band];
-      for (c->sc = SCOPE_BAND; c->sc < SCOPE_NONE; c->sc++) {
+      for (c->sc = SCOPE_SIZE; c->sc < SCOPE_NONE; c->sc++) {
         const family *only = c->sc == SCOPE_ALL ? NULL : &fam[i];
-        if ((c->n = gather(fam, nfam, only, c->sc == SCOPE_BAND ? band : NBANDS, v)) >= MIN_CONTROL)
-          break;
+        if ((c->n = gather(fam, nfam, only, c->sc, band, v)) >= MIN_CONTROL) break;
       }
       if (c->sc == SCOPE_NONE) {
         c->lo = c->mid = c->hi = 0, c->n = 0;
         continue;
       }
-      qsort(v, c->n, sizeof *v, cmp_double);
-      double q1 = quantile(v, c->n, 0.25), q3 = quantile(v, c->n, 0.75);
-      c->lo = q1 - 1.5 * (q3 - q1), c->mid = quantile(v, c->n, 0.5), c->hi = q3 + 1.5 * (q3 - q1);
+      fences(v, c->n, &c->lo, &c->mid, &c->hi);
+      /* A size's own control, widened to its band's: the first sizes of a run (the GPU still
+       * ramping its clocks) can move tb and the baselines unevenly. */
+      size_t nb;
+      if (c->sc == SCOPE_SIZE && (nb = gather(fam, nfam, &fam[i], SCOPE_BAND, band, v)) > c->n) {
+        double lo, mid, hi;
+        fences(v, nb, &lo, &mid, &hi);
+        c->lo = lo < c->lo ? lo : c->lo, c->hi = hi > c->hi ? hi : c->hi;
+      }
     }
   free(v);
   return 0;
@@ -1060,7 +1085,8 @@ static void print_controls(FILE *f, const family *fam, size_t n) {
       char label[600];
       fputs("| ", f);
       md_cell(f, family_label(fam[i].a, fam[i].b, label, sizeof label));
-      fprintf(f, " | %s | %zu | %s | %zu |", band_str[band], rows, scope_str[c->sc], c->n);
+      fprintf(f, " | 2^%d <= n < 2^%d (%s) | %zu | %s | %zu |", band, band + 1,
+              coarse_str[coarse_of(band)], rows, scope_str[c->sc], c->n);
       if (c->sc == SCOPE_NONE)
         fputs(" - | - |\n", f);
       else
@@ -1070,9 +1096,9 @@ static void print_controls(FILE *f, const family *fam, size_t n) {
           "lies beyond the fences of its control, widened by twice its own noise "
           "(2*sqrt(a^2 + b^2), a and b the relative noises of A and B), and its net differs from "
           "1 by more than %g%%; otherwise \"same\"; \"?\" with neither a control nor a noise. "
-          "The control of a family and size band is the A/B of its baseline rows (impls other "
-          "than tb, whose code did not change), or with fewer than %d of them the family's, else "
-          "every family's: their median is the shift of the runs, their fences (quartiles -/+ "
+          "The control of a family and size (n in [2^k, 2^(k+1))) is the A/B of its baseline rows "
+          "(impls other than tb, whose code did not change), or with fewer than %d of them those "
+          "of the size's band, else the family's, else every family's: their median is the shift of the runs, their fences (quartiles -/+ "
           "1.5 interquartile ranges, on ln A/B) the spread of unchanged code. Geometric means "
           "are over the matched rows only; tb = impl tb, baselines = the other impls (count in "
           "parentheses). Failed rows (error_occurred) are left out.\n\n",
