@@ -1,5 +1,6 @@
 /* The best-baseline rule (baseline.h) and what is built on it: ratios, their noise, summaries. */
 #include "plots/baseline.h"
+#include "plots/tool.h"
 
 #include <limits.h>
 #include <math.h>
@@ -32,14 +33,14 @@ static const rec *fastest_baseline(const suite *s, const char *alg, const rec *r
        b < end && b->n == r->n && b->seg == r->seg && strcmp(b->alg, alg) == 0 &&
        strcmp(b->type, r->type) == 0;
        b++)
-    if (!is_tb(b) && b->nt == 0 && (best == NULL || b->gips > best->gips)) best = b;
+    if (tool_is_baseline(b->impl) && b->nt == 0 && (best == NULL || b->gips > best->gips)) best = b;
   return best;
 }
 
 static int has_baselines(const suite *s, const char *alg) {
   const rec *end = s->r + s->nr;
   for (const rec *b = first_at(s, alg, "", LLONG_MIN, 0); b < end && strcmp(b->alg, alg) == 0; b++)
-    if (!is_tb(b)) return 1;
+    if (tool_is_baseline(b->impl)) return 1;
   return 0;
 }
 

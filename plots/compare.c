@@ -266,10 +266,14 @@ static int name_cmp(const char *a, const char *b) {
   return c != 0 ? c : strcmp(a, b);
 }
 
-/* impl = the second segment of the name. */
+/* Whether the row is tilebench's code (its impl, the name's second segment, no library's). */
 static int is_tb(const char *name) {
-  const char *slash = strchr(name, '/');
-  return slash != NULL && strncmp(slash + 1, "tb", 2) == 0 && (slash[3] == '/' || !slash[3]);
+  const char *slash = strchr(name, '/'), *end = slash ? strchr(slash + 1, '/') : NULL;
+  char impl[64];
+  if (slash == NULL) return 0;
+  size_t len = end ? (size_t)(end - slash - 1) : strlen(slash + 1);
+  snprintf(impl, sizeof impl, "%.*s", (int)(len < sizeof impl ? len : sizeof impl - 1), slash + 1);
+  return !tool_is_baseline(impl);
 }
 
 /* ---- loading -------------------------------------------------------------------------------- */

@@ -133,3 +133,7 @@ int tool_render_common(const char *tdir, const char *tmpl, const char *dat, cons
   }
   return tool_render(tdir, tmpl, vars, png) == 0 ? 0 : -1;
 }
+
+int tool_is_baseline(const char *impl) {
+  return strcmp(impl, "tb") != 0 && strcmp(impl, "atomics") != 0;
+}

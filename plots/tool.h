@@ -43,4 +43,9 @@ int tool_render(const char *tdir, const char *tmpl, const char *vars, const char
 int tool_render_common(const char *tdir, const char *tmpl, const char *dat, const char *png,
                        const char *title, const char *colours);
 
+/* Whether a row's impl is a library's (cub, thrust, cusparse_alg1, ...), a baseline: tilebench's
+ * own impls are tb and atomics (tb_omp_reduce's atomics method), which a ratio against the best
+ * baseline, or a comparison's control, must not take for a library's. */
+int tool_is_baseline(const char *impl);
+
 #endif
