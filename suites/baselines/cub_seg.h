@@ -1,6 +1,7 @@
 /* CUB baselines for the segmented-reduction family behind C signatures, for
  * the sweeps to measure beside tilebench's kernels, from either CUB
- * (tb_cub_lib, cub_lib.h). Operators: plus, max, min. Sizes must fit int
+ * (tb_cub_lib, cub_lib.h). Operator: plus (what the sweeps measure; each
+ * operator would compile every CUB path again). Sizes must fit int
  * (< 2^31). Scratch is grown as in kernels/tilebench.h. */
 #ifndef TB_SUITES_BASELINES_CUB_SEG_H
 #define TB_SUITES_BASELINES_CUB_SEG_H
@@ -19,7 +20,7 @@ extern "C" {
 /* cub::DeviceSegmentedReduce over num_segments segments: segment s is
  * d_in[d_offsets[s], d_offsets[s + 1]) (d_offsets has num_segments + 1
  * entries, the last one the item count); d_out gets num_segments values. An
- * empty segment gives tb_identity(type, op) (±inf for float min/max).
+ * empty segment gives 0.
  * max_segment > 0 tells CUB the longest segment (CUB 3.4+, which then runs a
  * thread or a warp per segment where they fit): it must be at least the
  * longest; 0 is the plain call (a block per segment). */
