@@ -31,13 +31,16 @@ void write_table_header(FILE *f, const suite *s) {
   free(sum);
   fputs("## Launch boxes\n\n"
         "Throughput in G items/s at each size that has swept launch boxes. *best box*: the "
-        "fastest swept NTxVT box; *ratio*: tuned default / best baseline (> 1: tb is faster).\n\n",
+        "fastest swept NTxVT box; *ratio*: tuned default / best baseline (> 1: tb is faster); "
+        "*commits*: of the three rows, \"mixed\" when they come from several (then "
+        "the best box and the tuned default were not measured side by side, and their gap may "
+        "be the runs').\n\n",
         f);
   fputs(
       "| algorithm | type | seg | n | best box | best box G/s | tuned default G/s "
-      "| best baseline G/s | ratio |\n",
+      "| best baseline G/s | ratio | commits |\n",
       f);
-  fputs("|---|---|---|---|---|---|---|---|---|\n", f);
+  fputs("|---|---|---|---|---|---|---|---|---|---|\n", f);
 }
 
 void write_table_rows(FILE *f, const group *g) {
@@ -61,9 +64,15 @@ void write_table_rows(FILE *f, const group *g) {
     else
       fputs("- | ", f);
     if (has)
-      fprintf(f, "%s %.1f | %.2f |\n", baseline_name(def, &q.best, name, sizeof name),
+      fprintf(f, "%s %.1f | %.2f | ", baseline_name(def, &q.best, name, sizeof name),
               q.best.base->gips, q.ratio);
     else
-      fputs("- | - |\n", f);
+      fputs("- | - | ", f);
+    commit_set set = {0};
+    commits_add(&set, box->commit);
+    if (def) commits_add(&set, def->commit);
+    if (has) commits_add(&set, q.best.base->commit);
+    char label[160];
+    fprintf(f, "%s |\n", commits_label(&set, label, sizeof label));
   }
 }

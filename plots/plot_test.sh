@@ -45,10 +45,10 @@ rows=$(grep -vc '^#' "${p}_int32_heatmap.dat")
 
 md=$out/fixture_tuning.md
 has_line "$md" "| NVIDIA H100 80GB HBM3 | sm_90 | 550.54.15 | 12.4 | 3f2c1a9 | 2983.1 GB/s |"
-has_line "$md" "| reduce | int32 | - | 2^24 | 256x15 | 681.9 | 655.3 | cub 640.1 | 1.02 |"
-has_line "$md" "| reduce | int32 | - | 2^20 | 128x7 | 352.7 | 310.2 | cub 265.4 | 1.17 |"
-has_line "$md" "| reduce | float | - | 2^24 | 512x7 | 671.4 | 650.8 | cub 638.2 | 1.02 |"
-has_line "$md" "| reduce | float | - | 2^20 | 128x7 | 340.1 | 301.7 | cub 258.9 | 1.17 |"
+has_line "$md" "| reduce | int32 | - | 2^24 | 256x15 | 681.9 | 655.3 | cub 640.1 | 1.02 | commit 3f2c1a9 |"
+has_line "$md" "| reduce | int32 | - | 2^20 | 128x7 | 352.7 | 310.2 | cub 265.4 | 1.17 | commit 3f2c1a9 |"
+has_line "$md" "| reduce | float | - | 2^24 | 512x7 | 671.4 | 650.8 | cub 638.2 | 1.02 | commit 3f2c1a9 |"
+has_line "$md" "| reduce | float | - | 2^20 | 128x7 | 340.1 | 301.7 | cub 258.9 | 1.17 | commit 3f2c1a9 |"
 [ "$(grep -c '^| reduce | [a-z0-9]* | - | ' "$md")" = 4 ] || fail "$md: want 4 box rows (2 types x 2 swept sizes)"
 # Every size swept, not the box sizes alone: 4 int32 sizes, 3 float ones (cub failed at 4096).
 has_line "$md" "| reduce | int32 | 4 | 1.19 | 1.02 (2^24, cub) | 1.31 (2^12, cub) | ? (not repeated) | cub 4 |"
@@ -87,6 +87,8 @@ has_line "$seg/segmented_segreduce_apply_int32_by_seg.dat" "seg${tab}tb${tab}alt
 md=$seg/segmented_tuning.md
 has_line "$md" "| segreduce | int32 | 3 | 0.82 | 0.50 (2^10, L = 64, cub) | 1.11 (2^10, L = 4, alt) | 1 of 2 | alt 1, cub 2 |"
 has_line "$md" "| segreduce_apply | int32 | 1 | 1.33 | 1.33 (2^10, L = 4, alt (segreduce)) | 1.33 (2^10, L = 4, alt (segreduce)) | ? (not repeated) | alt (segreduce) 1 |"
+# Boxes swept in run r1 beside a tuned default of run r2: the table row says mixed.
+has_line "$md" "| segreduce | int32 | 4 | 2^12 | 256x15 | 21.0 | 20.0 | cub 20.5 | 0.98 | commits mixed (aaa1111, bbb2222) |"
 for png in "$seg"/segmented_{ratio_int32,segreduce_int32_by_seg,segreduce_int32_by_seg_n1024}.png; do
   [ -s "$png" ] || fail "no chart $png"
 done
