@@ -23,8 +23,10 @@
 #include "suites/baselines/cub.h"
 
 enum { kMaxVars = TB_OMP_MAX_VARS };
-typedef enum { IMPL_TB, IMPL_ATOMICS, IMPL_CUB } impl;
-static const char *const kImplName[] = {"tb", "atomics", "cub"};
+/* tb's tree and atomics methods, then one CUB reduction per variable from
+ * each CUB (cub_lib.h): the toolkit's and the newest. */
+typedef enum { IMPL_TB, IMPL_ATOMICS, IMPL_CUB, IMPL_CUB35 } impl;
+static const char *const kImplName[] = {"tb", "atomics", "cub", "cub35"};
 
 typedef struct {
   int k;
@@ -80,9 +82,10 @@ typedef struct {
 static tb_status launch(void *p) {
   const launch_ctx *x = p;
   const bench_case *c = x->c;
-  if (c->which == IMPL_CUB) {
+  if (c->which == IMPL_CUB || c->which == IMPL_CUB35) {
+    const tb_cub_lib lib = c->which == IMPL_CUB35 ? TB_CUB_LATEST : TB_CUB_TOOLKIT;
     for (int v = 0; v < c->set.k; ++v)
-      TB_TRY(tb_cub_reduce(TB_CUB_TOOLKIT, x->vars[v].type, x->vars[v].op, x->vars[v].d_in, c->n,
+      TB_TRY(tb_cub_reduce(lib, x->vars[v].type, x->vars[v].op, x->vars[v].d_in, c->n,
                            x->vars[v].d_result, x->scratch, 0));
     return TB_OK;
   }
@@ -179,6 +182,7 @@ static void add_set(clause_set set) {
     add(set, n, IMPL_TB, tuned);
     add(set, n, IMPL_ATOMICS, tuned);
     add(set, n, IMPL_CUB, tuned);
+    add(set, n, IMPL_CUB35, tuned);
     if (!sweeps_boxes(&set, n)) continue;
     tb_launch_box boxes[32];
     const int count = tb_omp_grid(boxes, 32);
