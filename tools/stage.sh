@@ -3,7 +3,7 @@
 # that a bare CUDA machine lacks, into one folder that runs without Bazel:
 #
 #   tools/stage.sh [DIR]          (default .stage; builds first; also packs
-#                                 it as .carry/stage.tar.xz for the device tool)
+#                                 it as .carry/stage.tar.xz, one file to copy)
 #   DIR/run.sh tests [--parallel] [--quick]
 #                                 every GPU test suite (--parallel: one per GPU at once)
 #   DIR/run.sh sanitize           the suites under compute-sanitizer (quick sizes)
@@ -15,7 +15,7 @@
 #
 # TB_STAGE_ONLY="limits_test segreduce_bench ..." stages those binaries only:
 # a smaller tarball, for when the working tree (results included) and the
-# whole stage would not fit the device tool's 64 MiB together.
+# whole stage would be more than a copy to the GPU machine should carry.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/.stage}
