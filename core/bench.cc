@@ -321,6 +321,8 @@ int64_t tb_bench_iterations(const tb_bench_state *st) {
   return static_cast<int64_t>(st->s->iterations());
 }
 
+const char *tb_bench_name(const tb_bench_state *st) { return st->e->name.c_str(); }
+
 void tb_bench_set_iteration_time(tb_bench_state *st, double seconds) {
   st->s->SetIterationTime(seconds);
 }

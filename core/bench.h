@@ -61,6 +61,9 @@ void tb_bench_set_help(const char *text);
 
 int tb_bench_keep_running(tb_bench_state *st);
 int64_t tb_bench_iterations(const tb_bench_state *st);
+/* The benchmark's name as registered: one pointer per benchmark, the same
+ * on every call (a key across its repetitions) while tb_bench_main runs. */
+const char *tb_bench_name(const tb_bench_state *st);
 void tb_bench_set_iteration_time(tb_bench_state *st, double seconds);
 void tb_bench_set_items_processed(tb_bench_state *st, int64_t items);
 void tb_bench_set_bytes_processed(tb_bench_state *st, int64_t bytes);

@@ -16,6 +16,7 @@
 typedef struct {
   int freed;
   int calls;
+  char name[64]; /* tb_bench_name on the last call */
 } counter_arg;
 
 enum { N_ARGS = 4 };
@@ -32,6 +33,7 @@ static void free_counter_arg(void *p) { ((counter_arg *)p)->freed++; }
 /* 1 ms of "device" time per iteration, 1000 items / 4000 bytes per iteration. */
 static void bm_manual(tb_bench_state *st, void *arg) {
   ((counter_arg *)arg)->calls++;
+  snprintf(((counter_arg *)arg)->name, sizeof ((counter_arg *)arg)->name, "%s", tb_bench_name(st));
   while (tb_bench_keep_running(st)) tb_bench_set_iteration_time(st, 1e-3);
   tb_bench_set_items_processed(st, tb_bench_iterations(st) * 1000);
   tb_bench_set_bytes_processed(st, tb_bench_iterations(st) * 4000);
@@ -95,6 +97,10 @@ static void test_return_code(void) {
   CU_ASSERT_EQUAL(g_main_rc, 1); /* test/fail failed */
   CU_ASSERT_EQUAL(g_failures_after, 1);
   CU_ASSERT_EQUAL(tb_bench_failures(), 1);
+}
+
+static void test_name(void) {
+  CU_ASSERT_STRING_EQUAL(g_args[0].name, "test/manual/n:1000");
 }
 
 static void test_args_freed_once(void) {
@@ -216,6 +222,7 @@ int main(void) {
   if (s == NULL || CU_add_test(s, "register rejects bad input", test_register_rejects) == NULL ||
       CU_add_test(s, "return code and failures", test_return_code) == NULL ||
       CU_add_test(s, "args freed once", test_args_freed_once) == NULL ||
+      CU_add_test(s, "name as registered", test_name) == NULL ||
       CU_add_test(s, "json written", test_json_parsed) == NULL ||
       CU_add_test(s, "manual time and rates", test_manual_time_and_rates) == NULL ||
       CU_add_test(s, "error in json", test_error_in_json) == NULL ||

@@ -14,6 +14,7 @@
 #include "core/cuda.h"
 #include "core/results.h"
 #include "core/timing.h"
+#include "core/trace.h"
 
 tb_sweep_config tb_sweep;
 
@@ -25,6 +26,9 @@ static const char kHelp[] =
     "          [--tb_boxes={all|none}]  none: tuned-default and baseline rows only\n"
     "          [--tb_flush_l2]     flush L2 before every timed launch\n"
     "          [--tb_quick]        the small grid, for a smoke run\n"
+    "          [--tb_trace]        one more launch of every row, outside its timed loop, traced\n"
+    "                              with CUPTI: trace_* counters and a timeline per row\n"
+    "                              (<suite>_trace.txt beside the result, else stderr)\n"
     "          [--tb_list]         list the rows (no GPU needed; writes nothing)\n";
 
 /* The board's NVML session while the sweep runs; NULL without NVML. */
@@ -139,6 +143,99 @@ static int commit_results(const char *suite, const char *written, const char *re
   return 0;
 }
 
+/* ---- --tb_trace ------------------------------------------------------------
+ * Each row's counters come from every repetition's traced launch; its
+ * timeline is written once, from the first. */
+static char g_trace_path[4096]; /* "": stderr */
+static FILE *g_trace_out;
+static const char **g_traced; /* the rows whose timeline is written (tb_bench_name) */
+static size_t g_traced_count, g_traced_cap;
+
+static tb_status trace_open(const char *suite) {
+  TB_TRY(tb_trace_load(NULL));
+  /* CUPTI attaches to the context on its first activity: paid here, not by
+   * the first row's call. */
+  TB_TRY(tb_trace_begin());
+  TB_TRY(tb_trace_end(NULL));
+  fprintf(stderr, "%s: tracing one launch per row outside its timed loop (CUPTI)\n", suite);
+  return TB_OK;
+}
+
+static void trace_close(const char *suite) {
+  if (g_trace_out && g_trace_out != stderr) {
+    if (fclose(g_trace_out) != 0)
+      fprintf(stderr, "%s: --tb_trace: writing %s failed: %s\n", suite, g_trace_path, strerror(errno));
+    else
+      fprintf(stderr, "%s: wrote %s\n", suite, g_trace_path);
+  }
+  g_trace_out = NULL;
+  free(g_traced);
+  g_traced = NULL;
+  g_traced_count = g_traced_cap = 0;
+}
+
+/* Whether row `name` has its timeline written yet; marks it written. */
+static bool first_trace_of(const char *name) {
+  for (size_t i = 0; i < g_traced_count; ++i)
+    if (g_traced[i] == name) return false;
+  if (g_traced_count == g_traced_cap) {
+    const size_t cap = g_traced_cap ? 2 * g_traced_cap : 256;
+    const char **grown = realloc(g_traced, cap * sizeof *grown);
+    if (!grown) return false; /* a timeline missing rather than the run */
+    g_traced = grown, g_traced_cap = cap;
+  }
+  g_traced[g_traced_count++] = name;
+  return true;
+}
+
+static tb_status device_wait(void *ctx) {
+  (void)ctx;
+  TB_CUDA_TRY(cudaDeviceSynchronize());
+  return TB_OK;
+}
+
+tb_status tb_sweep_trace(tb_bench_state *st, tb_sweep_launch launch, void *ctx,
+                         tb_sweep_launch wait) {
+  if (!tb_sweep.trace) return TB_OK;
+  if (!wait) wait = device_wait;
+  /* Nothing of the warm-up left queued: the call's first GPU work waits for
+   * its own launch only. */
+  TB_TRY(wait(ctx));
+  TB_TRY(tb_trace_begin());
+  tb_status s = launch(ctx);
+  if (s == TB_OK) s = tb_trace_returned();
+  if (s == TB_OK) s = wait(ctx); /* every record has its end */
+  tb_trace_summary sum;
+  const tb_status end = tb_trace_end(&sum); /* whatever happened: activity off */
+  if (s != TB_OK) return s;
+  TB_TRY(end);
+  const struct {
+    const char *name;
+    double value;
+  } counters[] = {
+      {"trace_kernels", sum.kernels},     {"trace_memsets", sum.memsets},
+      {"trace_memcpys", sum.memcpys},     {"trace_api_calls", sum.api_calls},
+      {"trace_syncs", sum.syncs},         {"trace_first_us", sum.first_us},
+      {"trace_span_us", sum.span_us},     {"trace_kernel_us", sum.kernel_us},
+      {"trace_gap_us", sum.gap_us},       {"trace_api_us", sum.api_us},
+      {"trace_host_us", sum.host_us},
+  };
+  for (size_t i = 0; i < sizeof counters / sizeof *counters; ++i)
+    tb_bench_set_counter(st, counters[i].name, counters[i].value, TB_COUNTER_VALUE);
+  const char *name = tb_bench_name(st);
+  if (sum.dropped > 0)
+    fprintf(stderr, "%s: --tb_trace: CUPTI dropped %d records: its sums are short\n", name,
+            sum.dropped);
+  if (g_trace_out && first_trace_of(name)) {
+    size_t n = 0;
+    uint64_t begin = 0, returned = 0;
+    const tb_trace_record *r = tb_trace_records(&n, &begin, &returned);
+    tb_trace_write(g_trace_out, name, r, n, begin, returned, &sum);
+    fflush(g_trace_out);
+  }
+  return TB_OK;
+}
+
 int tb_sweep_main(int argc, char **argv, const char *suite, void (*register_all)(void)) {
   return tb_sweep_main_with(argc, argv, suite, register_all, NULL);
 }
@@ -154,6 +251,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
     if (i > 0 && strncmp(argv[i], "--tb_results=", 13) == 0) results = argv[i] + 13;
     else if (i > 0 && strcmp(argv[i], "--tb_flush_l2") == 0) tb_sweep.flush_l2 = true;
     else if (i > 0 && strcmp(argv[i], "--tb_quick") == 0) tb_sweep.quick = true;
+    else if (i > 0 && strcmp(argv[i], "--tb_trace") == 0) tb_sweep.trace = true;
     else if (i > 0 && strcmp(argv[i], "--tb_boxes=none") == 0) tb_sweep.no_boxes = true;
     else if (i > 0 && strcmp(argv[i], "--tb_boxes=all") == 0) tb_sweep.no_boxes = false;
     else if (i > 0 && strncmp(argv[i], "--tb_repetitions=", 17) == 0) {
@@ -217,6 +315,13 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
             suite, tb_last_error());
   else if (!tb_sweep.meta.driver[0])
     snprintf(tb_sweep.meta.driver, sizeof tb_sweep.meta.driver, "%s", tb_nvml_driver_version(g_nvml));
+  if (tb_sweep.trace && trace_open(suite) != TB_OK) {
+    fprintf(stderr, "%s: --tb_trace: %s\n", suite, tb_last_error());
+    tb_nvml_close(g_nvml);
+    g_nvml = NULL;
+    free(args);
+    return 1;
+  }
   const tb_run_meta *m = &tb_sweep.meta;
   char copy[32], reps[16];
   snprintf(copy, sizeof copy, "%.1f", m->copy_gbps);
@@ -234,6 +339,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   tb_bench_add_context("device", m->device_id);
   tb_bench_add_context("l2_flush", tb_sweep.flush_l2 ? "yes" : "no");
   tb_bench_add_context("repetitions", reps);
+  if (tb_sweep.trace) tb_bench_add_context("trace", "cupti");
   fprintf(stderr, "%s on %s (%s), driver %s (CUDA %s), runtime %s, copy %.1f GB/s, commit %s, run %s\n",
           suite, m->device.name, m->arch, m->driver[0] ? m->driver : "unknown",
           m->cuda_driver_api, m->runtime, m->copy_gbps, m->commit, m->run_id);
@@ -250,6 +356,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
       return 1;
     }
     snprintf(result, sizeof result, "%s/%s.json", dir, suite);
+    if (tb_sweep.trace) snprintf(g_trace_path, sizeof g_trace_path, "%s/%s_trace.txt", dir, suite);
     snprintf(written, sizeof written, "%s/.%s.json.%ld.running", dir, suite, (long)getpid());
     snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", written);
     snprintf(g_running, sizeof g_running, "%s", written);
@@ -261,9 +368,24 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
             partial ? " (a partial run: only the rows it measures are replaced)" : "");
   }
   args[nargs] = NULL;
+  if (tb_sweep.trace) {
+    g_trace_out = g_trace_path[0] ? fopen(g_trace_path, "w") : stderr;
+    if (!g_trace_out) {
+      fprintf(stderr, "%s: --tb_trace: cannot write %s: %s\n", suite, g_trace_path, strerror(errno));
+      if (results) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+      }
+      tb_nvml_close(g_nvml);
+      g_nvml = NULL;
+      free(args);
+      return 1;
+    }
+  }
   register_all();
   add_library_context();
   int rc = tb_bench_main(nargs, args);
+  trace_close(suite);
   tb_nvml_close(g_nvml);
   g_nvml = NULL;
   tb_l2_flush_release();
@@ -305,6 +427,7 @@ void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int
   }
   const int reps = tb_sweep_reps(bytes);
   tb_status status = launch(ctx); /* warm-up */
+  if (status == TB_OK && tb_sweep.trace) status = tb_sweep_trace(st, launch, ctx, NULL);
   double total_seconds = 0;
   tb_gpu_sample before, after;
   tb_sweep_sample_gpu(&before);

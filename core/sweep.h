@@ -19,6 +19,8 @@
  *   --tb_boxes=none     the tuned-default and baseline rows only (no box sweep)
  *   --tb_flush_l2       flush L2 before every timed launch
  *   --tb_quick          the sweep's small grid, for a smoke run
+ *   --tb_trace          one more launch of every row, outside its timed loop,
+ *                       traced with CUPTI (tb_sweep_trace, core/trace.h)
  * A run given --benchmark_filter or --tb_boxes=none is partial: it replaces
  * only the rows it measured in an existing result. */
 #ifndef TB_CORE_SWEEP_H
@@ -41,6 +43,7 @@ typedef struct tb_sweep_config {
   bool flush_l2;
   bool quick;
   bool no_boxes;
+  bool trace;
   int repetitions;
 } tb_sweep_config;
 
@@ -59,7 +62,8 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
 /* One launch of the code under test; returns its status. */
 typedef tb_status (*tb_sweep_launch)(void *ctx);
 
-/* Times launch() in st's loop: one warm-up, then per iteration `reps`
+/* Times launch() in st's loop: one warm-up (with --tb_trace, then one traced
+ * launch: tb_sweep_trace), then per iteration `reps`
  * launches between two CUDA events (reps = 1 with --tb_flush_l2) and the
  * mean as the iteration's manual time. items and bytes are per launch;
  * bytes are the bytes that must move, from which copy_bw_pct (a plain
@@ -69,6 +73,24 @@ typedef tb_status (*tb_sweep_launch)(void *ctx);
  * the benchmark with its message. */
 void tb_sweep_measure(tb_bench_state *st, tb_sweep_launch launch, void *ctx, int64_t items,
                       int64_t bytes);
+
+/* With --tb_trace: waits for the GPU (wait(ctx); NULL: the whole device),
+ * then traces one launch(ctx) (core/trace.h) and sets the row's counters
+ *   trace_kernels, trace_memsets, trace_memcpys  GPU work the call ran
+ *   trace_api_calls, trace_api_us   CUDA API calls it made, host time in them
+ *   trace_syncs                     waits of the host for the GPU inside it
+ *   trace_host_us                   its start to its return, on the host
+ *   trace_first_us                  its start to its first GPU work's start
+ *   trace_span_us, trace_gap_us     first start to last end of its GPU work,
+ *                                   and the idle time within
+ *   trace_kernel_us                 its kernels' durations, summed
+ * and writes the row's timeline the first time it is traced. CUPTI's
+ * activity is off again before it returns, so a timing loop after it runs
+ * untraced. Without --tb_trace it does nothing and returns TB_OK;
+ * tb_sweep_measure calls it after its warm-up, a benchmark with its own
+ * loop calls it before its loop. */
+tb_status tb_sweep_trace(tb_bench_state *st, tb_sweep_launch launch, void *ctx,
+                         tb_sweep_launch wait);
 
 /* Records the version of a library the sweep measures against (a baseline
  * such as "cub", "thrust", "cusparse"), for the run's entry in the result's

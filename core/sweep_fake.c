@@ -14,7 +14,9 @@
  * fake-$CUDA_VISIBLE_DEVICES at PCI bus id 0000:0N:00.0 (N the index), which
  * the stand-in NVML (nvml_fake.c, through $TB_NVML_LIBRARY) answers for;
  * it notes the version of one library, "fakelib" 1.2.3. $TB_FAKE_FAIL_TYPE=T
- * fails the rows of type T. */
+ * fails the rows of type T. With --tb_trace each row traces a launch that
+ * does nothing, through the stand-in CUPTI (cupti_fake.c, through
+ * $TB_CUPTI_LIBRARY), whose made-up call its counters and timeline show. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +35,11 @@ typedef struct {
   int checks; /* how many times the row was "validated" */
 } fake_row;
 
+static tb_status nothing(void *ctx) {
+  (void)ctx;
+  return TB_OK;
+}
+
 static void run(tb_bench_state *st, void *arg) {
   fake_row *r = arg;
   if (!tb_sweep_checked(r)) {
@@ -46,6 +53,10 @@ static void run(tb_bench_state *st, void *arg) {
   if (r->sleeps && g_sleep > 0) {
     const struct timespec t = {(time_t)g_sleep, 0};
     nanosleep(&t, NULL);
+  }
+  if (tb_sweep_trace(st, nothing, r, nothing) != TB_OK) {
+    tb_bench_skip_with_error(st, tb_last_error());
+    return;
   }
   tb_gpu_sample before, after;
   tb_sweep_sample_gpu(&before);

@@ -1,10 +1,12 @@
 #!/bin/bash
-# sweep_test FAKE FAKE_NVML: the rules that keep results from being lost, and
-# what every row records of its run and of the GPU's state, on a sweep that
-# needs no GPU (sweep_fake.c) and a stand-in NVML (nvml_fake.c).
+# sweep_test FAKE FAKE_NVML FAKE_CUPTI: the rules that keep results from being
+# lost, and what every row records of its run and of the GPU's state, on a
+# sweep that needs no GPU (sweep_fake.c), a stand-in NVML (nvml_fake.c) and,
+# for --tb_trace, a stand-in CUPTI (cupti_fake.c).
 set -u
 FAKE=$1
 export TB_NVML_LIBRARY=$PWD/$2
+FAKE_CUPTI=$PWD/$3
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 R=$TMP/results
 OUT=$R/sm_00/fake-gpu/fake.json
@@ -39,6 +41,8 @@ ls -a "$(dirname "$OUT")" | grep -q running && fail "temporary file left behind"
 grep -qE '"checks":[[:space:]]*1' "$OUT" || fail "rows do not report their checks"
 grep -qE '"checks":[[:space:]]*([2-9]|1[0-9])' "$OUT" && fail "a row checked other than once"
 cp "$OUT" "$TMP/full.json"
+grep -q 'trace_' "$OUT" && fail "trace counters without --tb_trace"
+ls "$(dirname "$OUT")" | grep -q _trace && fail "a timeline written without --tb_trace"
 
 # Every row, aggregates included, names its run and carries the GPU's state
 # after its timing loop and before it; "runs" describes the run.
@@ -138,6 +142,47 @@ cmp -s "$OUT" "$TMP/before.json" || fail "a refused run changed the result"
 head -1 "$TMP/csv" | grep -q '^name,iterations,' || fail "CSV lacks its header: $(head -2 "$TMP/csv")"
 grep -q '^"fake/tb/int32/n:1024_median",' "$TMP/csv" || fail "CSV rows not named as registered"
 has suite fake || fail "the result is no longer the JSON file"
+
+# --tb_trace: every row, repetitions and aggregates, carries the counters of
+# its traced launch (the stand-in CUPTI's made-up call: cupti_fake.c), and
+# each row's timeline is written once, beside the result.
+T=$TMP/traced/sm_00/fake-gpu
+TB_CUPTI_LIBRARY=$FAKE_CUPTI "$FAKE" --tb_results="$TMP/traced" --tb_repetitions=2 --tb_trace \
+  >"$TMP/log" 2>&1 || fail "traced run exited $?: $(cat "$TMP/log")"
+OUT=$T/fake.json
+n=$(all_rows)
+for counter in trace_kernels trace_memsets trace_memcpys trace_api_calls trace_syncs trace_first_us \
+  trace_span_us trace_kernel_us trace_gap_us trace_api_us trace_host_us; do
+  [ "$(rows_with "\"$counter\":")" = "$n" ] || fail "not every traced row has $counter"
+done
+for kv in trace_kernels:2 trace_memsets:1 trace_memcpys:1 trace_api_calls:4 trace_syncs:1 \
+  trace_first_us:12 trace_span_us:22 trace_kernel_us:16 trace_gap_us:4 trace_api_us:12 trace_host_us:50; do
+  [ "$(grep '^{"name":"fake/tb/int32/n:1024",' "$OUT" | grep -c "\"${kv%%:*}\":${kv#*:},")" = 2 ] \
+    || fail "the repetitions of fake/tb/int32/n:1024 do not have ${kv%%:*} ${kv#*:}"
+done
+has trace cupti || fail "the context does not say the run was traced"
+grep -q "wrote $T/fake_trace.txt" "$TMP/log" || fail "the timeline's file is not named"
+[ "$(grep -c '^== fake/' "$T/fake_trace.txt")" = 6 ] || fail "want one timeline per row: $(grep '^==' "$T/fake_trace.txt")"
+grep -A3 '^== fake/cub/float/n:1024$' "$T/fake_trace.txt" | grep -q '^# host_us=50.000 first_us=12.000 span_us=22.000 ' \
+  || fail "a timeline lacks its summary line"
+grep -qE '^ +15\.000 +8\.000 +2\.000  kernel  tb::reduce<int, 4>$' "$T/fake_trace.txt" \
+  || fail "a timeline lacks its kernel, demangled: $(head -20 "$T/fake_trace.txt")"
+grep -qE '^ +50\.000 +- +-  returned$' "$T/fake_trace.txt" || fail "a timeline does not mark the return"
+# Without --tb_results, on stderr.
+TB_CUPTI_LIBRARY=$FAKE_CUPTI "$FAKE" --tb_trace --tb_repetitions=1 --tb_progress=0 \
+  --benchmark_filter=fake/cub >"$TMP/log" 2>"$TMP/err" || fail "traced run without results exited $?"
+[ "$(grep -c '^== fake/cub/' "$TMP/err")" = 2 ] || fail "no timelines on stderr: $(cat "$TMP/err")"
+# Without CUPTI a traced sweep fails before any row, and says why; listing
+# needs no CUPTI; the flag takes no value.
+TB_CUPTI_LIBRARY=/nonexistent/libcupti.so "$FAKE" --tb_results="$TMP/nocupti" --tb_trace \
+  >"$TMP/log" 2>&1 && fail "a traced run without CUPTI exited 0"
+grep -q -- '--tb_trace: CUPTI not loaded (tried /nonexistent/libcupti.so' "$TMP/log" \
+  || fail "a traced run without CUPTI does not say so: $(cat "$TMP/log")"
+[ -e "$TMP/nocupti" ] && fail "a traced run without CUPTI wrote something"
+TB_CUPTI_LIBRARY=/nonexistent/libcupti.so "$FAKE" --tb_list --tb_trace >"$TMP/log" 2>&1 \
+  || fail "--tb_list --tb_trace needs CUPTI"
+"$FAKE" --tb_trace=yes >"$TMP/log" 2>&1 && fail "--tb_trace=yes accepted"
+grep -q -- '--tb_trace' "$TMP/help" || fail "--help does not list --tb_trace"
 
 [ $failures -eq 0 ] && echo "sweep_test: all checks passed"
 exit $((failures > 0))

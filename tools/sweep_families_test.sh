@@ -86,6 +86,7 @@ refused "unknown sweep flag '--tb_qiuck'" sweep --tb_qiuck
 refused "--tb_repetitions takes 1..1000" sweep -- --tb_repetitions=0
 refused "--tb_boxes takes all or none" sweep -- --tb_boxes=some
 refused "--tb_progress takes 0 or 1" sweep -- --tb_progress=yes
+refused "--tb_trace takes no value" sweep -- --tb_trace=yes
 refused "--benchmark_format takes console, json or csv" sweep -- --benchmark_format=xml
 refused "give --out DIR" sweep -- --tb_results=/tmp/x
 refused "for CSV give --benchmark_format=csv" sweep -- --benchmark_out=x.csv
