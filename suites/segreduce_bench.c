@@ -2,7 +2,7 @@
  * reduce-by-key (tuned default, every box of the grid, and the preprocess +
  * apply path) beside cub::DeviceSegmentedReduce::Reduce and
  * cub::DeviceReduce::ReduceByKey, for plus over int32, int64, float and
- * double, 2^20..2^26 items and average segment lengths L = 1..16384, lengths
+ * double, 2^16..2^28 items and average segment lengths L = 1..16384, lengths
  * uniform in [1, 2L - 1] as CUB's and cuSPARSE's published figures draw them (TB_GEOM_UNIFORM: no
  * empty segments, so the kernels run without support_empty).
  *
@@ -89,7 +89,9 @@ typedef struct {
   tb_launch_box box; /* {0, 0}: tuned default */
 } bench_case;
 
-static int64_t max_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
+static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 20); }
+/* The size of the box sweep (the heat maps, the tuning table, the defaults). */
+static int64_t box_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
 
 /* ---- the geometry of the current (n, seg), built once for its benchmarks ---- */
 
@@ -343,11 +345,11 @@ static void register_all(void) {
   const tb_launch_box tuned = {0, 0};
   /* Geometry outermost (built once per (n, seg)), then the type, then the
    * family: each reference is computed once. */
-  for (int64_t n = 1 << 20; n <= max_n(); n <<= 2)
+  for (int64_t n = tb_sweep_max(1 << 16, 1 << 18); n <= max_n(); n <<= 2)
     for (int g = 0; g < nseg; ++g) {
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         tb_launch_box boxes[64];
-        const int nbox = n == max_n() ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
+        const int nbox = n == box_n() ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
         for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);

@@ -2,7 +2,8 @@
  * default and every box of the grid on every matrix, each plain and by the
  * preprocess + apply path) beside cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1
  * and ALG2, in float and double (the types cuSPARSE has), on a suite of
- * matrices of 2^26 nonzeros (2^22 with --tb_quick), core/matrix.h:
+ * matrices of 2^16 to 2^26 nonzeros, every 4x (up to 2^22 with --tb_quick;
+ * boxes at the largest only), core/matrix.h:
  *
  *   spmv/<impl>/<type>/n:<nnz>/seg:<L>              rows of length uniform in
  *                                                   [1, 2L - 1], L = 4..1024
@@ -21,8 +22,8 @@
  * cusparseSpMV_preprocess, also done once outside the timing.
  * tb runs without support_empty except on the power-law matrices.
  *
- * n is the matrix's nonzero count: exactly 2^26 for the random kinds, the
- * largest stencil grid that fits for the others (matrix.h gives the rule).
+ * n is the matrix's nonzero count: exactly the size for the random kinds,
+ * the largest stencil grid that fits for the others (matrix.h gives the rule).
  *
  * Bytes that must move (s the element size): nnz (4 + s) for the column
  * indices and values, 4 (rows + 1) for the row offsets, rows s for y, and
@@ -87,9 +88,11 @@ typedef struct {
   impl which;
   bool apply;        /* tb's preprocess + apply path */
   tb_launch_box box; /* {0, 0}: tuned default */
+  int64_t target;    /* the nonzeros asked of the generator */
   int64_t nnz;       /* as registered (the name's n) */
 } bench_case;
 
+/* The largest matrices; the default rows run every 4x from 2^16 up to it. */
 static int64_t target_nnz(void) { return tb_sweep_max(1 << 26, 1 << 22); }
 
 /* Rows, columns and nonzeros of a matrix, by matrix.h's rules, so that
@@ -123,6 +126,7 @@ static int64_t bytes_moved(tb_type t, shape sh) {
 
 static struct {
   int index; /* into kMatrices; -1: none */
+  int64_t target;
   tb_csr_matrix m;
   tb_buffer d_csr, d_cols;
 } mat = {.index = -1};
@@ -133,15 +137,15 @@ static void matrix_release(void) {
   mat.index = -1;
 }
 
-static tb_status matrix_get(int index) {
-  if (mat.index == index) return TB_OK;
+static tb_status matrix_get(int index, int64_t target) {
+  if (mat.index == index && mat.target == target) return TB_OK;
   matrix_release();
   const matrix_id *id = &kMatrices[index];
-  const tb_matrix_spec spec = {id->kind, id->seg > 0 ? id->seg : 1, target_nnz()};
+  const tb_matrix_spec spec = {id->kind, id->seg > 0 ? id->seg : 1, target};
   tb_rng r;
-  tb_rng_seed(&r, 0x59a7000u + (uint64_t)index * 131 + (uint64_t)target_nnz());
+  tb_rng_seed(&r, 0x59a7000u + (uint64_t)index * 131 + (uint64_t)target);
   TB_TRY(tb_matrix_generate(&spec, &r, &mat.m));
-  mat.index = index;
+  mat.index = index, mat.target = target;
   TB_TRY(tb_buffer_put(&mat.d_csr, mat.m.row_offsets, sizeof(int32_t) * ((size_t)mat.m.rows + 1)));
   return tb_buffer_put(&mat.d_cols, mat.m.col, sizeof(int32_t) * (size_t)mat.m.nnz);
 }
@@ -160,6 +164,7 @@ static tb_status data_get(tb_type t, int64_t nnz, int64_t cols) {
 
 static struct {
   int index;
+  int64_t target;
   tb_type t;
   double *y, *bound;
 } ref = {.index = -1, .t = TB_TYPE_COUNT};
@@ -183,7 +188,7 @@ static void row_bounds(tb_type t, const tb_csr_matrix *m, double *sum_abs_to_bou
 }
 
 static tb_status reference_get(const bench_case *c) {
-  if (ref.index == c->matrix && ref.t == c->t) return TB_OK;
+  if (ref.index == c->matrix && ref.target == c->target && ref.t == c->t) return TB_OK;
   free(ref.y), free(ref.bound);
   ref.index = -1;
   const tb_csr_matrix *m = &mat.m;
@@ -193,7 +198,7 @@ static tb_status reference_get(const bench_case *c) {
   TB_TRY(tb_cpu_spmv_csr_f64(c->t, data.values.host, m->col, (int32_t)m->nnz, m->row_offsets,
                              m->rows, NULL, data.x.host, m->cols, ref.y, ref.bound));
   row_bounds(c->t, m, ref.bound);
-  ref.index = c->matrix, ref.t = c->t;
+  ref.index = c->matrix, ref.target = c->target, ref.t = c->t;
   return TB_OK;
 }
 
@@ -253,7 +258,7 @@ static tb_status validate(const bench_case *c) {
 
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
-  tb_status s = matrix_get(c->matrix);
+  tb_status s = matrix_get(c->matrix, c->target);
   if (s == TB_OK && mat.m.nnz != c->nnz)
     s = tb_fail(TB_ERR_INVALID_ARGUMENT, "spmv sweep: the matrix has %lld nonzeros, its name says %lld",
                 (long long)mat.m.nnz, (long long)c->nnz);
@@ -281,12 +286,12 @@ static void run(tb_bench_state *st, void *arg) {
   }
 }
 
-static void add(int matrix, tb_type t, impl which, bool apply, tb_launch_box box) {
+static void add(int matrix, int64_t target, tb_type t, impl which, bool apply, tb_launch_box box) {
   const matrix_id *id = &kMatrices[matrix];
-  const shape sh = shape_of(id, target_nnz());
+  const shape sh = shape_of(id, target);
   bench_case *c = malloc(sizeof *c);
   if (!c) return;
-  *c = (bench_case){matrix, t, which, apply, box, sh.nnz};
+  *c = (bench_case){matrix, t, which, apply, box, target, sh.nnz};
   char alg[64], name[192];
   snprintf(alg, sizeof alg, "%s%s", kAlgName[id->kind], apply ? "_apply" : "");
   tb_sweep_name(name, sizeof name, alg, kImplName[which], tb_type_name(t), sh.nnz, id->seg,
@@ -299,23 +304,25 @@ static void register_all(void) {
   tb_sweep_note_version("cusparse", tb_cusparse_version());
   static const tb_type types[] = {TB_FLOAT, TB_DOUBLE};
   const tb_launch_box tuned = {0, 0};
-  /* Matrix outermost: each is generated once. */
-  for (int i = 0; i < kNumMatrices; ++i)
-    for (int k = 0; k < 2; ++k) {
-      const tb_type t = types[k];
-      for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w) add(i, t, (impl)w, false, tuned);
-      add(i, t, IMPL_TB, true, tuned);
-      add(i, t, IMPL_CUSPARSE_PRE_ALG1, true, tuned);
-      add(i, t, IMPL_CUSPARSE_PRE_ALG2, true, tuned);
-      tb_launch_box boxes[64];
-      const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
-      /* Apply by box too: a plan's default is chosen on those rows (plans take VT up to
-       * TB_SEG_PLAN_MAX_VT; the grid's wider boxes are the plain form's). */
-      for (int b = 0; b < nbox && b < 64; ++b) {
-        add(i, t, IMPL_TB, false, boxes[b]);
-        if (boxes[b].vt <= TB_SEG_PLAN_MAX_VT) add(i, t, IMPL_TB, true, boxes[b]);
+  /* Matrix outermost: each is generated once; boxes at the largest size only. */
+  for (int64_t target = 1 << 16; target <= target_nnz(); target <<= 2)
+    for (int i = 0; i < kNumMatrices; ++i)
+      for (int k = 0; k < 2; ++k) {
+        const tb_type t = types[k];
+        for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w) add(i, target, t, (impl)w, false, tuned);
+        add(i, target, t, IMPL_TB, true, tuned);
+        add(i, target, t, IMPL_CUSPARSE_PRE_ALG1, true, tuned);
+        add(i, target, t, IMPL_CUSPARSE_PRE_ALG2, true, tuned);
+        if (target != target_nnz()) continue;
+        tb_launch_box boxes[64];
+        const int nbox = tb_segreduce_grid(t, TB_OP_PLUS, boxes, 64);
+        /* Apply by box too: a plan's default is chosen on those rows (plans take VT up to
+         * TB_SEG_PLAN_MAX_VT; the grid's wider boxes are the plain form's). */
+        for (int b = 0; b < nbox && b < 64; ++b) {
+          add(i, target, t, IMPL_TB, false, boxes[b]);
+          if (boxes[b].vt <= TB_SEG_PLAN_MAX_VT) add(i, target, t, IMPL_TB, true, boxes[b]);
+        }
       }
-    }
 }
 
 int main(int argc, char **argv) {
