@@ -309,6 +309,8 @@ static void register_all(void) {
     for (int i = 0; i < kNumMatrices; ++i)
       for (int k = 0; k < 2; ++k) {
         const tb_type t = types[k];
+        /* A square random matrix of mean row length L needs L rows at least. */
+        if (kMatrices[i].seg * (int64_t)kMatrices[i].seg > target) continue;
         for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w) add(i, target, t, (impl)w, false, tuned);
         add(i, target, t, IMPL_TB, true, tuned);
         add(i, target, t, IMPL_CUSPARSE_PRE_ALG1, true, tuned);
