@@ -8,17 +8,14 @@
 #include <thrust/system/system_error.h>
 
 #include "suites/baselines/cub_find.h"
+#include "suites/baselines/lbs_search.cuh"
 
 namespace {
 
-struct MinusOne {
-  __host__ __device__ int operator()(long long upper) const { return int(upper) - 1; }
-};
+using tb_baseline::MinusOne;
 
 tb_status check(int64_t num_objects, int64_t n_items) {
-  if (num_objects < 0 || num_objects > INT32_MAX || n_items < 0 || n_items > INT32_MAX)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "CUB find baseline: sizes outside [0, 2^31)");
-  return TB_OK;
+  return tb_baseline::check_lbs_sizes("CUB find", num_objects, n_items);
 }
 
 // The search into d_obj, or with d_obj NULL into the front of scratch, its

@@ -11,17 +11,14 @@
 #include <cstdio>
 
 #include "suites/baselines/thrust.h"
+#include "suites/baselines/lbs_search.cuh"
 
 namespace {
 
-struct MinusOne {
-  __host__ __device__ int operator()(long long upper) const { return int(upper) - 1; }
-};
+using tb_baseline::MinusOne;
 
 tb_status check(int64_t num_objects, int64_t n_items) {
-  if (num_objects < 0 || num_objects > INT32_MAX || n_items < 0 || n_items > INT32_MAX)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "Thrust baseline: sizes outside [0, 2^31)");
-  return TB_OK;
+  return tb_baseline::check_lbs_sizes("Thrust", num_objects, n_items);
 }
 
 template <class F>
