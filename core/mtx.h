@@ -1,5 +1,6 @@
-/* Matrix Market files in CSR: read with SuiteSparse's CHOLMOD, expanded and
- * sorted. CPU only.
+/* Matrix Market files in CSR: read with SuiteSparse's CHOLMOD, expanded,
+ * sorted and kept in a binary cache so that a sweep parses each file once.
+ * CPU only.
  *
  * Read: "coordinate" files with a real, integer or pattern field and general,
  * symmetric or skew-symmetric storage ("hermitian" with a real field reads as
@@ -22,7 +23,16 @@
  * One leniency of CHOLMOD's is kept: a file with a 0 index anywhere is read
  * as 0-based throughout (Matrix Market files are 1-based; such a file is
  * not one).
- */
+ *
+ * Cache (tb_mtx_load): <dir>/<name>.<hash>.tbcsr, <name> the file's
+ * tb_mtx_name and <hash> 16 hex digits of a hash of its absolute path; dir
+ * is $TB_MATRIX_CACHE, else $HOME/.cache/tilebench/matrices. An entry holds
+ * a header (magic, version, byte order, shape, flags, the source's path,
+ * size and modification time, a checksum of the arrays) then the arrays
+ * (row offsets, columns, values unless pattern). It is used only when all of
+ * it checks out, the CSR invariants included; otherwise (the source changed,
+ * another version wrote it, it is truncated or corrupt) the file is parsed
+ * again and the entry replaced, atomically (written aside, then renamed). */
 #ifndef TB_CORE_MTX_H
 #define TB_CORE_MTX_H
 
@@ -86,13 +96,41 @@ tb_status tb_mtx_read(const char *path, tb_mtx *out);
 /* Frees the arrays and zeroes *m; NULL is fine, so is a zeroed matrix. */
 void tb_mtx_free(tb_mtx *m);
 
-/* The name of a matrix file, for rows: its base name
+/* The name of a matrix file, for rows and cache entries: its base name
  * without ".mtx", lower case, every run of characters other than [a-z0-9]
  * (underscores included) made one '_', cut to fit cap (incl. the NUL) and to
  * TB_MTX_NAME_MAX characters; "matrix" if nothing is left. "G3_circuit.mtx":
  * "g3_circuit"; "web-Google.mtx": "web_google". */
 enum { TB_MTX_NAME_MAX = 40 };
 void tb_mtx_name(const char *path, char *out, size_t cap);
+
+/* The cache folder: $TB_MATRIX_CACHE if set and not empty, else
+ * $HOME/.cache/tilebench/matrices. TB_ERR_INVALID_ARGUMENT when neither
+ * variable is set or the path does not fit cap. */
+tb_status tb_mtx_cache_dir(char *out, size_t cap);
+
+/* The cache entry of the file at path, in dir (NULL: tb_mtx_cache_dir).
+ * TB_ERR_IO when path cannot be resolved (it does not exist, say). */
+tb_status tb_mtx_cache_path(const char *path, const char *dir, char *out, size_t cap);
+
+typedef enum tb_mtx_cache_event {
+  TB_MTX_CACHE_HIT,      /* read from the cache entry */
+  TB_MTX_CACHE_WRITTEN,  /* parsed; there was no entry, one was written */
+  TB_MTX_CACHE_REBUILT,  /* parsed; the entry was stale or corrupt (why), replaced */
+  TB_MTX_CACHE_UNUSABLE, /* parsed; no entry could be written (why) */
+} tb_mtx_cache_event;
+
+typedef struct tb_mtx_cache_info {
+  tb_mtx_cache_event event;
+  char entry[4096]; /* the entry's path */
+  char why[512];    /* REBUILT, UNUSABLE: what was wrong with the entry; "" otherwise */
+} tb_mtx_cache_info;
+
+/* tb_mtx_read through the cache in dir (NULL: tb_mtx_cache_dir): the entry
+ * if it is fresh and sound, else the file parsed and the entry (re)written.
+ * A cache that cannot be used is no error: the matrix is still read, and
+ * info (may be NULL) says so. Errors are tb_mtx_read's. */
+tb_status tb_mtx_load(const char *path, const char *dir, tb_mtx *out, tb_mtx_cache_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,18 @@
-/* CPU tests of the Matrix Market reader (core/mtx.h). The
+/* CPU tests of the Matrix Market reader and its cache (core/mtx.h). The
  * fixtures are in core/testdata/mtx/; the first argument is one of them. */
 #define _POSIX_C_SOURCE 200809L
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/mtx.h"
 #include "core/rng.h"
@@ -246,6 +249,148 @@ static void test_names(void) {
   CU_ASSERT_STRING_EQUAL(small, "abcd");
 }
 
+/* ---- the cache ------------------------------------------------------------ */
+
+static void copy_file(const char *from, const char *to) {
+  FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+  CU_ASSERT_FATAL(a && b);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, a)) > 0;) CU_ASSERT(fwrite(buf, 1, n, b) == n);
+  fclose(a), fclose(b);
+}
+
+static void set_mtime(const char *path, time_t s) {
+  const struct timespec t[2] = {{s, 0}, {s, 0}};
+  CU_ASSERT_EQUAL(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static struct timespec mtime_of(const char *path) {
+  struct stat st;
+  CU_ASSERT_EQUAL(stat(path, &st), 0);
+  return st.st_mtim;
+}
+
+static bool same_time(struct timespec a, struct timespec b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* Loads path through dir, expects event, and the matrix of kExpected[which]. */
+static void load_expect(const char *path, const char *dir, tb_mtx_cache_event event,
+                        const char *why, int which) {
+  tb_mtx m;
+  tb_mtx_cache_info info;
+  const tb_status s = tb_mtx_load(path, dir, &m, &info);
+  if (s != TB_OK) fprintf(stderr, "\n  %s: %s\n", path, tb_last_error());
+  CU_ASSERT_EQUAL_FATAL(s, TB_OK);
+  if (info.event != event) fprintf(stderr, "\n  event %d, not %d (%s)\n", info.event, event, info.why);
+  CU_ASSERT_EQUAL(info.event, event);
+  if (why) ASSERT_CONTAINS(info.why, why);
+  else CU_ASSERT_STRING_EQUAL(info.why, "");
+  CU_ASSERT(same_as(&m, &kExpected[which]));
+  tb_mtx_free(&m);
+}
+
+/* Overwrites the byte at offset (from the end if negative) of path. */
+static void poke(const char *path, long offset) {
+  FILE *f = fopen(path, "r+b");
+  CU_ASSERT_FATAL(f != NULL);
+  fseek(f, offset, offset < 0 ? SEEK_END : SEEK_SET);
+  const int c = fgetc(f);
+  fseek(f, offset, offset < 0 ? SEEK_END : SEEK_SET);
+  fputc(c ^ 0x5a, f);
+  fclose(f);
+}
+
+static void test_cache(void) {
+  char src[8192], dir[8192], entry[8192];
+  snprintf(src, sizeof src, "%s/Some-Matrix.mtx", g_tmp);
+  snprintf(dir, sizeof dir, "%s/cache/nested", g_tmp);
+  copy_file(fixture("symmetric.mtx"), src);
+  set_mtime(src, 1700000000);
+  const int sym = 3, gen = 0; /* kExpected's symmetric.mtx, general_real.mtx */
+
+  CU_ASSERT_EQUAL_FATAL(tb_mtx_cache_path(src, dir, entry, sizeof entry), TB_OK);
+  ASSERT_CONTAINS(entry, "/cache/nested/some_matrix.");
+  ASSERT_CONTAINS(entry, ".tbcsr");
+
+  /* Written once (folders made), then reused without being rewritten. */
+  load_expect(src, dir, TB_MTX_CACHE_WRITTEN, NULL, sym);
+  const struct timespec written = mtime_of(entry);
+  load_expect(src, dir, TB_MTX_CACHE_HIT, NULL, sym);
+  CU_ASSERT(same_time(mtime_of(entry), written));
+
+  /* The source changed: rebuilt from it. */
+  copy_file(fixture("general_real.mtx"), src);
+  set_mtime(src, 1700000100);
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "stale", gen);
+  load_expect(src, dir, TB_MTX_CACHE_HIT, NULL, gen);
+  /* Only the modification time: rebuilt too (the contents are not compared). */
+  set_mtime(src, 1700000200);
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "stale", gen);
+
+  /* Damage anywhere is caught: the arrays, the header, the length. */
+  poke(entry, -3); /* a value */
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "checksum", gen);
+  poke(entry, 40); /* nnz, in the header */
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "header is corrupt", gen);
+  poke(entry, 0);
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "not a cache entry", gen);
+  CU_ASSERT_EQUAL(truncate(entry, 100), 0);
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "truncated", gen);
+  CU_ASSERT_EQUAL(truncate(entry, 10), 0);
+  load_expect(src, dir, TB_MTX_CACHE_REBUILT, "truncated", gen);
+  load_expect(src, dir, TB_MTX_CACHE_HIT, NULL, gen);
+
+  /* A pattern entry holds no values and gives back ones. */
+  char pat[8192];
+  snprintf(pat, sizeof pat, "%s/pattern.mtx", g_tmp);
+  copy_file(fixture("pattern_symmetric.mtx"), pat);
+  load_expect(pat, dir, TB_MTX_CACHE_WRITTEN, NULL, 5);
+  load_expect(pat, dir, TB_MTX_CACHE_HIT, NULL, 5);
+
+  /* No usable cache: the matrix all the same, and why. */
+  char blocked[8192];
+  snprintf(blocked, sizeof blocked, "%s/blocked", g_tmp);
+  FILE *f = fopen(blocked, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fclose(f);
+  snprintf(dir, sizeof dir, "%s/blocked/cache", g_tmp);
+  load_expect(src, dir, TB_MTX_CACHE_UNUSABLE, "cannot create its folder: Not a directory", gen);
+
+  /* A file that cannot be read is the reader's error, cache or not. */
+  tb_mtx m;
+  tb_mtx_cache_info info;
+  CU_ASSERT_EQUAL(tb_mtx_load(fixture("truncated.mtx"), g_tmp, &m, &info), TB_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(tb_last_error(), "truncated");
+  CU_ASSERT(is_zeroed(&m));
+  CU_ASSERT_EQUAL(tb_mtx_load(fixture("no_such_file.mtx"), g_tmp, &m, NULL), TB_ERR_IO);
+  CU_ASSERT(is_zeroed(&m));
+}
+
+static void test_cache_dir(void) {
+  char out[4096];
+  const char *home = getenv("HOME"), *env = getenv("TB_MATRIX_CACHE");
+  char *saved_home = home ? strdup(home) : NULL, *saved_env = env ? strdup(env) : NULL;
+  setenv("TB_MATRIX_CACHE", "/somewhere/matrices", 1);
+  CU_ASSERT_EQUAL(tb_mtx_cache_dir(out, sizeof out), TB_OK);
+  CU_ASSERT_STRING_EQUAL(out, "/somewhere/matrices");
+  unsetenv("TB_MATRIX_CACHE");
+  setenv("HOME", "/home/someone", 1);
+  CU_ASSERT_EQUAL(tb_mtx_cache_dir(out, sizeof out), TB_OK);
+  CU_ASSERT_STRING_EQUAL(out, "/home/someone/.cache/tilebench/matrices");
+  setenv("TB_MATRIX_CACHE", "", 1); /* empty: not set */
+  CU_ASSERT_EQUAL(tb_mtx_cache_dir(out, sizeof out), TB_OK);
+  CU_ASSERT_STRING_EQUAL(out, "/home/someone/.cache/tilebench/matrices");
+  unsetenv("HOME");
+  CU_ASSERT_EQUAL(tb_mtx_cache_dir(out, sizeof out), TB_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(tb_last_error(), "TB_MATRIX_CACHE");
+  CU_ASSERT_EQUAL(tb_mtx_cache_dir(out, 0), TB_ERR_INVALID_ARGUMENT);
+  if (saved_home) setenv("HOME", saved_home, 1);
+  if (saved_env) setenv("TB_MATRIX_CACHE", saved_env, 1);
+  else unsetenv("TB_MATRIX_CACHE");
+  free(saved_home), free(saved_env);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: mtx_test core/testdata/mtx/<any fixture>\n");
@@ -268,6 +413,8 @@ int main(int argc, char **argv) {
       {"banner", test_banner},
       {"random files against a dense reference", test_random_files},
       {"names", test_names},
+      {"cache: written, reused, rebuilt", test_cache},
+      {"cache folder", test_cache_dir},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; ++i)
     if (!suite || !CU_add_test(suite, tests[i].name, tests[i].fn)) {
