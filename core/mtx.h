@@ -104,6 +104,25 @@ void tb_mtx_free(tb_mtx *m);
 enum { TB_MTX_NAME_MAX = 40 };
 void tb_mtx_name(const char *path, char *out, size_t cap);
 
+/* The matrix files a path names: the file itself, or every file under a
+ * folder (recursively, symbolic links followed) whose name ends in ".mtx",
+ * sorted by path. Under a folder, files ending in ".mtx.gz" (compressed:
+ * gunzip them to use them) and ".mtx" files in array format (dense vectors
+ * that come with a matrix, such as a right-hand side) are left out and
+ * named in skipped, "<path>: <why>". */
+typedef struct tb_mtx_files {
+  char **paths;
+  int count;
+  char **skipped;
+  int nskipped;
+} tb_mtx_files;
+
+/* Errors (out zeroed): TB_ERR_IO when path cannot be read;
+ * TB_ERR_INVALID_ARGUMENT for a folder without a matrix file;
+ * TB_ERR_OUT_OF_MEMORY. */
+tb_status tb_mtx_find(const char *path, tb_mtx_files *out);
+void tb_mtx_files_free(tb_mtx_files *f);
+
 /* The cache folder: $TB_MATRIX_CACHE if set and not empty, else
  * $HOME/.cache/tilebench/matrices. TB_ERR_INVALID_ARGUMENT when neither
  * variable is set or the path does not fit cap. */

@@ -249,6 +249,67 @@ static void test_names(void) {
   CU_ASSERT_STRING_EQUAL(small, "abcd");
 }
 
+/* ---- the files under a folder -------------------------------------------- */
+
+static void touch(const char *dir, const char *name, const char *text) {
+  char path[8192];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_find(void) {
+  char root[4200], sub[8192];
+  snprintf(root, sizeof root, "%s/find", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(mkdir(root, 0777), 0);
+  snprintf(sub, sizeof sub, "%s/Group", root);
+  CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0777), 0);
+  snprintf(sub, sizeof sub, "%s/Group/deep", root);
+  CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0777), 0);
+  touch(root, "b.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 0\n");
+  touch(sub, "a.mtx", "%%MatrixMarket matrix coordinate pattern general\n1 1 0\n");
+  touch(sub, "a_b.mtx", "%%MatrixMarket matrix array real general\n1 1\n1\n");
+  touch(sub, "c.mtx.gz", "not really");
+  touch(root, "notes.txt", "not a matrix");
+
+  tb_mtx_files f;
+  CU_ASSERT_EQUAL_FATAL(tb_mtx_find(root, &f), TB_OK);
+  CU_ASSERT_EQUAL_FATAL(f.count, 2);
+  ASSERT_CONTAINS(f.paths[0], "/find/Group/deep/a.mtx"); /* sorted by path */
+  ASSERT_CONTAINS(f.paths[1], "/find/b.mtx");
+  CU_ASSERT_EQUAL_FATAL(f.nskipped, 2);
+  const bool gz_first = strstr(f.skipped[0], ".gz") != NULL;
+  ASSERT_CONTAINS(f.skipped[gz_first ? 0 : 1], "c.mtx.gz: compressed: gunzip it");
+  ASSERT_CONTAINS(f.skipped[gz_first ? 1 : 0], "a_b.mtx: array (dense) format");
+  tb_mtx_files_free(&f);
+  CU_ASSERT_EQUAL(f.count, 0);
+  CU_ASSERT_PTR_NULL(f.paths);
+
+  /* A file named is taken as it is, whatever its name. */
+  snprintf(sub, sizeof sub, "%s/notes.txt", root);
+  CU_ASSERT_EQUAL_FATAL(tb_mtx_find(sub, &f), TB_OK);
+  CU_ASSERT_EQUAL(f.count, 1);
+  CU_ASSERT_STRING_EQUAL(f.paths[0], sub);
+  tb_mtx_files_free(&f);
+
+  /* The fixtures: every .mtx but the array one. */
+  CU_ASSERT_EQUAL_FATAL(tb_mtx_find(g_fixtures, &f), TB_OK);
+  CU_ASSERT(f.count >= 20);
+  CU_ASSERT_EQUAL(f.nskipped, 1);
+  for (int i = 0; i < f.count; ++i) CU_ASSERT_PTR_NULL(strstr(f.paths[i], "/array.mtx"));
+  tb_mtx_files_free(&f);
+
+  CU_ASSERT_EQUAL(tb_mtx_find(fixture("nothing_here"), &f), TB_ERR_IO);
+  ASSERT_CONTAINS(tb_last_error(), "No such file");
+  snprintf(sub, sizeof sub, "%s/Group/empty", root);
+  CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0777), 0);
+  CU_ASSERT_EQUAL(tb_mtx_find(sub, &f), TB_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(tb_last_error(), "no .mtx file under it");
+  CU_ASSERT_EQUAL(f.count, 0);
+}
+
 /* ---- the cache ------------------------------------------------------------ */
 
 static void copy_file(const char *from, const char *to) {
@@ -413,6 +474,7 @@ int main(int argc, char **argv) {
       {"banner", test_banner},
       {"random files against a dense reference", test_random_files},
       {"names", test_names},
+      {"the files under a folder", test_find},
       {"cache: written, reused, rebuilt", test_cache},
       {"cache folder", test_cache_dir},
   };
