@@ -28,7 +28,8 @@ static bool ends_with(const char *s, const char *suffix) {
 static tb_status open_file(const char *path, FILE **out) {
   *out = NULL;
   if (ends_with(path, ".gz"))
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: compressed files are not read: gunzip it first", path);
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: compressed files are not read: gunzip it first",
+                   path);
   FILE *f = fopen(path, "r");
   if (!f) return tb_fail(TB_ERR_IO, "%s: %s", path, strerror(errno));
   struct stat st;
@@ -63,7 +64,8 @@ static tb_status parse_banner(const char *path, const char *line, tb_mtx_banner 
                        symmetry, extra);
   if (n < 1 || strcmp(mark, "%%MatrixMarket") != 0)
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s: not a Matrix Market file (its first line is no %%%%MatrixMarket banner)", path);
+                   "%s: not a Matrix Market file (its first line is no %%%%MatrixMarket banner)",
+                   path);
   if (n != 5 || strcasecmp(object, "matrix") != 0)
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
                    "%s: a banner other than '%%%%MatrixMarket matrix <format> <field> <symmetry>'",
@@ -182,9 +184,9 @@ static tb_status read_header(FILE *f, const char *path, header *h) {
   }
   if (got < 0) return TB_ERR_INVALID_ARGUMENT;
   if (entries != h->nnz)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: %s: the size line says %lld entries, the file has %lld",
-                   path, entries < h->nnz ? "truncated" : "too many entries", (long long)h->nnz,
-                   (long long)entries);
+    return tb_fail(
+        TB_ERR_INVALID_ARGUMENT, "%s: %s: the size line says %lld entries, the file has %lld", path,
+        entries < h->nnz ? "truncated" : "too many entries", (long long)h->nnz, (long long)entries);
   return TB_OK;
 }
 
@@ -312,7 +314,8 @@ static tb_status read_open(FILE *f, const char *path, tb_mtx *out) {
   header h;
   TB_TRY(read_header(f, path, &h));
   cholmod_common cm;
-  if (!cholmod_l_start(&cm)) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: CHOLMOD did not start", path);
+  if (!cholmod_l_start(&cm))
+    return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: CHOLMOD did not start", path);
   cm.print = 0; /* errors come back through the handler, not on stdout */
   cm.error_handler = on_cholmod_error;
   cm.prefer_binary = 1; /* a symmetric pattern as ones (its values are ours anyway) */
@@ -320,8 +323,9 @@ static tb_status read_open(FILE *f, const char *path, tb_mtx *out) {
   by_column bc = {0};
   tb_status s = read_triplets(f, path, &cm, &t);
   if (s == TB_OK && ((int64_t)t->nrow != h.rows || (int64_t)t->ncol != h.cols))
-    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: CHOLMOD read %lld x %lld, the size line says %lld x %lld",
-                path, (long long)t->nrow, (long long)t->ncol, (long long)h.rows, (long long)h.cols);
+    s = tb_fail(TB_ERR_INVALID_ARGUMENT,
+                "%s: CHOLMOD read %lld x %lld, the size line says %lld x %lld", path,
+                (long long)t->nrow, (long long)t->ncol, (long long)h.rows, (long long)h.cols);
   if (s == TB_OK && t->nnz > 0 && t->xtype != CHOLMOD_REAL)
     s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: complex matrices are not supported", path);
   if (s == TB_OK) {
@@ -339,7 +343,8 @@ static tb_status read_open(FILE *f, const char *path, tb_mtx *out) {
     if (s == TB_OK) s = bucket_by_column(t, mirror, n, &bc);
     cholmod_l_free_triplet(&t, &cm); /* before the row pass: the peak is lower */
     if (s == TB_OK) s = to_rows(&bc, (int32_t)h.rows, (int32_t)h.cols, n, out);
-    if (s == TB_ERR_OUT_OF_MEMORY) tb_fail(s, "%s: out of memory for %lld entries", path, (long long)n);
+    if (s == TB_ERR_OUT_OF_MEMORY)
+      tb_fail(s, "%s: out of memory for %lld entries", path, (long long)n);
   }
   by_column_free(&bc);
   cholmod_l_free_triplet(&t, &cm);

@@ -74,7 +74,9 @@ tb_status tb_mtx_cache_dir(char *out, size_t cap) {
   int n;
   if (env && env[0]) n = snprintf(out, cap, "%s", env);
   else if (home && home[0]) n = snprintf(out, cap, "%s/.cache/tilebench/matrices", home);
-  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "no matrix cache: neither TB_MATRIX_CACHE nor HOME is set");
+  else
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "no matrix cache: neither TB_MATRIX_CACHE nor HOME is set");
   if (n < 0 || (size_t)n >= cap)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "the matrix cache's path is too long");
   return TB_OK;
@@ -196,7 +198,8 @@ static entry_result read_entry(const char *entry, const char *abs, const struct 
     m->values = malloc(sizeof(double) * (size_t)(h.nnz > 0 ? h.nnz : 1));
     if (!a->row_offsets || !a->col || !m->values) {
       r = bad(why, cap, "out of memory reading it");
-    } else if (fread(a->row_offsets, sizeof(int32_t), (size_t)h.rows + 1, f) != (size_t)h.rows + 1 ||
+    } else if (fread(a->row_offsets, sizeof(int32_t), (size_t)h.rows + 1, f) !=
+                   (size_t)h.rows + 1 ||
                fread(a->col, sizeof(int32_t), (size_t)h.nnz, f) != (size_t)h.nnz ||
                (!(h.flags & TB_MTX_PATTERN) &&
                 fread(m->values, sizeof(double), (size_t)h.nnz, f) != (size_t)h.nnz)) {

@@ -85,7 +85,8 @@ tb_status tb_mtx_find(const char *path, tb_mtx_files *out) {
   if (!S_ISDIR(st.st_mode)) { /* a file named is taken as it is */
     if (!push(&walk.found, "%s%s", path, "")) s = TB_ERR_OUT_OF_MEMORY;
   } else if (nftw(path, visit, 16, 0) != 0) {
-    s = walk.out_of_memory ? TB_ERR_OUT_OF_MEMORY : tb_fail(TB_ERR_IO, "%s: %s", path, strerror(errno));
+    s = walk.out_of_memory ? TB_ERR_OUT_OF_MEMORY
+                           : tb_fail(TB_ERR_IO, "%s: %s", path, strerror(errno));
   } else if (walk.found.count == 0) {
     s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no .mtx file under it (%d left out)", path,
                 walk.skipped.count);

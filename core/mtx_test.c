@@ -53,7 +53,8 @@ typedef struct {
 } expected;
 
 static const expected kExpected[] = {
-    {"general_real.mtx", 4, 5, 6, 6, 0, {0, 3, 4, 4, 6}, {0, 2, 4, 1, 0, 4}, {2, 0, -0.5, 32.5, 7, -1.5}},
+    {"general_real.mtx", 4, 5, 6, 6, 0, {0, 3, 4, 4, 6}, {0, 2, 4, 1, 0, 4},
+     {2, 0, -0.5, 32.5, 7, -1.5}},
     {"integer.mtx", 3, 3, 4, 4, TB_MTX_INTEGER, {0, 1, 2, 4}, {1, 0, 0, 2}, {7, 100, 1, -4}},
     {"pattern.mtx", 3, 4, 4, 4, TB_MTX_PATTERN, {0, 2, 3, 4}, {0, 3, 2, 1}, {1, 1, 1, 1}},
     {"symmetric.mtx", 4, 4, 7, 5, TB_MTX_SYMMETRIC, {0, 2, 4, 5, 7}, {0, 1, 0, 3, 2, 1, 3},
@@ -80,7 +81,8 @@ static bool same_as(const tb_mtx *m, const expected *e) {
   }
   for (int32_t r = 0; r <= a->rows; ++r)
     if (a->row_offsets[r] != e->ro[r]) {
-      fprintf(stderr, "\n  %s: row_offsets[%d] = %d, not %d\n", e->file, r, a->row_offsets[r], e->ro[r]);
+      fprintf(stderr, "\n  %s: row_offsets[%d] = %d, not %d\n", e->file, r, a->row_offsets[r],
+              e->ro[r]);
       return false;
     }
   for (int64_t k = 0; k < a->nnz; ++k)
@@ -115,7 +117,8 @@ static void test_refused(void) {
       {"array.mtx", TB_ERR_INVALID_ARGUMENT, "array (dense) format"},
       {"complex.mtx", TB_ERR_INVALID_ARGUMENT, "complex matrices are not supported"},
       {"complex_values.mtx", TB_ERR_INVALID_ARGUMENT, "complex matrices are not supported"},
-      {"truncated.mtx", TB_ERR_INVALID_ARGUMENT, "truncated: the size line says 4 entries, the file has 2"},
+      {"truncated.mtx", TB_ERR_INVALID_ARGUMENT,
+       "truncated: the size line says 4 entries, the file has 2"},
       {"extra_entries.mtx", TB_ERR_INVALID_ARGUMENT, "too many entries"},
       {"long_line.mtx", TB_ERR_INVALID_ARGUMENT, "longer than 1024"},
       {"no_banner.mtx", TB_ERR_INVALID_ARGUMENT, "not a Matrix Market file"},
@@ -170,7 +173,8 @@ static void test_random_files(void) {
   snprintf(path, sizeof path, "%s/random.mtx", g_tmp);
   static const char *const kStorage[] = {"general", "symmetric", "skew-symmetric"};
   for (int trial = 0; trial < 60; ++trial) {
-    const int storage = (int)tb_rng_range(&r, 0, 2), pattern = storage != 2 && tb_rng_range(&r, 0, 3) == 0;
+    const int storage = (int)tb_rng_range(&r, 0, 2),
+              pattern = storage != 2 && tb_rng_range(&r, 0, 3) == 0;
     const int32_t rows = (int32_t)tb_rng_range(&r, 1, 30);
     const int32_t cols = storage == 0 ? (int32_t)tb_rng_range(&r, 1, 30) : rows;
     /* A 1 x 1 skew-symmetric matrix has no strictly lower entry to list. */
@@ -179,10 +183,11 @@ static void test_random_files(void) {
     bool *present = calloc((size_t)rows * cols, sizeof *present);
     FILE *f = fopen(path, "w");
     CU_ASSERT_FATAL(dense && present && f);
-    fprintf(f, "%%%%MatrixMarket matrix coordinate %s %s\n%d %d %lld\n", pattern ? "pattern" : "real",
-            kStorage[storage], rows, cols, (long long)entries);
+    fprintf(f, "%%%%MatrixMarket matrix coordinate %s %s\n%d %d %lld\n",
+            pattern ? "pattern" : "real", kStorage[storage], rows, cols, (long long)entries);
     for (int64_t k = 0; k < entries; ++k) {
-      int32_t i = (int32_t)tb_rng_range(&r, 0, rows - 1), j = (int32_t)tb_rng_range(&r, 0, cols - 1);
+      int32_t i = (int32_t)tb_rng_range(&r, 0, rows - 1),
+              j = (int32_t)tb_rng_range(&r, 0, cols - 1);
       if (storage != 0 && i < j) { /* the lower triangle, as the format stores it */
         const int32_t t = i;
         i = j, j = t;
@@ -210,7 +215,8 @@ static void test_random_files(void) {
         const double want = pattern ? 1 : dense[(size_t)i * cols + j];
         ok = j >= 0 && j < cols && (k == m.csr.row_offsets[i] || j > m.csr.col[k - 1]) &&
              present[(size_t)i * cols + j] && m.values[k] == want;
-        if (!ok) fprintf(stderr, "\n  trial %d: (%d, %d) = %g, not %g\n", trial, i, j, m.values[k], want);
+        if (!ok)
+          fprintf(stderr, "\n  trial %d: (%d, %d) = %g, not %g\n", trial, i, j, m.values[k], want);
       }
     int64_t listed = 0;
     for (size_t k = 0; k < (size_t)rows * cols; ++k) listed += present[k];
@@ -343,7 +349,8 @@ static void load_expect(const char *path, const char *dir, tb_mtx_cache_event ev
   const tb_status s = tb_mtx_load(path, dir, &m, &info);
   if (s != TB_OK) fprintf(stderr, "\n  %s: %s\n", path, tb_last_error());
   CU_ASSERT_EQUAL_FATAL(s, TB_OK);
-  if (info.event != event) fprintf(stderr, "\n  event %d, not %d (%s)\n", info.event, event, info.why);
+  if (info.event != event)
+    fprintf(stderr, "\n  event %d, not %d (%s)\n", info.event, event, info.why);
   CU_ASSERT_EQUAL(info.event, event);
   if (why) ASSERT_CONTAINS(info.why, why);
   else CU_ASSERT_STRING_EQUAL(info.why, "");

@@ -40,7 +40,8 @@ static const char *g_own_value[kMaxOwnFlags];
 void tb_sweep_declare_flags(const tb_sweep_flag_def *defs, int n) {
   g_own = defs;
   g_num_own = n < 0 ? 0 : n > kMaxOwnFlags ? kMaxOwnFlags : n;
-  if (n > kMaxOwnFlags) fprintf(stderr, "tb_sweep_declare_flags: %d flags, only %d kept\n", n, kMaxOwnFlags);
+  if (n > kMaxOwnFlags)
+    fprintf(stderr, "tb_sweep_declare_flags: %d flags, only %d kept\n", n, kMaxOwnFlags);
   for (int i = 0; i < kMaxOwnFlags; ++i) g_own_value[i] = NULL;
 }
 

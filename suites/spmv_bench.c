@@ -164,7 +164,7 @@ static const file_matrix *file_of(int matrix) { return &files.m[matrix - kNumMat
 static void say_loaded(const char *path, const tb_mtx *m, const tb_mtx_cache_info *info) {
   const char *how = info->event == TB_MTX_CACHE_HIT       ? "from the cache"
                     : info->event == TB_MTX_CACHE_WRITTEN ? "parsed, cached"
-                    : info->event == TB_MTX_CACHE_REBUILT ? "parsed again, the cache entry was"
+                    : info->event == TB_MTX_CACHE_REBUILT ? "parsed, cache entry rebuilt:"
                                                           : "parsed, not cached:";
   fprintf(stderr, "spmv: %s: %d x %d, %lld nonzeros%s (%s%s%s)\n", path, m->csr.rows, m->csr.cols,
           (long long)m->csr.nnz,
@@ -190,7 +190,8 @@ static tb_status files_parse(const char *value) {
     if ((s = tb_mtx_load(path, NULL, &m, &info)) != TB_OK) break;
     say_loaded(path, &m, &info);
     file_matrix f = {.sh = {m.csr.rows, m.csr.cols, m.csr.nnz}};
-    for (int32_t r = 0; r < m.csr.rows; ++r) f.empty_rows |= m.csr.row_offsets[r + 1] == m.csr.row_offsets[r];
+    for (int32_t r = 0; r < m.csr.rows; ++r)
+      f.empty_rows |= m.csr.row_offsets[r + 1] == m.csr.row_offsets[r];
     tb_mtx_free(&m);
     if (f.sh.nnz == 0) {
       fprintf(stderr, "spmv: left out %s: no nonzeros, nothing to multiply\n", path);
@@ -208,7 +209,8 @@ static tb_status files_parse(const char *value) {
     if (s == TB_OK) memcpy(f.path, path, strlen(path) + 1);
     if (s == TB_OK) files.m[files.count++] = f;
   }
-  if (s == TB_OK && files.count == 0) s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", value);
+  if (s == TB_OK && files.count == 0)
+    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", value);
   tb_mtx_files_free(&found);
   if (s != TB_OK) files_release();
   return s;
@@ -417,7 +419,8 @@ static void register_files(void) {
   for (int i = 0; i < files.count; ++i)
     for (int k = 0; k < 2; ++k) {
       const int matrix = kNumMatrices + i;
-      for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w) add(matrix, 0, types[k], (impl)w, false, tuned);
+      for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w)
+        add(matrix, 0, types[k], (impl)w, false, tuned);
       add(matrix, 0, types[k], IMPL_TB, true, tuned);
       add(matrix, 0, types[k], IMPL_CUSPARSE_PRE_ALG1, true, tuned);
       add(matrix, 0, types[k], IMPL_CUSPARSE_PRE_ALG2, true, tuned);
