@@ -31,6 +31,52 @@ static const char kHelp[] =
     "                              (<suite>_trace.txt beside the result, else stderr)\n"
     "          [--tb_list]         list the rows (no GPU needed; writes nothing)\n";
 
+/* The sweep's own flags (tb_sweep_declare_flags) and the values given. */
+enum { kMaxOwnFlags = 8 };
+static const tb_sweep_flag_def *g_own;
+static int g_num_own;
+static const char *g_own_value[kMaxOwnFlags];
+
+void tb_sweep_declare_flags(const tb_sweep_flag_def *defs, int n) {
+  g_own = defs;
+  g_num_own = n < 0 ? 0 : n > kMaxOwnFlags ? kMaxOwnFlags : n;
+  if (n > kMaxOwnFlags)
+    fprintf(stderr, "tb_sweep_declare_flags: %d flags, only %d kept\n", n, kMaxOwnFlags);
+  for (int i = 0; i < kMaxOwnFlags; ++i) g_own_value[i] = NULL;
+}
+
+const char *tb_sweep_flag(const char *name) {
+  for (int i = 0; name && i < g_num_own; ++i)
+    if (strcmp(g_own[i].name, name) == 0) return g_own_value[i];
+  return NULL;
+}
+
+/* kHelp and a line per flag of the sweep's own. */
+static char *help_text(const char *suite) {
+  size_t len = sizeof kHelp + strlen(suite) + 64;
+  for (int i = 0; i < g_num_own; ++i)
+    len += strlen(g_own[i].name) + strlen(g_own[i].value) + strlen(g_own[i].help) + 48;
+  char *text = malloc(len);
+  if (!text) return NULL;
+  size_t n = (size_t)snprintf(text, len, "%s", kHelp);
+  if (g_num_own > 0) n += (size_t)snprintf(text + n, len - n, "%s sweep flags:\n", suite);
+  for (int i = 0; i < g_num_own; ++i) {
+    char flag[256];
+    snprintf(flag, sizeof flag, "[%s=%s]", g_own[i].name, g_own[i].value);
+    n += (size_t)snprintf(text + n, len - n, "          %-18s  %s\n", flag, g_own[i].help);
+  }
+  return text;
+}
+
+/* -1: arg is none of the sweep's own flags; else its index. */
+static int own_flag(const char *arg) {
+  for (int i = 0; i < g_num_own; ++i) {
+    const size_t len = strlen(g_own[i].name);
+    if (strncmp(arg, g_own[i].name, len) == 0 && (arg[len] == '\0' || arg[len] == '=')) return i;
+  }
+  return -1;
+}
+
 /* The board's NVML session while the sweep runs; NULL without NVML. */
 static tb_nvml *g_nvml;
 
@@ -247,6 +293,8 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   int nargs = 0;
   if (!args) return 1;
   tb_sweep.repetitions = 5;
+  bool own_partial = false;
+  int own;
   for (int i = 0; i < argc; ++i) {
     if (i > 0 && strncmp(argv[i], "--tb_results=", 13) == 0) results = argv[i] + 13;
     else if (i > 0 && strcmp(argv[i], "--tb_flush_l2") == 0) tb_sweep.flush_l2 = true;
@@ -263,10 +311,27 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
         return 2;
       }
       tb_sweep.repetitions = (int)r;
+    } else if (i > 0 && (own = own_flag(argv[i])) >= 0) {
+      const tb_sweep_flag_def *d = &g_own[own];
+      const char *eq = strchr(argv[i], '='), *value = eq ? eq + 1 : NULL;
+      if (!value || !*value) {
+        fprintf(stderr, "%s: %s takes a value (%s=%s)\n", suite, d->name, d->name, d->value);
+        free(args);
+        return 2;
+      }
+      if (d->parse && d->parse(value) != TB_OK) {
+        fprintf(stderr, "%s: %s: %s\n", suite, d->name, tb_last_error());
+        free(args);
+        return 2;
+      }
+      g_own_value[own] = value;
+      own_partial = own_partial || d->partial;
     } else if (i > 0 && strncmp(argv[i], "--tb_", 5) == 0 && !is_flag(argv[i], "--tb_list") &&
                !is_flag(argv[i], "--tb_progress")) {
       /* --tb_list and --tb_progress are the bindings' (core/bench.cc). */
-      fprintf(stderr, "%s: unknown flag %s\n%s", suite, argv[i], kHelp);
+      char *help = help_text(suite);
+      fprintf(stderr, "%s: unknown flag %s\n%s", suite, argv[i], help ? help : kHelp);
+      free(help);
       free(args);
       return 2;
     } else {
@@ -283,7 +348,9 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
     free(args);
     return 2;
   }
-  tb_bench_set_help(kHelp);
+  char *help = help_text(suite);
+  tb_bench_set_help(help ? help : kHelp); /* copied */
+  free(help);
   tb_bench_set_repetitions(tb_sweep.repetitions);
   if (tb_sweep.no_boxes) tb_bench_set_register_filter(keep_default_rows);
   /* Box-sweep rows outnumber the others tenfold: their files keep the
@@ -345,7 +412,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
           m->cuda_driver_api, m->runtime, m->copy_gbps, m->commit, m->run_id);
 
   static char out_flag[4200], written[4096], result[4096];
-  const bool partial = tb_sweep.no_boxes || tb_sweep.quick ||
+  const bool partial = tb_sweep.no_boxes || tb_sweep.quick || own_partial ||
                        has_flag(argc, argv, "--benchmark_filter");
   if (results) {
     char dir[4000];

@@ -21,6 +21,7 @@
  *   --tb_quick          the sweep's small grid, for a smoke run
  *   --tb_trace          one more launch of every row, outside its timed loop,
  *                       traced with CUPTI (tb_sweep_trace, core/trace.h)
+ * and the sweep's own, if it declares any (tb_sweep_declare_flags).
  * A run given --benchmark_filter or --tb_boxes=none is partial: it replaces
  * only the rows it measured in an existing result. */
 #ifndef TB_CORE_SWEEP_H
@@ -48,6 +49,29 @@ typedef struct tb_sweep_config {
 } tb_sweep_config;
 
 extern tb_sweep_config tb_sweep;
+
+/* A flag of one sweep's own (the SpMV sweep's --tb_matrix=PATH, say):
+ * declared with tb_sweep_declare_flags before tb_sweep_main, listed in that
+ * sweep's --help, accepted by it alone (every other sweep refuses it as
+ * unknown). */
+typedef struct tb_sweep_flag_def {
+  const char *name;  /* "--tb_matrix" */
+  const char *value; /* what its value is, for --help ("PATH"); every such flag takes one */
+  const char *help;  /* one line for --help */
+  /* Takes the value as the flags are parsed, before anything touches a GPU
+   * (NULL: any value): a failure refuses the run, exit 2, with
+   * tb_last_error(). */
+  tb_status (*parse)(const char *value);
+  /* Whether a run given it measures rows other than the family's full set:
+   * then it is partial (its rows replace only themselves in a result). */
+  bool partial;
+} tb_sweep_flag_def;
+
+/* Declares the sweep's own flags (defs must outlive the run); at most 8. */
+void tb_sweep_declare_flags(const tb_sweep_flag_def *defs, int n);
+
+/* The value a declared flag was given (the last, if given twice), or NULL. */
+const char *tb_sweep_flag(const char *name);
 
 /* Parses the sweep flags, collects metadata (failing clearly without a GPU),
  * calls register_all, and runs. Returns the process exit code: non-zero if

@@ -30,6 +30,19 @@
  * cols s for x, counted once (the minimum: every element of x read once).
  * Items = nnz.
  *
+ * --tb_matrix=PATH measures the matrices of Matrix Market files instead of
+ * the suite: PATH is a .mtx file or a folder of them (core/mtx.h: read with
+ * CHOLMOD, symmetric files expanded, parsed once into a cache). Each file's
+ * rows are those of a suite matrix, named after the file:
+ *
+ *   spmv_mtx_<name>/<impl>/<type>/n:<nnz>         <name>: tb_mtx_name, the
+ *   spmv_mtx_<name>_apply/<impl>/<type>/n:<nnz>   file's name in [a-z0-9_]
+ *
+ * (tuned default and baselines; no box sweep), with support_empty where the
+ * matrix has an empty row. The file's values are not used (a pattern has
+ * none): values and x are drawn as for the suite. Such a run is partial: its
+ * rows join a result without replacing the suite's.
+ *
  * Matrix values and x are uniform in [-1, 1]. Every benchmark first checks y
  * (on its first repetition: tb_sweep_checked)
  * against tb_cpu_spmv_csr_f64 (higher precision), each row within the
@@ -40,6 +53,7 @@
 
 #include "core/cuda.h"
 #include "core/matrix.h"
+#include "core/mtx.h"
 #include "core/rng.h"
 #include "core/sweep.h"
 #include "core/validate.h"
@@ -122,6 +136,92 @@ static int64_t bytes_moved(tb_type t, shape sh) {
   return sh.nnz * (4 + s) + 4 * (sh.rows + 1) + sh.rows * s + sh.cols * s;
 }
 
+/* ---- --tb_matrix: matrices from files ---- */
+
+/* A file's matrix as registered: its shape, known before the run, for names
+ * and iteration counts. Case index kNumMatrices + i is file i. */
+typedef struct {
+  char *path;
+  char alg[64]; /* "spmv_mtx_<name>" */
+  shape sh;
+  bool empty_rows; /* tb needs support_empty */
+} file_matrix;
+
+static struct {
+  file_matrix *m;
+  int count;
+} files;
+
+static void files_release(void) {
+  for (int i = 0; i < files.count; ++i) free(files.m[i].path);
+  free(files.m);
+  files.m = NULL, files.count = 0;
+}
+
+static bool is_file(int matrix) { return matrix >= kNumMatrices; }
+static const file_matrix *file_of(int matrix) { return &files.m[matrix - kNumMatrices]; }
+
+static void say_loaded(const char *path, const tb_mtx *m, const tb_mtx_cache_info *info) {
+  const char *how = info->event == TB_MTX_CACHE_HIT       ? "from the cache"
+                    : info->event == TB_MTX_CACHE_WRITTEN ? "parsed, cached"
+                    : info->event == TB_MTX_CACHE_REBUILT ? "parsed, cache entry rebuilt:"
+                                                          : "parsed, not cached:";
+  fprintf(stderr, "spmv: %s: %d x %d, %lld nonzeros%s (%s%s%s)\n", path, m->csr.rows, m->csr.cols,
+          (long long)m->csr.nnz,
+          m->flags & TB_MTX_SKEW ? ", skew-symmetric expanded"
+          : m->flags & TB_MTX_SYMMETRIC ? ", symmetric expanded" : "",
+          how, info->why[0] ? " " : "", info->why);
+}
+
+/* --tb_matrix's value: every matrix it names, loaded once (through the cache)
+ * for its shape. Refused: a path without matrices, a file that cannot be
+ * read, two files whose rows would have the same name. */
+static tb_status files_parse(const char *value) {
+  files_release(); /* given twice: the last counts */
+  tb_mtx_files found;
+  TB_TRY(tb_mtx_find(value, &found));
+  for (int i = 0; i < found.nskipped; ++i) fprintf(stderr, "spmv: left out %s\n", found.skipped[i]);
+  files.m = calloc((size_t)found.count, sizeof *files.m);
+  tb_status s = files.m ? TB_OK : tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", value);
+  for (int i = 0; s == TB_OK && i < found.count; ++i) {
+    const char *path = found.paths[i];
+    tb_mtx m;
+    tb_mtx_cache_info info;
+    if ((s = tb_mtx_load(path, NULL, &m, &info)) != TB_OK) break;
+    say_loaded(path, &m, &info);
+    file_matrix f = {.sh = {m.csr.rows, m.csr.cols, m.csr.nnz}};
+    for (int32_t r = 0; r < m.csr.rows; ++r)
+      f.empty_rows |= m.csr.row_offsets[r + 1] == m.csr.row_offsets[r];
+    tb_mtx_free(&m);
+    if (f.sh.nnz == 0) {
+      fprintf(stderr, "spmv: left out %s: no nonzeros, nothing to multiply\n", path);
+      continue;
+    }
+    char name[TB_MTX_NAME_MAX + 1];
+    tb_mtx_name(path, name, sizeof name);
+    snprintf(f.alg, sizeof f.alg, "spmv_mtx_%s", name);
+    for (int j = 0; j < files.count; ++j)
+      if (strcmp(files.m[j].alg, f.alg) == 0)
+        s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s and %s would both name rows %s/...: rename one",
+                    files.m[j].path, path, f.alg);
+    if (s == TB_OK && (f.path = malloc(strlen(path) + 1)) == NULL)
+      s = tb_fail(TB_ERR_OUT_OF_MEMORY, "out of memory");
+    if (s == TB_OK) memcpy(f.path, path, strlen(path) + 1);
+    if (s == TB_OK) files.m[files.count++] = f;
+  }
+  if (s == TB_OK && files.count == 0)
+    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", value);
+  tb_mtx_files_free(&found);
+  if (s != TB_OK) files_release();
+  return s;
+}
+
+static const tb_sweep_flag_def kFlags[] = {
+    {"--tb_matrix", "PATH",
+     "a Matrix Market file or a folder of them: its matrices, not the suite",
+     files_parse, true},
+};
+
 /* ---- the current matrix's pattern, generated once for its benchmarks ---- */
 
 static struct {
@@ -140,11 +240,18 @@ static void matrix_release(void) {
 static tb_status matrix_get(int index, int64_t target) {
   if (mat.index == index && mat.target == target) return TB_OK;
   matrix_release();
-  const matrix_id *id = &kMatrices[index];
-  const tb_matrix_spec spec = {id->kind, id->seg > 0 ? id->seg : 1, target};
-  tb_rng r;
-  tb_rng_seed(&r, 0x59a7000u + (uint64_t)index * 131 + (uint64_t)target);
-  TB_TRY(tb_matrix_generate(&spec, &r, &mat.m));
+  if (is_file(index)) {
+    tb_mtx m;
+    TB_TRY(tb_mtx_load(file_of(index)->path, NULL, &m, NULL)); /* the cache's, by now */
+    mat.m = m.csr;                                            /* the pattern; values are drawn */
+    free(m.values);
+  } else {
+    const matrix_id *id = &kMatrices[index];
+    const tb_matrix_spec spec = {id->kind, id->seg > 0 ? id->seg : 1, target};
+    tb_rng r;
+    tb_rng_seed(&r, 0x59a7000u + (uint64_t)index * 131 + (uint64_t)target);
+    TB_TRY(tb_matrix_generate(&spec, &r, &mat.m));
+  }
   mat.index = index, mat.target = target;
   TB_TRY(tb_buffer_put(&mat.d_csr, mat.m.row_offsets, sizeof(int32_t) * ((size_t)mat.m.rows + 1)));
   return tb_buffer_put(&mat.d_cols, mat.m.col, sizeof(int32_t) * (size_t)mat.m.nnz);
@@ -209,6 +316,7 @@ static tb_seg_plan *plan;      /* apply rows: made before validation, freed afte
 static tb_cusparse_spmv *csp;  /* cuSPARSE rows: likewise */
 
 static bool support_empty(const bench_case *c) {
+  if (is_file(c->matrix)) return file_of(c->matrix)->empty_rows;
   return kMatrices[c->matrix].kind == TB_MATRIX_POWER_LAW_ROWS;
 }
 
@@ -247,10 +355,12 @@ static tb_status validate(const bench_case *c) {
   TB_TRY(launch((void *)c));
   TB_TRY(tb_buffer_download(&d_y, got, bytes));
   char what[192];
-  const matrix_id *id = &kMatrices[c->matrix];
+  const bool file = is_file(c->matrix);
   snprintf(what, sizeof what, "%s/%s %s %s L=%d (%d rows, %lld nonzeros) box=%dx%d",
-           kAlgName[id->kind], kImplName[c->which], c->apply ? "apply" : "direct",
-           tb_type_name(c->t), id->seg, mat.m.rows, (long long)mat.m.nnz, c->box.nt, c->box.vt);
+           file ? file_of(c->matrix)->alg : kAlgName[kMatrices[c->matrix].kind],
+           kImplName[c->which], c->apply ? "apply" : "direct", tb_type_name(c->t),
+           file ? 0 : kMatrices[c->matrix].seg, mat.m.rows, (long long)mat.m.nnz, c->box.nt,
+           c->box.vt);
   return tb_compare(c->t, got, ref.y, ref.bound, mat.m.rows, what);
 }
 
@@ -287,21 +397,42 @@ static void run(tb_bench_state *st, void *arg) {
 }
 
 static void add(int matrix, int64_t target, tb_type t, impl which, bool apply, tb_launch_box box) {
-  const matrix_id *id = &kMatrices[matrix];
-  const shape sh = shape_of(id, target);
+  const bool file = is_file(matrix);
+  const shape sh = file ? file_of(matrix)->sh : shape_of(&kMatrices[matrix], target);
+  const int seg = file ? 0 : kMatrices[matrix].seg;
   bench_case *c = malloc(sizeof *c);
   if (!c) return;
   *c = (bench_case){matrix, t, which, apply, box, target, sh.nnz};
-  char alg[64], name[192];
-  snprintf(alg, sizeof alg, "%s%s", kAlgName[id->kind], apply ? "_apply" : "");
-  tb_sweep_name(name, sizeof name, alg, kImplName[which], tb_type_name(t), sh.nnz, id->seg,
-                box.nt, box.vt);
+  char alg[80], name[224];
+  snprintf(alg, sizeof alg, "%s%s", file ? file_of(matrix)->alg : kAlgName[kMatrices[matrix].kind],
+           apply ? "_apply" : "");
+  tb_sweep_name(name, sizeof name, alg, kImplName[which], tb_type_name(t), sh.nnz, seg, box.nt,
+                box.vt);
   tb_bench_register(name, run, c, free);
   tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(t, sh)));
 }
 
+/* --tb_matrix: each file's default and baseline rows, in float and double. */
+static void register_files(void) {
+  static const tb_type types[] = {TB_FLOAT, TB_DOUBLE};
+  const tb_launch_box tuned = {0, 0};
+  for (int i = 0; i < files.count; ++i)
+    for (int k = 0; k < 2; ++k) {
+      const int matrix = kNumMatrices + i;
+      for (int w = IMPL_TB; w <= IMPL_CUSPARSE_ALG2; ++w)
+        add(matrix, 0, types[k], (impl)w, false, tuned);
+      add(matrix, 0, types[k], IMPL_TB, true, tuned);
+      add(matrix, 0, types[k], IMPL_CUSPARSE_PRE_ALG1, true, tuned);
+      add(matrix, 0, types[k], IMPL_CUSPARSE_PRE_ALG2, true, tuned);
+    }
+}
+
 static void register_all(void) {
   tb_sweep_note_version("cusparse", tb_cusparse_version());
+  if (files.count > 0) {
+    register_files();
+    return;
+  }
   static const tb_type types[] = {TB_FLOAT, TB_DOUBLE};
   const tb_launch_box tuned = {0, 0};
   /* Matrix outermost: each is generated once; boxes at the largest size only. */
@@ -328,8 +459,10 @@ static void register_all(void) {
 }
 
 int main(int argc, char **argv) {
+  tb_sweep_declare_flags(kFlags, (int)(sizeof kFlags / sizeof kFlags[0]));
   const int rc = tb_sweep_main(argc, argv, "spmv", register_all);
   matrix_release();
+  files_release();
   free(ref.y), free(ref.bound);
   tb_buffer_free(&d_y), tb_buffer_free(&scratch);
   return rc;
