@@ -1,4 +1,7 @@
-/* CPU tests of :base (status, types, rng, validate, slug). */
+/* CPU tests of :base (status, types, rng, validate, slug, the LOGNORMAL and
+ * ZIPF geometries and segment files; the other geometries are tested in
+ * suites/interval_cpuref_test.c). */
+#define _POSIX_C_SOURCE 200809L /* fmemopen, mkstemp */
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -7,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/geometry.h"
 #include "core/rng.h"
 #include "core/slug.h"
 #include "core/status.h"
@@ -562,6 +566,337 @@ static void test_slug(void) {
   check_slug("NVIDIA H100", 3, "h1");
 }
 
+/* ---- geometry: LOGNORMAL and ZIPF lengths, segment files ------------------ */
+
+typedef struct length_stats {
+  int64_t sum, min, max, ones, twos, fours, above; /* above: counts > a threshold */
+} length_stats;
+
+static length_stats length_stats_of(const int32_t *c, int64_t num, int64_t threshold) {
+  length_stats s = {0, INT64_MAX, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < num; ++i) {
+    s.sum += c[i];
+    if (c[i] < s.min) s.min = c[i];
+    if (c[i] > s.max) s.max = c[i];
+    s.ones += c[i] == 1;
+    s.twos += c[i] == 2;
+    s.fours += c[i] == 4;
+    s.above += c[i] > threshold;
+  }
+  return s;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static tb_geometry_spec length_spec(tb_geometry kind, double avg, double shape) {
+  tb_geometry_spec spec = tb_geometry_spec_default(kind, avg);
+  spec.shape = shape;
+  return spec;
+}
+
+static void test_lengths_sum_exact(void) {
+  const double avgs[] = {1.0, 1.5, 3.0, 7.25, 64.0, 1000.0};
+  const int64_t totals[] = {1, 2, 97, 1000, 65536, 1000003, 1 << 24};
+  const struct { tb_geometry kind; double shape; } models[] = {
+      {TB_GEOM_LOGNORMAL, 0.5}, {TB_GEOM_LOGNORMAL, 1.0}, {TB_GEOM_LOGNORMAL, 2.0},
+      {TB_GEOM_LOGNORMAL, 3.0}, {TB_GEOM_ZIPF, 0.5},      {TB_GEOM_ZIPF, 1.0},
+      {TB_GEOM_ZIPF, 1.5},      {TB_GEOM_ZIPF, 2.0}};
+  int32_t *c = malloc(sizeof(int32_t) * (1 << 24));
+  CU_ASSERT_FATAL(c != NULL);
+  int checked = 0;
+  for (size_t m = 0; m < sizeof models / sizeof *models; ++m)
+    for (size_t a = 0; a < sizeof avgs / sizeof *avgs; ++a)
+      for (size_t k = 0; k < sizeof totals / sizeof *totals; ++k) {
+        const tb_geometry_spec spec = length_spec(models[m].kind, avgs[a], models[m].shape);
+        if (avgs[a] > tb_geometry_max_avg(&spec)) continue; /* zipf:2 stops at 13.4 */
+        const int64_t num = tb_geometry_num_objects(&spec, totals[k]);
+        tb_rng r;
+        tb_rng_seed(&r, 7 + k);
+        const tb_status st = tb_geometry_counts(&spec, totals[k], c, num, &r);
+        if (st != TB_OK) fprintf(stderr, "\n  %s\n", tb_last_error());
+        CU_ASSERT_EQUAL_FATAL(st, TB_OK);
+        const length_stats s = length_stats_of(c, num, 0);
+        if (s.sum != totals[k])
+          fprintf(stderr, "\n  %s:%g avg %g total %lld: sum %lld\n", tb_geometry_name(spec.kind),
+                  spec.shape, avgs[a], (long long)totals[k], (long long)s.sum);
+        CU_ASSERT_EQUAL(s.sum, totals[k]);
+        CU_ASSERT(s.min >= 1); /* never empty */
+        ++checked;
+      }
+  CU_ASSERT(checked > 250);
+  /* Counts near INT32_MAX: four objects of 2^31 - 1 items less a few
+   * (lognormal), of 7e8 (zipf, whose support then reaches INT32_MAX). The
+   * draws are capped there and the fix stays under it. */
+  for (int kind = TB_GEOM_LOGNORMAL; kind <= TB_GEOM_ZIPF; ++kind) {
+    /* zipf:0.5 reaches a mean of 7.16e8 with its support at INT32_MAX. */
+    const int64_t total = kind == TB_GEOM_ZIPF ? 4 * (int64_t)700000000 : 4 * (int64_t)INT32_MAX - 3;
+    const tb_geometry_spec spec = length_spec((tb_geometry)kind, 1e9, kind == TB_GEOM_ZIPF ? 0.5 : 3.0);
+    tb_rng r;
+    tb_rng_seed(&r, 3);
+    CU_ASSERT_EQUAL_FATAL(tb_geometry_counts(&spec, total, c, 4, &r), TB_OK);
+    const length_stats s = length_stats_of(c, 4, 0);
+    CU_ASSERT(s.sum == total && s.min >= 1 && s.max <= INT32_MAX);
+  }
+  free(c);
+}
+
+/* The draws on their own, before the sum is made exact: their mean is the
+ * model's. Tolerances are about 8 standard errors of the mean at 2^22 objects
+ * (CV of a count: sqrt(exp(sigma^2) - 1) for LOGNORMAL, 1.3 at sigma 1 and 7.3
+ * at 2; about 6 for ZIPF at s = 1.5, L = 64), so a seed change cannot trip
+ * them but a model off by a percent does. */
+static void test_lengths_mean(void) {
+  const int64_t num = 1 << 22;
+  int32_t *c = malloc(sizeof(int32_t) * num);
+  CU_ASSERT_FATAL(c != NULL);
+  const struct { tb_geometry kind; double shape, avg, tolerance; } cases[] = {
+      {TB_GEOM_LOGNORMAL, 0.5, 64.0, 0.005}, {TB_GEOM_LOGNORMAL, 1.0, 64.0, 0.006},
+      {TB_GEOM_LOGNORMAL, 2.0, 64.0, 0.03},  {TB_GEOM_LOGNORMAL, 1.0, 4.5, 0.005},
+      {TB_GEOM_ZIPF, 0.5, 64.0, 0.005},      {TB_GEOM_ZIPF, 1.0, 64.0, 0.01},
+      {TB_GEOM_ZIPF, 1.5, 64.0, 0.025},      {TB_GEOM_ZIPF, 1.5, 4.0, 0.01},
+      {TB_GEOM_ZIPF, 2.0, 4.0, 0.02}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+    const tb_geometry_spec spec = length_spec(cases[k].kind, cases[k].avg, cases[k].shape);
+    tb_rng r;
+    tb_rng_seed(&r, 11 + k);
+    const int64_t total = (int64_t)llround(cases[k].avg * (double)num);
+    CU_ASSERT_EQUAL_FATAL(tb_geometry_draw(&spec, total, c, num, &r), TB_OK);
+    const length_stats s = length_stats_of(c, num, 0);
+    const double mean = (double)s.sum / (double)num, off = fabs(mean / cases[k].avg - 1.0);
+    if (off > cases[k].tolerance)
+      fprintf(stderr, "\n  %s:%g L %g: draws' mean %g\n", tb_geometry_name(spec.kind), spec.shape,
+              cases[k].avg, mean);
+    CU_ASSERT(off <= cases[k].tolerance);
+    CU_ASSERT(s.min >= 1);
+  }
+  free(c);
+}
+
+/* What the sum fix cannot fake: LOGNORMAL's median and the share at most L,
+ * ZIPF's ratios of adjacent small counts (k^-s, whatever the support). */
+static void test_lengths_shape(void) {
+  const int64_t num = 1 << 20;
+  int32_t *c = malloc(sizeof(int32_t) * num);
+  CU_ASSERT_FATAL(c != NULL);
+  tb_rng r;
+  tb_rng_seed(&r, 5);
+  tb_geometry_spec spec = length_spec(TB_GEOM_LOGNORMAL, 64.0, 1.0);
+  CU_ASSERT_EQUAL_FATAL(tb_geometry_counts(&spec, 64 * num, c, num, &r), TB_OK);
+  /* 1 + Y, Y of median 63 exp(-1/2) = 38.2; P(count <= 64) = P(Y < 64) ~
+   * Phi(sigma / 2) = 0.6915 (the rounding moves it by < 0.01). */
+  length_stats s = length_stats_of(c, num, 64);
+  const double at_most = 1.0 - (double)s.above / (double)num;
+  qsort(c, (size_t)num, sizeof *c, cmp_i32);
+  const double median = c[num / 2];
+  fprintf(stderr, "\n  lognormal:1 L 64: median %g, <= L %.4f, max %lld ", median, at_most,
+          (long long)s.max);
+  CU_ASSERT(fabs(median - 39.2) <= 1.0);
+  CU_ASSERT(fabs(at_most - 0.6915) <= 0.01);
+
+  spec = length_spec(TB_GEOM_ZIPF, 64.0, 1.5);
+  CU_ASSERT_EQUAL_FATAL(tb_geometry_counts(&spec, 64 * num, c, num, &r), TB_OK);
+  s = length_stats_of(c, num, 64);
+  const double r21 = (double)s.twos / (double)s.ones, r42 = (double)s.fours / (double)s.twos;
+  fprintf(stderr, "zipf:1.5 L 64: n2/n1 %.4f n4/n2 %.4f (2^-1.5 = 0.3536), ones %.4f ", r21, r42,
+          (double)s.ones / (double)num);
+  CU_ASSERT(fabs(r21 - 0.3536) <= 0.01);
+  CU_ASSERT(fabs(r42 - 0.3536) <= 0.015);
+  /* P(1) = 1 / H_K(1.5), K about 7000: 1 / (zeta(1.5) - 2 / sqrt(K)) = 0.386. */
+  CU_ASSERT(fabs((double)s.ones / (double)num - 0.386) <= 0.005);
+  free(c);
+}
+
+/* Uniform at L = 64 never passes 127; both models go far beyond, and put a
+ * real share of their counts past 2L. */
+static void test_lengths_tail(void) {
+  const int64_t num = 1 << 20;
+  int32_t *c = malloc(sizeof(int32_t) * num);
+  CU_ASSERT_FATAL(c != NULL);
+  const tb_geometry_spec specs[] = {length_spec(TB_GEOM_UNIFORM, 64.0, 0.0),
+                                    length_spec(TB_GEOM_LOGNORMAL, 64.0, 1.0),
+                                    length_spec(TB_GEOM_ZIPF, 64.0, 1.5)};
+  length_stats s[3];
+  for (int k = 0; k < 3; ++k) {
+    tb_rng r;
+    tb_rng_seed(&r, 9);
+    CU_ASSERT_EQUAL_FATAL(tb_geometry_counts(&specs[k], 64 * num, c, num, &r), TB_OK);
+    s[k] = length_stats_of(c, num, 128);
+  }
+  fprintf(stderr, "\n  max: uniform %lld, lognormal:1 %lld, zipf:1.5 %lld; past 2L: %.4f %.4f ",
+          (long long)s[0].max, (long long)s[1].max, (long long)s[2].max,
+          (double)s[1].above / (double)num, (double)s[2].above / (double)num);
+  CU_ASSERT(s[0].max <= 127 && s[0].above == 0);
+  CU_ASSERT(s[1].max > 20 * 64 && s[2].max > 20 * 64);
+  /* P(Y > 127) = 1 - Phi(ln(127 / 63) + 1/2) = 0.115 for lognormal:1;
+   * zipf:1.5 about 0.06. */
+  CU_ASSERT(s[1].above > num / 20 && s[2].above > num / 30);
+  free(c);
+}
+
+static void test_lengths_deterministic(void) {
+  const int64_t num = 100000;
+  int32_t *a = malloc(sizeof(int32_t) * num), *b = malloc(sizeof(int32_t) * num);
+  CU_ASSERT_FATAL(a != NULL && b != NULL);
+  for (int kind = TB_GEOM_LOGNORMAL; kind <= TB_GEOM_ZIPF; ++kind) {
+    const tb_geometry_spec spec = tb_geometry_spec_default((tb_geometry)kind, 16.0);
+    tb_rng r;
+    tb_rng_seed(&r, 42);
+    CU_ASSERT_EQUAL(tb_geometry_counts(&spec, 16 * num + 5, a, num, &r), TB_OK);
+    tb_rng_seed(&r, 42);
+    CU_ASSERT_EQUAL(tb_geometry_counts(&spec, 16 * num + 5, b, num, &r), TB_OK);
+    CU_ASSERT_EQUAL(memcmp(a, b, sizeof(int32_t) * num), 0);
+    tb_rng_seed(&r, 43);
+    CU_ASSERT_EQUAL(tb_geometry_counts(&spec, 16 * num + 5, b, num, &r), TB_OK);
+    CU_ASSERT_NOT_EQUAL(memcmp(a, b, sizeof(int32_t) * num), 0);
+  }
+  /* L = 1: all ones, as uniform. */
+  for (int kind = TB_GEOM_LOGNORMAL; kind <= TB_GEOM_ZIPF; ++kind) {
+    const tb_geometry_spec spec = tb_geometry_spec_default((tb_geometry)kind, 1.0);
+    tb_rng r;
+    tb_rng_seed(&r, 1);
+    CU_ASSERT_EQUAL(tb_geometry_counts(&spec, num, a, num, &r), TB_OK);
+    const length_stats s = length_stats_of(a, num, 0);
+    CU_ASSERT(s.min == 1 && s.max == 1);
+  }
+  free(a);
+  free(b);
+}
+
+static void expect_invalid(tb_status st, const char *needle) {
+  CU_ASSERT_EQUAL(st, TB_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(tb_last_error(), needle);
+}
+
+static void test_lengths_validation(void) {
+  int32_t c[16];
+  tb_rng r;
+  tb_rng_seed(&r, 1);
+  const double bad_sigmas[] = {0.0, -1.0, 3.5, NAN, INFINITY};
+  for (size_t k = 0; k < sizeof bad_sigmas / sizeof *bad_sigmas; ++k) {
+    const tb_geometry_spec spec = length_spec(TB_GEOM_LOGNORMAL, 2.0, bad_sigmas[k]);
+    expect_invalid(tb_geometry_counts(&spec, 16, c, 8, &r), "lognormal: sigma must be in (0, 3]");
+    CU_ASSERT_EQUAL(tb_geometry_num_objects(&spec, 16), -1);
+    CU_ASSERT(isnan(tb_geometry_max_avg(&spec)));
+  }
+  const double bad_s[] = {0.0, -0.5, 10.5, NAN};
+  for (size_t k = 0; k < sizeof bad_s / sizeof *bad_s; ++k) {
+    const tb_geometry_spec spec = length_spec(TB_GEOM_ZIPF, 2.0, bad_s[k]);
+    expect_invalid(tb_geometry_counts(&spec, 16, c, 8, &r), "zipf: s must be in (0, 10]");
+  }
+  tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_LOGNORMAL, 2.0);
+  expect_invalid(tb_geometry_counts(&spec, 7, c, 8, &r), "lognormal counts are >= 1: total 7 < num 8");
+  spec = tb_geometry_spec_default(TB_GEOM_ZIPF, 2.0);
+  expect_invalid(tb_geometry_counts(&spec, 7, c, 8, &r), "zipf counts are >= 1: total 7 < num 8");
+  /* zipf:2 reaches a mean of 13.41 at support INT32_MAX, zipf:3 1.368. */
+  spec = length_spec(TB_GEOM_ZIPF, 16.0, 2.0);
+  CU_ASSERT(fabs(tb_geometry_max_avg(&spec) - 13.41) < 0.01);
+  expect_invalid(tb_geometry_counts(&spec, 16 * 16, c, 16, &r), "reaches a mean of at most 13.41");
+  spec.shape = 3.0;
+  CU_ASSERT(fabs(tb_geometry_max_avg(&spec) - 1.368) < 0.001);
+  spec.shape = 1.5;
+  CU_ASSERT(tb_geometry_max_avg(&spec) > 16384.0); /* the sweeps' largest L */
+  spec = tb_geometry_spec_default(TB_GEOM_LOGNORMAL, 2.0);
+  CU_ASSERT(isinf(tb_geometry_max_avg(&spec)));
+  spec = tb_geometry_spec_default(TB_GEOM_FIXED, 2.0);
+  expect_invalid(tb_geometry_draw(&spec, 16, c, 8, &r), "not a kind of independent draws");
+  CU_ASSERT_STRING_EQUAL(tb_geometry_name(TB_GEOM_LOGNORMAL), "lognormal");
+  CU_ASSERT_STRING_EQUAL(tb_geometry_name(TB_GEOM_ZIPF), "zipf");
+}
+
+static void test_parse_lengths(void) {
+  tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0);
+  CU_ASSERT_EQUAL(tb_geometry_parse_lengths("lognormal:1.5", &spec), TB_OK);
+  CU_ASSERT(spec.kind == TB_GEOM_LOGNORMAL && spec.shape == 1.5 && spec.avg == 16.0);
+  CU_ASSERT_EQUAL(tb_geometry_parse_lengths("zipf:1", &spec), TB_OK);
+  CU_ASSERT(spec.kind == TB_GEOM_ZIPF && spec.shape == 1.0);
+  CU_ASSERT_EQUAL(tb_geometry_parse_lengths("lognormal:3", &spec), TB_OK);
+  CU_ASSERT_EQUAL(tb_geometry_parse_lengths("zipf:1e1", &spec), TB_OK);
+  CU_ASSERT_EQUAL(tb_geometry_parse_lengths("uniform", &spec), TB_OK);
+  CU_ASSERT(spec.kind == TB_GEOM_UNIFORM);
+  const char *bad[] = {"",           "lognormal",  "lognormal:",  "lognormal:0", "lognormal:3.01",
+                       "lognormal:-1", "lognormal:1x", "zipf:abc",  "zipf:inf",    "zipf:nan",
+                       "zipf:0x1",   "zipf:11",    "Uniform",     "uniform:1",   "gauss:1",
+                       "zipf",       "power_law:2"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; ++k) {
+    spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0);
+    expect_invalid(tb_geometry_parse_lengths(bad[k], &spec),
+                   "lengths are uniform, lognormal:SIGMA (0 < SIGMA <= 3) or zipf:S (0 < S <= 10)");
+    CU_ASSERT(spec.kind == TB_GEOM_UNIFORM); /* untouched */
+  }
+}
+
+/* Parses text as the segment file "segs.txt". */
+static tb_status parse_text(const char *text, tb_segments *out) {
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  CU_ASSERT_FATAL(f != NULL);
+  const tb_status st = tb_segments_parse(f, "segs.txt", out);
+  fclose(f);
+  return st;
+}
+
+static void test_segments_parse(void) {
+  tb_segments s;
+  CU_ASSERT_EQUAL_FATAL(parse_text("\n# offsets\n0\n3\n3  # an empty row\n\n# a comment\n10\r\n  12\n", &s), TB_OK);
+  CU_ASSERT(s.num == 4 && s.total == 12 && s.empty == 1 && s.longest == 7);
+  if (s.num == 4) {
+    CU_ASSERT(s.counts[0] == 3 && s.counts[1] == 0 && s.counts[2] == 7 && s.counts[3] == 2);
+  }
+  tb_segments_free(&s);
+  CU_ASSERT(s.counts == NULL && s.num == 0);
+  CU_ASSERT_EQUAL_FATAL(parse_text("#lengths\n5\n0\n2147483642\n", &s), TB_OK);
+  CU_ASSERT(s.num == 3 && s.total == INT32_MAX && s.empty == 1 && s.longest == INT32_MAX - 5);
+  tb_segments_free(&s);
+  /* More than one growth of the array. */
+  char *big = malloc(5000 * 3 + 16);
+  CU_ASSERT_FATAL(big != NULL);
+  char *p = big + sprintf(big, "# lengths\n");
+  for (int i = 0; i < 5000; ++i) p += sprintf(p, "%d\n", i % 10);
+  CU_ASSERT_EQUAL_FATAL(parse_text(big, &s), TB_OK);
+  CU_ASSERT(s.num == 5000 && s.total == 500 * 45 && s.empty == 500 && s.longest == 9);
+  tb_segments_free(&s);
+  free(big);
+
+  const struct { const char *text, *message; } bad[] = {
+      {"0\n4\n", "segs.txt:1: the first line must be '# offsets' or '# lengths'"},
+      {"\n# offset\n0\n4\n", "segs.txt:2: the first line must be '# offsets' or '# lengths'"},
+      {"# offsets\n0\n4\nfour\n", "segs.txt:4: 'four' is not a non-negative integer"},
+      {"# lengths\n3\n-3\n", "segs.txt:3: '-3' is not a non-negative integer"},
+      {"# lengths\n3\n1.5\n", "segs.txt:3: '1.5' is not a non-negative integer"},
+      {"# lengths\n3 4\n", "segs.txt:2: '3 4' is not a non-negative integer"},
+      {"# offsets\n0\n5\n# x\n4\n", "segs.txt:5: offsets must not decrease (4 after 5)"},
+      {"# offsets\n1\n5\n", "segs.txt:2: the first offset must be 0, not 1"},
+      {"# offsets\n0\n2147483648\n", "segs.txt:3: '2147483648' is past INT32_MAX (2147483647)"},
+      {"# lengths\n99999999999999999999999\n", "segs.txt:2: '99999999999999999999999' is past INT32_MAX"},
+      {"# lengths\n2147483647\n1\n", "segs.txt:3: the lengths pass INT32_MAX (2147483647) items in all"},
+      {"# offsets\n0\n", "segs.txt: no segments (offsets need two lines at least: 0 and the total)"},
+      {"# lengths\n# nothing\n", "segs.txt: no segments (no lengths)"},
+      {"", "segs.txt: empty: the first line must be '# offsets' or '# lengths'"},
+      {"# lengths\n0\n0\n", "segs.txt: 2 segments and no items"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; ++k) {
+    expect_invalid(parse_text(bad[k].text, &s), bad[k].message);
+    CU_ASSERT(s.counts == NULL && s.num == 0 && s.total == 0);
+  }
+
+  /* From a file; a missing one is an I/O error naming it. */
+  char path[] = "/tmp/tb_segments_XXXXXX";
+  const int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs("# offsets\n0\n16\n20\n", f);
+  fclose(f);
+  CU_ASSERT_EQUAL(tb_segments_read(path, &s), TB_OK);
+  CU_ASSERT(s.num == 2 && s.total == 20 && s.longest == 16);
+  tb_segments_free(&s);
+  remove(path);
+  CU_ASSERT_EQUAL(tb_segments_read(path, &s), TB_ERR_IO);
+  ASSERT_CONTAINS(tb_last_error(), path);
+}
+
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
   struct { const char *suite; const char *name; CU_TestFunc fn; } tests[] = {
@@ -586,6 +921,14 @@ int main(void) {
       {"validate", "compare_special", test_compare_special},
       {"validate", "compare_value", test_compare_value},
       {"slug", "slug", test_slug},
+      {"geometry", "lengths_sum_exact", test_lengths_sum_exact},
+      {"geometry", "lengths_mean", test_lengths_mean},
+      {"geometry", "lengths_shape", test_lengths_shape},
+      {"geometry", "lengths_tail", test_lengths_tail},
+      {"geometry", "lengths_deterministic", test_lengths_deterministic},
+      {"geometry", "lengths_validation", test_lengths_validation},
+      {"geometry", "parse_lengths", test_parse_lengths},
+      {"geometry", "segments_parse", test_segments_parse},
   };
   CU_pSuite suite = NULL;
   const char *current = "";

@@ -6,13 +6,17 @@
  * The sum is exact: tb_geometry_counts draws from the geometry's distribution
  * with the mean total / num, then spreads the (small) difference between what
  * it drew and `total` evenly over the objects that may take it, without
- * leaving the geometry's bounds. Benchmarks therefore get exactly the number
- * of work items they ask for (2^26, say). */
+ * leaving the geometry's bounds. LOGNORMAL and ZIPF, whose heavy tails leave
+ * a larger difference, first scale every count's excess over 1 by the ratio
+ * that closes it (a change of scale, not of shape), then spread the few units
+ * left. Benchmarks therefore get exactly the number of work items they ask
+ * for (2^26, say). */
 #ifndef TB_CORE_GEOMETRY_H
 #define TB_CORE_GEOMETRY_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/rng.h"
 #include "core/status.h"
@@ -53,6 +57,23 @@ typedef enum tb_geometry {
    * tiles without work), non-zero runs the length that makes the zero
    * fraction about empty_fraction; non-zero counts as TB_GEOM_EMPTY_FRACTION. */
   TB_GEOM_ZERO_RUNS,
+  /* 1 + Y, Y log-normal with sigma = spec->shape (of the underlying normal)
+   * and mean m - 1 (mu = ln(m - 1) - sigma^2 / 2), rounded stochastically to
+   * an integer of the same expected value: mean m, a long right tail, the
+   * median 1 + (m - 1) exp(-sigma^2 / 2). Never zero, like UNIFORM (whose
+   * counts are 1 + a uniform of mean m - 1), so m >= 1 and m = 1 gives all
+   * ones. Each draw is capped at total - num + 1 (the others hold >= 1). */
+  TB_GEOM_LOGNORMAL,
+  /* Zipf with exponent s = spec->shape over a finite support: count k in
+   * [1, K] with probability proportional to k^-s. The support sets the mean,
+   * H_K(s - 1) / H_K(s) (H_K(a) = sum of k^-a, k = 1..K), which grows with K:
+   * K is the smallest support whose mean reaches m, and a draw takes support
+   * K - 1 instead with the probability that makes the expected value exactly
+   * m. Never zero (m >= 1; m = 1: all ones). K is at most INT32_MAX, which
+   * bounds the mean for s > 1 (about 35000 at s = 1.5, 13.4 at s = 2,
+   * zeta(s - 1) / zeta(s) beyond): tb_geometry_max_avg says how far, and a
+   * larger avg is an error. Each draw is capped as LOGNORMAL's. */
+  TB_GEOM_ZIPF,
   TB_GEOM_COUNT
 } tb_geometry;
 
@@ -66,10 +87,19 @@ typedef struct tb_geometry_spec {
   double avg;            /* mean count (items per object); > 0, finite */
   double empty_fraction; /* EMPTY_FRACTION: [0, 1); ZERO_RUNS: (0, 1); else ignored */
   double run_length;     /* ZERO_RUNS: mean zero-run length (>= 1), 0 for the default */
+  double shape;          /* LOGNORMAL: sigma in (0, 3]; ZIPF: exponent s in (0, 10] */
 } tb_geometry_spec;
 
+/* LOGNORMAL's sigma stops at 3: past it the mean rests on a handful of draws
+ * at any size a sweep runs (the coefficient of variation is
+ * sqrt(exp(sigma^2) - 1), 90 at 3), so the sum fix, not the model, would set
+ * it. */
+#define TB_GEOMETRY_MAX_SIGMA 3.0
+#define TB_GEOMETRY_MAX_ZIPF_S 10.0
+
 /* A ready spec for kind: empty_fraction 0.5 for EMPTY_FRACTION and ZERO_RUNS,
- * the default run length, avg as given. */
+ * the default run length, sigma 1 for LOGNORMAL, s 1.5 for ZIPF, avg as
+ * given. */
 tb_geometry_spec tb_geometry_spec_default(tb_geometry kind, double avg);
 
 /* Fills counts[0..num) with counts >= 0 whose sum is exactly total (see each
@@ -79,10 +109,24 @@ tb_geometry_spec tb_geometry_spec_default(tb_geometry kind, double avg);
  * when num is 0), an invalid kind or field, total < 0, num out of range, and a
  * total the kind cannot reach with num int32 counts (UNIFORM with total < num,
  * ALL_ONE with total != num, a giant over INT32_MAX, more non-empty objects
- * than items, ...). total 0 gives all-zero counts for every kind that allows
- * zeros (EMPTY_FRACTION and ZERO_RUNS included). */
+ * than items, LOGNORMAL or ZIPF with total < num, ZIPF past its largest mean,
+ * ...). total 0 gives all-zero counts for every kind that allows zeros
+ * (EMPTY_FRACTION and ZERO_RUNS included). */
 tb_status tb_geometry_counts(const tb_geometry_spec *spec, int64_t total,
                              int32_t *counts, int64_t num, tb_rng *r);
+
+/* The draws tb_geometry_counts starts from, before it makes the sum exact:
+ * what a kind's distribution gives on its own, for tests of its mean and
+ * shape (the counts sum to about total). Only for the kinds whose counts are
+ * independent draws: UNIFORM, POWER_LAW, LOGNORMAL, ZIPF; arguments and
+ * errors as tb_geometry_counts. */
+tb_status tb_geometry_draw(const tb_geometry_spec *spec, int64_t total, int32_t *counts,
+                           int64_t num, tb_rng *r);
+
+/* The largest avg the kind can describe: ZIPF's mean at support INT32_MAX
+ * (finite for s > 1), INFINITY for every other kind, NAN for an invalid
+ * spec. */
+double tb_geometry_max_avg(const tb_geometry_spec *spec);
 
 /* How many objects the geometry wants for total items: ceil(total / avg)
  * (at least 1 for total >= 1, 0 for total 0: an empty problem); total itself
@@ -90,10 +134,42 @@ tb_status tb_geometry_counts(const tb_geometry_spec *spec, int64_t total,
 int64_t tb_geometry_num_objects(const tb_geometry_spec *spec, int64_t total);
 
 /* "fixed", "uniform", "power_law", "empty_fraction", "one_giant", "all_one",
- * "zeros_but_one", "zero_runs"; "invalid" otherwise. */
+ * "zeros_but_one", "zero_runs", "lognormal", "zipf"; "invalid" otherwise. */
 const char *tb_geometry_name(tb_geometry g);
 /* The inverse of tb_geometry_name; false (and *out untouched) if unknown. */
 bool tb_geometry_parse(const char *s, tb_geometry *out);
+
+/* ---- Segment lengths as the sweeps take them. ----------------------------- */
+
+/* "uniform", "lognormal:SIGMA" or "zipf:S" (the sweeps' --tb_lengths) into
+ * spec->kind and spec->shape, leaving its other fields as they are.
+ * TB_ERR_INVALID_ARGUMENT with a message naming the rule otherwise. */
+tb_status tb_geometry_parse_lengths(const char *s, tb_geometry_spec *spec);
+
+/* A segment file (the sweeps' --tb_segments): text, one non-negative decimal
+ * integer per line, in one of two forms named by its first line that is not
+ * blank:
+ *   # offsets   CSR offsets: the first 0, none smaller than the one before,
+ *               at least two (one segment); the last is the total;
+ *   # lengths   segment lengths, at least one.
+ * '#' starts a comment anywhere else (a line of its own or after a number),
+ * blank lines and surrounding white space are ignored. Empty segments are
+ * allowed; the total must be in [1, INT32_MAX] (items are int32-indexed),
+ * hence every value too. */
+typedef struct tb_segments {
+  int32_t *counts; /* num lengths */
+  int64_t num, total;
+  int64_t empty;   /* segments of length 0 */
+  int32_t longest;
+} tb_segments;
+
+/* Reads `name`'s text from f into *out (freed with tb_segments_free, zeroed on
+ * error). TB_ERR_INVALID_ARGUMENT with "name:line: what" for a malformed
+ * file; TB_ERR_OUT_OF_MEMORY. */
+tb_status tb_segments_parse(FILE *f, const char *name, tb_segments *out);
+/* The same from the file at path; TB_ERR_IO when it cannot be read. */
+tb_status tb_segments_read(const char *path, tb_segments *out);
+void tb_segments_free(tb_segments *s);
 
 #ifdef __cplusplus
 }

@@ -18,10 +18,18 @@
  * (placing 2^28 short intervals at random and the references' random
  * accesses) takes longer than the rest of the sweep.
  *
+ * --tb_lengths=lognormal:SIGMA|zipf:S draws the counts from that model
+ * instead (TB_GEOM_LOGNORMAL, TB_GEOM_ZIPF: mean L, never zero), and
+ * --tb_segments=FILE takes them from the file, at its own size and mean
+ * only (every type, every box, the moves too); the algorithm names then end
+ * in "_lognormal", "_zipf" or "_file", so that they never mix with the
+ * uniform rows.
+ *
  * Bytes that must move: lbs 4B + 4N; expand 4B + B s + N s; move, gather,
  * scatter 12B + 2N s (B objects, N items, s the element size). Every
  * benchmark first checks its whole output bit for bit against the CPU
  * reference, on its first repetition (tb_sweep_checked). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +46,7 @@
 #include "suites/baselines/cub_lib.h"
 #include "suites/baselines/cub_memcpy.h"
 #include "suites/baselines/thrust.h"
+#include "suites/sweep_lengths.h"
 
 typedef enum {
   ALG_LBS,
@@ -148,8 +157,10 @@ static void place(const int32_t *scan, int32_t num, int64_t n, tb_rng *r, int32_
 static tb_status problem_get(int64_t n, int seg, bool placed) {
   if (prob.n != n || prob.seg != seg) {
     problem_release();
-    const tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, seg);
-    const int64_t num = tb_geometry_num_objects(&spec, n);
+    /* The counts: uniform, a model (--tb_lengths) or a file (--tb_segments). */
+    const tb_geometry_spec spec = tb_lengths_spec(seg);
+    const tb_segments *file = tb_lengths_file();
+    const int64_t num = file ? file->num : tb_geometry_num_objects(&spec, n);
     tb_rng r;
     tb_rng_seed(&r, 0x1b5000u + (uint64_t)n * 131 + (uint64_t)seg);
     int32_t *counts = malloc(sizeof(int32_t) * num);
@@ -158,7 +169,9 @@ static tb_status problem_get(int64_t n, int seg, bool placed) {
       free(counts);
       return tb_fail(TB_ERR_OUT_OF_MEMORY, "interval sweep: %lld objects", (long long)num);
     }
-    tb_status st = tb_geometry_counts(&spec, n, counts, num, &r);
+    tb_status st = TB_OK;
+    if (file) memcpy(counts, file->counts, sizeof(int32_t) * num);
+    else st = tb_geometry_counts(&spec, n, counts, num, &r);
     if (st == TB_OK) tb_cpu_counts_scan(counts, (int32_t)num, prob.scan);
     free(counts);
     TB_TRY(st);
@@ -317,6 +330,7 @@ static void run(tb_bench_state *st, void *arg) {
     return;
   }
   tb_sweep_measure(st, launch, (void *)c, c->n, bytes_moved(c));
+  tb_lengths_counters(st);
 }
 
 static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_launch_box box) {
@@ -324,8 +338,9 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
   if (!c) return;
   *c = (bench_case){alg, t, n, seg, which, box};
   static const char *kBaseline[ALG_COUNT] = {"thrust", "thrust", "cub", "cub", "cub", "cub"};
-  char name[192];
-  tb_sweep_name(name, sizeof name, kAlgName[alg],
+  char name[192], alg_name[64];
+  tb_lengths_name(kAlgName[alg], alg_name, sizeof alg_name);
+  tb_sweep_name(name, sizeof name, alg_name,
                 which == IMPL_TB ? "tb" : which == IMPL_CUB_FIND ? "cub35_find" : kBaseline[alg],
                 alg == ALG_LBS ? "int32" : tb_type_name(t), n, seg, box.nt, box.vt);
   tb_bench_register(name, run, c, free);
@@ -338,6 +353,7 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
 /* Boxes are swept at one small and one large size only: the heat maps and
  * the tuning table within one 10-minute run. */
 static bool sweeps_boxes(int64_t n) {
+  if (tb_lengths_file()) return true; /* its only size */
   return tb_sweep.quick ? n == (1 << 20) : n == (1 << 20) || n == (1 << 26);
 }
 
@@ -349,12 +365,26 @@ static void register_all(void) {
   tb_launch_box lbs_boxes[64], int_boxes[64];
   const int n_lbs = tb_lbs_grid(lbs_boxes, 64);
   const int n_int = tb_interval_grid(TB_INT32, int_boxes, 64);
-  for (int64_t n = 1 << 16; n <= max_n(); n <<= 2)
-    for (size_t g = 0; g < sizeof segs / sizeof segs[0]; ++g) {
-      const int seg = segs[g];
+  int64_t n_first = 1 << 16, n_last = max_n();
+  int nseg = (int)(sizeof segs / sizeof segs[0]), file_seg = 0;
+  const tb_segments *file = tb_lengths_file();
+  tb_lengths_context();
+  if (file) {
+    /* The file's size and mean count only. */
+    n_first = n_last = file->total;
+    file_seg = (int)llround((double)file->total / (double)file->num);
+    if (file_seg < 1) file_seg = 1; /* mostly empty: still a seg axis */
+    nseg = 1;
+  } else {
+    nseg = tb_lengths_reach("interval", segs, nseg);
+  }
+  for (int64_t n = n_first; n <= n_last; n <<= 2)
+    for (int g = 0; g < nseg; ++g) {
+      const int seg = file ? file_seg : segs[g];
       const bool boxes = sweeps_boxes(n);
       /* The other types where the published baseline figures are measured: 2^26 (the largest quick size). */
-      const int types = n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
+      const int types =
+          file || n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
       add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, tuned);
       add(ALG_LBS, TB_INT32, n, seg, IMPL_BASELINE, tuned);
       add(ALG_LBS, TB_INT32, n, seg, IMPL_CUB_FIND, tuned);
@@ -364,7 +394,7 @@ static void register_all(void) {
       for (int t = 0; t < types; ++t)
         for (int a = ALG_EXPAND; a < ALG_COUNT; ++a) {
           if (t != TB_INT32 && a != ALG_EXPAND && a != ALG_MOVE) continue;
-          if (a >= ALG_MOVE && n > max_n() / 4) continue;
+          if (a >= ALG_MOVE && n > max_n() / 4 && !file) continue;
           add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg, IMPL_BASELINE, tuned);
           if (a == ALG_EXPAND) add((algorithm)a, (tb_type)t, n, seg, IMPL_CUB_FIND, tuned);
@@ -376,10 +406,12 @@ static void register_all(void) {
 }
 
 int main(int argc, char **argv) {
+  tb_lengths_declare();
   const int rc = tb_sweep_main(argc, argv, "interval", register_all);
   problem_release();
   free(ref.want);
   tb_cub_batches_free(&batches);
   tb_buffer_free(&d_out), tb_buffer_free(&scratch), tb_buffer_free(&thrust_scratch);
+  tb_lengths_release();
   return rc;
 }

@@ -657,8 +657,10 @@ static void test_geometry_sum_exact_everywhere(void) {
       for (int k = 0; k < TB_COUNT(totals); ++k) {
         tb_geometry_spec spec = tb_geometry_spec_default((tb_geometry)g, avgs[a]);
         spec.run_length = 32;
-        /* Uniform counts are >= 1: avg below 1 has no uniform geometry. */
-        if (g == TB_GEOM_UNIFORM && avgs[a] < 1.0) continue;
+        /* Uniform, lognormal and zipf counts are >= 1: avg below 1 has no
+         * such geometry. */
+        if ((g == TB_GEOM_UNIFORM || g == TB_GEOM_LOGNORMAL || g == TB_GEOM_ZIPF) && avgs[a] < 1.0)
+          continue;
         /* Non-empty objects hold >= 1: avg must reach 1 - empty_fraction
          * (exactly for EMPTY_FRACTION; ZERO_RUNS' fraction varies, so 1). */
         if (g == TB_GEOM_EMPTY_FRACTION && avgs[a] < 0.5) continue;

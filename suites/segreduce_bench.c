@@ -7,7 +7,15 @@
  * empty segments, so the kernels run without support_empty).
  *
  * Reduce-by-key sees the same geometry: run i of the keys is segment i and
- * holds key i, so its runs are exactly the CSR segments.
+ * holds key i, so its runs are exactly the CSR segments (the non-empty ones:
+ * only a segment file has empty segments).
+ *
+ * --tb_lengths=lognormal:SIGMA|zipf:S draws the lengths of every row but the
+ * fixed-length ones from that model instead (TB_GEOM_LOGNORMAL, TB_GEOM_ZIPF:
+ * mean L, never empty), and --tb_segments=FILE runs them on the file's
+ * segments, at its own size and mean length only (empty segments then get
+ * support_empty). Their algorithm names carry the lengths' tag
+ * (suites/sweep_lengths.h) so that they never mix with the uniform rows.
  *
  * The indirect rows (tb only: CUB's segmented reduction has no sources
  * array) read segment s from sources[s] = n - csr[s + 1], the segments laid
@@ -36,6 +44,7 @@
  * for bit for integers, and exactly for floats, whose values are small
  * integers (tb_fill_random, core/rng.h) on which every partial sum is exact
  * in any order. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +57,7 @@
 #include "cpuref/segreduce.h"
 #include "kernels/tilebench.h"
 #include "suites/baselines/cub_seg.h"
+#include "suites/sweep_lengths.h"
 
 typedef enum {
   ALG_SEGREDUCE,
@@ -76,8 +86,19 @@ static bool is_apply(algorithm a) { return a == ALG_SEGREDUCE_APPLY || a == ALG_
 static bool by_key(algorithm a) { return a == ALG_REDUCE_BY_KEY || a == ALG_REDUCE_BY_KEY_APPLY; }
 /* Direct CSR rows: every segment read where its offsets say. */
 static bool direct(algorithm a) { return a == ALG_SEGREDUCE || a == ALG_SEGREDUCE_FIXED; }
-static tb_geometry geometry_of(algorithm a) {
-  return a == ALG_SEGREDUCE_FIXED ? TB_GEOM_FIXED : TB_GEOM_UNIFORM;
+
+/* The lengths: uniform, a model (--tb_lengths) or a file (--tb_segments). The
+ * fixed-length rows are the same whatever they are: registered only with
+ * uniform, their names never tagged. */
+static bool fixed(algorithm a) { return a == ALG_SEGREDUCE_FIXED; }
+
+static void algorithm_name(algorithm a, char *out, size_t cap) {
+  if (fixed(a)) snprintf(out, cap, "%s", kAlgName[a]);
+  else tb_lengths_name(kAlgName[a], out, cap);
+}
+
+static tb_geometry_spec spec_of(algorithm a, int seg) {
+  return fixed(a) ? tb_geometry_spec_default(TB_GEOM_FIXED, seg) : tb_lengths_spec(seg);
 }
 
 typedef struct {
@@ -99,7 +120,8 @@ typedef struct {
   int64_t n;
   int seg;
   tb_geometry kind;
-  int32_t num;   /* segments = runs */
+  int32_t num;   /* segments */
+  int32_t runs;  /* the non-empty ones: reduce-by-key's runs */
   int32_t longest; /* what CUB is told: known before the timing, as a user knows their data */
   int32_t *csr;  /* num + 1 start offsets, the last one n (CUB's form) */
   int32_t *keys; /* n keys: run i holds key i */
@@ -116,11 +138,13 @@ static void problem_release(void) {
   prob.n = -1;
 }
 
-static tb_status problem_get(int64_t n, int seg, tb_geometry kind) {
+static tb_status problem_get(int64_t n, int seg, algorithm a) {
+  const tb_geometry_spec spec = spec_of(a, seg);
+  const tb_geometry kind = spec.kind;
   if (prob.n == n && prob.seg == seg && prob.kind == kind) return TB_OK;
   problem_release();
-  const tb_geometry_spec spec = tb_geometry_spec_default(kind, seg);
-  const int64_t num = tb_geometry_num_objects(&spec, n);
+  const tb_segments *file = fixed(a) ? NULL : tb_lengths_file();
+  const int64_t num = file ? file->num : tb_geometry_num_objects(&spec, n);
   tb_rng r;
   tb_rng_seed(&r, 0x5e900000u + (uint64_t)n * 131 + (uint64_t)seg); /* FIXED draws nothing */
   int32_t *counts = malloc(sizeof(int32_t) * num);
@@ -131,13 +155,17 @@ static tb_status problem_get(int64_t n, int seg, tb_geometry kind) {
     free(counts);
     return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: %lld segments", (long long)num);
   }
-  tb_status st = tb_geometry_counts(&spec, n, counts, num, &r);
+  tb_status st = TB_OK;
+  if (file) memcpy(counts, file->counts, sizeof(int32_t) * num);
+  else st = tb_geometry_counts(&spec, n, counts, num, &r);
   if (st == TB_OK) {
     int32_t at = 0;
     prob.longest = 0;
+    prob.runs = 0;
     for (int32_t i = 0; i < (int32_t)num; ++i) {
       prob.csr[i] = at;
       if (counts[i] > prob.longest) prob.longest = counts[i];
+      prob.runs += counts[i] > 0;
       for (int32_t k = 0; k < counts[i]; ++k) prob.keys[at + k] = i;
       at += counts[i];
     }
@@ -188,9 +216,9 @@ static tb_status reference_get(const bench_case *c) {
     if (!ref.keys) return tb_fail(TB_ERR_OUT_OF_MEMORY, "segreduce sweep: reference keys");
     TB_TRY(tb_cpu_reduce_by_key(c->t, TB_OP_PLUS, prob.keys, in, (int32_t)c->n, ref.values,
                                 ref.keys, &ref.num));
-    if (ref.num != prob.num) /* the keys are built so that runs and segments coincide */
-      return tb_fail(TB_ERR_MISMATCH, "segreduce sweep: %d runs of keys for %d segments", ref.num,
-                     prob.num);
+    if (ref.num != prob.runs) /* the keys are built so that runs and segments coincide */
+      return tb_fail(TB_ERR_MISMATCH, "segreduce sweep: %d runs of keys for %d non-empty segments",
+                     ref.num, prob.runs);
   } else {
     TB_TRY(tb_cpu_segreduce_csr(c->t, TB_OP_PLUS, in, (int32_t)c->n, prob.csr, prob.num,
                                 indirect ? prob.sources : NULL, tb_identity(c->t, TB_OP_PLUS),
@@ -223,11 +251,11 @@ static tb_status launch(void *arg) {
         return tb_cub_segreduce(impl_lib(c->which), c->t, plus, in, csr, prob.num,
                                 c->which == IMPL_CUB35_HINT ? prob.longest : 0, d_out.ptr,
                                 &scratch, 0);
-      return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, NULL, false, d_out.ptr, &c->box,
-                              &scratch, 0);
-    case ALG_SEGREDUCE_INDIRECT:
-      return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, prob.d_sources.ptr, false,
+      return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, NULL, prob.runs < prob.num,
                               d_out.ptr, &c->box, &scratch, 0);
+    case ALG_SEGREDUCE_INDIRECT:
+      return tb_segreduce_csr(c->t, plus, in, c->n, csr, prob.num, prob.d_sources.ptr,
+                              prob.runs < prob.num, d_out.ptr, &c->box, &scratch, 0);
     case ALG_SEGREDUCE_APPLY: return tb_segreduce_apply(plan, plus, in, d_out.ptr, &scratch, 0);
     case ALG_REDUCE_BY_KEY:
       if (c->which != IMPL_TB)
@@ -244,8 +272,8 @@ static tb_status launch(void *arg) {
  * reduce-by-key's preprocess writes the unique keys and the run count. */
 static tb_status plan_make(const bench_case *c) {
   if (c->alg == ALG_SEGREDUCE_APPLY)
-    return tb_segreduce_csr_preprocess(c->t, c->n, prob.d_csr.ptr, prob.num, false, &c->box, &plan,
-                                       0);
+    return tb_segreduce_csr_preprocess(c->t, c->n, prob.d_csr.ptr, prob.num, prob.runs < prob.num,
+                                       &c->box, &plan, 0);
   return tb_reduce_by_key_preprocess(c->t, prob.d_keys.ptr, c->n, d_keys_out.ptr, NULL, d_num.ptr,
                                      &c->box, &plan, 0);
 }
@@ -264,7 +292,9 @@ static tb_status validate(const bench_case *c) {
   if (is_apply(c->alg)) TB_TRY(plan_make(c));
   TB_TRY(launch((void *)c));
   char what[160], of[176];
-  snprintf(what, sizeof what, "%s/%s %s n=%lld seg=%d (%d segments) box=%dx%d", kAlgName[c->alg],
+  char alg[64];
+  algorithm_name(c->alg, alg, sizeof alg);
+  snprintf(what, sizeof what, "%s/%s %s n=%lld seg=%d (%d segments) box=%dx%d", alg,
            kImplName[c->which], tb_type_name(c->t), (long long)c->n, c->seg,
            prob.num, c->box.nt, c->box.vt);
   if (by_key(c->alg)) {
@@ -274,19 +304,20 @@ static tb_status validate(const bench_case *c) {
       return tb_fail(TB_ERR_MISMATCH, "%s: %d runs, expected %d", what, runs, ref.num);
     TB_TRY(tb_buffer_download(&d_keys_out, got, num * sizeof(int32_t)));
     snprintf(of, sizeof of, "%s: keys", what);
-    TB_TRY(tb_compare_exact(TB_INT32, got, ref.keys, prob.num, of));
+    TB_TRY(tb_compare_exact(TB_INT32, got, ref.keys, ref.num, of));
   }
   TB_TRY(tb_buffer_download(&d_out, got, num * sz));
   /* Sums of small integers: exact in every type (only a zero's sign may differ). */
   snprintf(of, sizeof of, "%s: out", what);
-  return tb_compare_exact(c->t, got, ref.values, prob.num, of);
+  return tb_compare_exact(c->t, got, ref.values, ref.num, of);
 }
 
 /* ---- benchmarks ---- */
 
-static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num) {
+/* num segments, runs of them non-empty (reduce-by-key's runs). */
+static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num, int64_t runs) {
   const int64_t s = (int64_t)tb_type_size(t);
-  if (by_key(alg)) return 4 * n + n * s + num * (4 + s) + 4;
+  if (by_key(alg)) return 4 * n + n * s + runs * (4 + s) + 4;
   if (alg == ALG_SEGREDUCE_FIXED) return n * s + num * s; /* no offsets needed */
   return n * s + 4 * (num + 1) + num * s + (alg == ALG_SEGREDUCE_INDIRECT ? 4 * num : 0);
 }
@@ -294,8 +325,10 @@ static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num) {
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   const size_t sz = tb_type_size(c->t);
-  tb_status s = problem_get(c->n, c->seg, geometry_of(c->alg));
-  if (s == TB_OK) s = tb_sweep_input_get(c->t, TB_OP_PLUS, TB_DRAW_EXACT, 0, max_n(), &values);
+  tb_status s = problem_get(c->n, c->seg, c->alg);
+  /* A segment file may be larger than the sweep's sizes. */
+  const int64_t cap = c->n > max_n() ? c->n : max_n();
+  if (s == TB_OK) s = tb_sweep_input_get(c->t, TB_OP_PLUS, TB_DRAW_EXACT, 0, cap, &values);
   if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)prob.num * sz);
   if (s == TB_OK) s = tb_buffer_reserve(&d_keys_out, (size_t)prob.num * sizeof(int32_t));
   if (s == TB_OK) s = tb_buffer_reserve(&d_num, sizeof(int32_t));
@@ -307,7 +340,8 @@ static void run(tb_bench_state *st, void *arg) {
     s = plan_make(c); /* a later repetition: the check made the first one's */
   }
   if (s == TB_OK)
-    tb_sweep_measure(st, launch, (void *)c, c->n, bytes_moved(c->alg, c->t, c->n, prob.num));
+    tb_sweep_measure(st, launch, (void *)c, c->n,
+                     bytes_moved(c->alg, c->t, c->n, prob.num, prob.runs));
   else
     tb_bench_skip_with_error(st, tb_last_error());
   tb_seg_plan_free(plan);
@@ -321,19 +355,23 @@ static void run(tb_bench_state *st, void *arg) {
     tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
     tb_bench_set_counter(st, "vt", def.vt, TB_COUNTER_VALUE);
   }
+  if (s == TB_OK && !fixed(c->alg)) tb_lengths_counters(st);
 }
 
 static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_launch_box box) {
   bench_case *c = malloc(sizeof *c);
   if (!c) return;
   *c = (bench_case){alg, t, n, seg, which, box};
-  char name[192];
-  tb_sweep_name(name, sizeof name, kAlgName[alg], kImplName[which], tb_type_name(t), n, seg, box.nt,
+  char name[192], alg_name[64];
+  algorithm_name(alg, alg_name, sizeof alg_name);
+  tb_sweep_name(name, sizeof name, alg_name, kImplName[which], tb_type_name(t), n, seg, box.nt,
                 box.vt);
   tb_bench_register(name, run, c, free);
-  const tb_geometry_spec spec = tb_geometry_spec_default(geometry_of(alg), seg);
-  const int64_t num = tb_geometry_num_objects(&spec, n);
-  tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(alg, t, n, num)));
+  const tb_geometry_spec spec = spec_of(alg, seg);
+  const tb_segments *file = fixed(alg) ? NULL : tb_lengths_file();
+  const int64_t num = file ? file->num : tb_geometry_num_objects(&spec, n);
+  const int64_t runs = file ? file->num - file->empty : num;
+  tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(alg, t, n, num, runs)));
 }
 
 static void register_all(void) {
@@ -341,15 +379,29 @@ static void register_all(void) {
   static const int segs[] = {1, 4, 16, 64, 256, 1024, 16384};
   static const int quick_segs[] = {1, 16, 256, 16384};
   const int *seg = tb_sweep.quick ? quick_segs : segs;
-  const int nseg = tb_sweep.quick ? 4 : 7;
+  int nseg = tb_sweep.quick ? 4 : 7;
   const tb_launch_box tuned = {0, 0};
+  int64_t n_first = tb_sweep_max(1 << 16, 1 << 18), n_last = max_n();
+  int file_seg[1];
+  const tb_segments *file = tb_lengths_file();
+  tb_lengths_context();
+  if (file) {
+    /* The file's size and mean length only (boxes there too: the only size). */
+    n_first = n_last = file->total;
+    file_seg[0] = (int)llround((double)file->total / (double)file->num);
+    if (file_seg[0] < 1) file_seg[0] = 1; /* mostly empty: still a seg axis */
+    seg = file_seg, nseg = 1;
+  } else {
+    nseg = tb_lengths_reach("segreduce", seg, nseg);
+  }
   /* Geometry outermost (built once per (n, seg)), then the type, then the
    * family: each reference is computed once. */
-  for (int64_t n = tb_sweep_max(1 << 16, 1 << 18); n <= max_n(); n <<= 2)
+  for (int64_t n = n_first; n <= n_last; n <<= 2)
     for (int g = 0; g < nseg; ++g) {
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         tb_launch_box boxes[64];
-        const int nbox = n == box_n() ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
+        const bool box_size = file || n == box_n();
+        const int nbox = box_size ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
         for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
           add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);
@@ -362,8 +414,9 @@ static void register_all(void) {
             add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, boxes[b]);
         }
       }
-      /* Every segment of length L: where CUB's fixed-size overload applies. */
-      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+      /* Every segment of length L: where CUB's fixed-size overload applies.
+       * The same rows whatever the lengths: a uniform run has them. */
+      for (int t = 0; t < TB_TYPE_COUNT && tb_lengths_tag()[0] == '\0'; ++t) {
         add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_TB, tuned);
         add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_CUB35_HINT, tuned);
         add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_CUB35_FIXED, tuned);
@@ -372,10 +425,12 @@ static void register_all(void) {
 }
 
 int main(int argc, char **argv) {
+  tb_lengths_declare();
   const int rc = tb_sweep_main(argc, argv, "segreduce", register_all);
   problem_release();
   free(ref.values), free(ref.keys);
   tb_buffer_free(&d_out), tb_buffer_free(&d_keys_out), tb_buffer_free(&d_num);
   tb_buffer_free(&scratch);
+  tb_lengths_release();
   return rc;
 }

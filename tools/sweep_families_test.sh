@@ -91,6 +91,13 @@ refused "--benchmark_format takes console, json or csv" sweep -- --benchmark_for
 refused "give --out DIR" sweep -- --tb_results=/tmp/x
 refused "for CSV give --benchmark_format=csv" sweep -- --benchmark_out=x.csv
 refused "leave out --benchmark_filter" sweep --devices all -- --benchmark_filter=scan
+refused "--tb_lengths takes uniform, lognormal:SIGMA" sweep segreduce -- --tb_lengths=gauss:1
+refused "--tb_lengths takes uniform" sweep segreduce -- --tb_lengths=lognormal:3.5
+refused "--tb_lengths takes uniform" sweep segreduce -- --tb_lengths=zipf:0
+refused "--tb_lengths takes uniform" sweep segreduce -- --tb_lengths=zipf:
+refused "--tb_segments: cannot read 'nowhere.txt'" sweep segreduce -- --tb_segments=nowhere.txt
+refused "--tb_segments needs a segment file" sweep segreduce -- --tb_segments=
+refused "only the interval segreduce sweeps have segment lengths, not scan" sweep segreduce scan -- --tb_lengths=zipf:1.5
 refused "unknown option '--device'" sweep --device all
 refused "unknown family 'reduc'" sweep reduc
 refused "families go before --" sweep -- scan
@@ -129,6 +136,17 @@ while read -r spec; do
     *) grep -qF -- " $flag" "$TMP/ran" 2>/dev/null || fail "$flag (from --help) did not reach the sweep: $(cat "$TMP/out")" ;;
   esac
 done <"$TMP/flags"
+
+# Segment lengths: without families named, the sweeps that have them run
+# alone; a segment file's path is the caller's, handed on whole.
+mkdir -p "$TMP/cwd"
+printf '# offsets\n0\n5\n' >"$TMP/cwd/segs.txt"
+rm -f "$TMP/ran"
+(cd "$TMP/cwd" && TB_SWEEP_BIN=$BIN TB_RESULTS=$TMP/results "$TILEBENCH" sweep -- --tb_segments=segs.txt \
+  >"$TMP/out" 2>&1) || fail "a sweep with --tb_segments exited $?: $(cat "$TMP/out")"
+[ "$(cut -d' ' -f1 "$TMP/ran" | tr '\n' ' ')" = "interval segreduce " ] \
+  || fail "--tb_segments ran '$(cat "$TMP/ran")', want interval and segreduce"
+grep -q -- "--tb_segments=$TMP/cwd/segs.txt" "$TMP/ran" || fail "the segment file's path not made whole: $(cat "$TMP/ran")"
 
 # --out DIR, from the caller's folder: the results there, each file written
 # named, what else the folder held left as it was.

@@ -1,0 +1,84 @@
+#!/bin/bash
+# lengths_list_test SEGREDUCE INTERVAL: the rows the segmented sweeps list
+# (no GPU needed) with --tb_lengths and --tb_segments: uniform keeps today's
+# names, a model or a file renames every row it changes and only those, and
+# a mistake is refused (exit 2) with the rule or the file's line.
+set -u
+SEGREDUCE=$1
+INTERVAL=$2
+TMP=${TEST_TMPDIR:-$(mktemp -d)}
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# rows BIN FLAGS...: the listed row names, without Google Benchmark's segments.
+rows() { "$@" --tb_list 2>"$TMP/err" | sed 's|/iterations:.*||'; }
+# algorithms: the distinct algorithms of the rows on stdin.
+algorithms() { cut -d/ -f1 | sort -u | tr '\n' ' '; }
+
+for bin in "$SEGREDUCE" "$INTERVAL"; do
+  name=$(basename "$bin")
+  rows "$bin" >"$TMP/uniform"
+  rows "$bin" --tb_lengths=uniform >"$TMP/uniform2"
+  [ -s "$TMP/uniform" ] || fail "$name lists no rows: $(cat "$TMP/err")"
+  cmp -s "$TMP/uniform" "$TMP/uniform2" || fail "$name: --tb_lengths=uniform changes the rows"
+  grep -qE '_(lognormal|zipf|file)' "$TMP/uniform" && fail "$name: uniform rows renamed"
+  for model in lognormal:1.5 zipf:1.2; do
+    tag=_${model%%:*}
+    rows "$bin" --tb_lengths=$model >"$TMP/model"
+    [ -s "$TMP/model" ] || fail "$name $model lists no rows: $(cat "$TMP/err")"
+    # Names keep their form; every algorithm carries the tag, before _apply
+    # or _indirect; every uniform row of a drawn geometry is there renamed.
+    grep -vqE "^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9]+/n:[0-9]+/seg:[0-9]+(/nt:[0-9]+/vt:[0-9]+)?$" "$TMP/model" &&
+      fail "$name $model: a row out of form: $(grep -vE '^[a-z0-9_]+/' "$TMP/model" | head -1)"
+    grep -v "^[a-z_]*$tag\(_apply\|_indirect\)\?/" "$TMP/model" | head -1 | grep -q . &&
+      fail "$name $model: a row without its tag: $(grep -v "$tag" "$TMP/model" | head -1)"
+    want=$(grep -v '^segreduce_fixed/' "$TMP/uniform" |
+      sed -E "s#^([a-z_]+)(_apply|_indirect)/#\\1$tag\\2/#; t; s#^([a-z_]+)/#\\1$tag/#")
+    [ "$want" = "$(cat "$TMP/model")" ] || fail "$name $model: not the uniform rows renamed: $(diff <(echo "$want") "$TMP/model" | head -4)"
+  done
+done
+[ "$(rows "$SEGREDUCE" --tb_lengths=lognormal:1 | algorithms)" = \
+  "reduce_by_key_lognormal reduce_by_key_lognormal_apply segreduce_lognormal segreduce_lognormal_apply segreduce_lognormal_indirect " ] ||
+  fail "segreduce lognormal algorithms: $(rows "$SEGREDUCE" --tb_lengths=lognormal:1 | algorithms)"
+
+# Zipf reaches a mean only so far: zipf:2 keeps L = 1 and 4, and says so.
+rows "$SEGREDUCE" --tb_lengths=zipf:2 >"$TMP/zipf2"
+[ "$(sed 's|.*/seg:\([0-9]*\).*|\1|' "$TMP/zipf2" | sort -nu | tr '\n' ' ')" = "1 4 " ] ||
+  fail "zipf:2 rows of L: $(sed 's|.*/seg:\([0-9]*\).*|\1|' "$TMP/zipf2" | sort -nu | tr '\n' ' ')"
+grep -q 'zipf:2 reaches a mean length of 13.41 at most: rows of L > 4 left out' "$TMP/err" ||
+  fail "zipf:2 does not say what it leaves out: $(cat "$TMP/err")"
+
+# A file: its size and mean length only, every row renamed _file.
+printf '# offsets\n0\n3\n3   # empty\n\n10\n12\n100000\n' >"$TMP/segs.txt"
+for bin in "$SEGREDUCE" "$INTERVAL"; do
+  rows "$bin" --tb_segments="$TMP/segs.txt" --tb_boxes=none >"$TMP/file"
+  [ -s "$TMP/file" ] || fail "$(basename "$bin") lists no rows of the file: $(cat "$TMP/err")"
+  grep -v '^[a-z_]*_file\(_apply\|_indirect\)\?/[a-z0-9_]*/[a-z0-9]*/n:100000/seg:20000$' "$TMP/file" | head -1 | grep -q . &&
+    fail "$(basename "$bin") file rows: $(grep -v '/n:100000/seg:20000$' "$TMP/file" | head -1)"
+done
+[ "$(rows "$SEGREDUCE" --tb_segments="$TMP/segs.txt" --tb_boxes=none | wc -l)" = 40 ] ||
+  fail "segreduce: want 40 default rows of the file (10 a type)"
+printf '# lengths\n4\n0\n' >"$TMP/lengths.txt"
+[ "$(rows "$INTERVAL" --tb_segments="$TMP/lengths.txt" --tb_boxes=none | sed -n 1p)" = \
+  "lbs_file/tb/int32/n:4/seg:2" ] || fail "interval: a lengths file's first row"
+
+# Mistakes: exit 2, the rule or the file's line named.
+refused() { # refused PATTERN BIN FLAGS...
+  local want=$1
+  shift
+  "$@" --tb_list >"$TMP/out" 2>&1
+  local rc=$?
+  [ $rc -eq 2 ] || fail "'$*' exited $rc, want 2"
+  grep -qF -- "$want" "$TMP/out" || fail "'$*' does not say '$want': $(cat "$TMP/out")"
+}
+refused "segreduce: --tb_lengths: lengths are uniform, lognormal:SIGMA (0 < SIGMA <= 3) or zipf:S (0 < S <= 10), not 'zipf:0'" \
+  "$SEGREDUCE" --tb_lengths=zipf:0
+refused "not 'lognormal'" "$INTERVAL" --tb_lengths=lognormal
+printf '# offsets\n0\n5\n4\n' >"$TMP/bad.txt"
+refused "$TMP/bad.txt:4: offsets must not decrease (4 after 5)" "$SEGREDUCE" --tb_segments="$TMP/bad.txt"
+printf '# lengths\n2147483000\n647\n1\n' >"$TMP/over.txt"
+refused "$TMP/over.txt:4: the lengths pass INT32_MAX (2147483647) items in all" "$INTERVAL" \
+  --tb_segments="$TMP/over.txt"
+refused "give --tb_lengths or --tb_segments, not both" "$SEGREDUCE" --tb_segments="$TMP/segs.txt" --tb_lengths=zipf:1.5
+
+[ $failures -eq 0 ] && echo "lengths_list_test: all checks passed"
+exit $((failures > 0))
