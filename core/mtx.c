@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,12 +124,42 @@ static bool read_count(const char **p, int64_t *out) {
   return true;
 }
 
-/* The next line that is not a comment or blank; 0 at the end of the file. */
-static int next_data_line(FILE *f, const char *path, char *line) {
+/* The next line that is not a comment or blank; 0 at the end of the file.
+ * *lineno counts every line read, for messages. */
+static int next_data_line(FILE *f, const char *path, char *line, int64_t *lineno) {
   int got;
-  while ((got = next_line(f, path, line)) == 1)
+  while ((got = next_line(f, path, line)) == 1) {
+    ++*lineno;
     if (line[0] != '%' && !is_blank(line)) break;
+  }
   return got;
+}
+
+/* One entry's rules the format states and CHOLMOD does not hold to: 1-based
+ * indices within the size line's shape (CHOLMOD reads a file with a 0 index
+ * anywhere as 0-based throughout), a finite value. */
+static tb_status check_entry(const char *path, int64_t lineno, const char *line,
+                             const header *h) {
+  const char *p = line;
+  int64_t i = 0, j = 0;
+  if (!read_count(&p, &i) || !read_count(&p, &j))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: an entry starts with its row and column",
+                   path, (long long)lineno);
+  if (i < 1 || j < 1)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s:%lld: index 0: Matrix Market indices start at 1", path, (long long)lineno);
+  if (i > h->rows || j > h->cols)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: entry (%lld, %lld) outside %lld x %lld",
+                   path, (long long)lineno, (long long)i, (long long)j, (long long)h->rows,
+                   (long long)h->cols);
+  if (h->banner.field != TB_MTX_FIELD_PATTERN) {
+    char *end;
+    const double v = strtod(p, &end);
+    if (end == p || !isfinite(v))
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: the value is not a finite number", path,
+                     (long long)lineno);
+  }
+  return TB_OK;
 }
 
 static int count_numbers(const char *s) {
@@ -153,7 +184,8 @@ static tb_status read_header(FILE *f, const char *path, header *h) {
   if (b->field == TB_MTX_FIELD_PATTERN && b->symmetry == TB_MTX_STORE_SKEW)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: a pattern cannot be skew-symmetric", path);
 
-  int got = next_data_line(f, path, line);
+  int64_t lineno = 1; /* the banner */
+  int got = next_data_line(f, path, line, &lineno);
   if (got < 0) return TB_ERR_INVALID_ARGUMENT;
   const char *p = line;
   if (got == 0 || !read_count(&p, &h->rows) || !read_count(&p, &h->cols) ||
@@ -173,14 +205,18 @@ static tb_status read_header(FILE *f, const char *path, header *h) {
    * leaks its matrix on a file that ends short. */
   const int want = b->field == TB_MTX_FIELD_PATTERN ? 2 : 3;
   int64_t entries = 0;
-  while ((got = next_data_line(f, path, line)) == 1) {
-    if (entries++ > 0) continue;
+  while ((got = next_data_line(f, path, line, &lineno)) == 1) {
+    if (entries++ > 0) {
+      if (entries <= h->nnz) TB_TRY(check_entry(path, lineno, line, h));
+      continue;
+    }
     const int numbers = count_numbers(line);
     if (numbers != want)
       return tb_fail(TB_ERR_INVALID_ARGUMENT,
                      "%s: the banner says %s, so an entry has %d numbers; the first has %d%s", path,
                      b->field == TB_MTX_FIELD_PATTERN ? "pattern" : "a real field", want, numbers,
                      numbers == 4 ? " (complex matrices are not supported)" : "");
+    TB_TRY(check_entry(path, lineno, line, h));
   }
   if (got < 0) return TB_ERR_INVALID_ARGUMENT;
   if (entries != h->nnz)

@@ -16,13 +16,11 @@
  * %%MatrixMarket banner, "array" (dense) format, complex values, a field
  * that disagrees with the entries (a pattern file with values, say), sizes
  * that do not fit int32 indices (rows, columns, or nonzeros after expansion
- * above INT32_MAX), .gz files (gunzip them first), and whatever CHOLMOD's
- * parser refuses (a short file: "premature EOF"; an index out of range; a
- * malformed entry), with its message.
- *
- * One leniency of CHOLMOD's is kept: a file with a 0 index anywhere is read
- * as 0-based throughout (Matrix Market files are 1-based; such a file is
- * not one).
+ * above INT32_MAX), .gz files (gunzip them first), an entry with an index 0
+ * (the format is 1-based: CHOLMOD would read the whole file as 0-based), an
+ * index outside the size line's shape, a malformed entry or a value that is
+ * not finite (each naming the file and line), and whatever CHOLMOD's parser
+ * refuses, with its message.
  *
  * Cache (tb_mtx_load): <dir>/<name>.<hash>.tbcsr, <name> the file's
  * tb_mtx_name and <hash> 16 hex digits of a hash of its absolute path; dir
