@@ -10,20 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cunit_contains.h"
 #include "core/geometry.h"
 #include "core/rng.h"
 #include "core/slug.h"
 #include "core/status.h"
 #include "core/types.h"
 #include "core/validate.h"
-
-#define ASSERT_CONTAINS(hay, needle)                                        \
-  do {                                                                      \
-    const char *h_ = (hay);                                                 \
-    if (strstr(h_, (needle)) == NULL)                                       \
-      fprintf(stderr, "\n  message \"%s\" lacks \"%s\"\n", h_, (needle));   \
-    CU_ASSERT_PTR_NOT_NULL(strstr(h_, (needle)));                           \
-  } while (0)
 
 /* ---- status ------------------------------------------------------------ */
 

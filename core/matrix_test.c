@@ -8,17 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cunit_contains.h"
 #include "core/matrix.h"
 #include "core/rng.h"
 #include "core/status.h"
-
-#define ASSERT_CONTAINS(hay, needle)                                        \
-  do {                                                                      \
-    const char *h_ = (hay);                                                 \
-    if (strstr(h_, (needle)) == NULL)                                       \
-      fprintf(stderr, "\n  message \"%s\" lacks \"%s\"\n", h_, (needle));   \
-    CU_ASSERT_PTR_NOT_NULL(strstr(h_, (needle)));                           \
-  } while (0)
 
 static const tb_matrix_kind all_kinds[] = {TB_MATRIX_UNIFORM_ROWS, TB_MATRIX_POWER_LAW_ROWS,
                                            TB_MATRIX_STENCIL_2D5, TB_MATRIX_STENCIL_3D7};

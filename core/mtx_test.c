@@ -14,17 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cunit_contains.h"
 #include "core/mtx.h"
 #include "core/rng.h"
 #include "core/status.h"
-
-#define ASSERT_CONTAINS(hay, needle)                                        \
-  do {                                                                      \
-    const char *h_ = (hay);                                                 \
-    if (strstr(h_, (needle)) == NULL)                                       \
-      fprintf(stderr, "\n  message \"%s\" lacks \"%s\"\n", h_, (needle));   \
-    CU_ASSERT_PTR_NOT_NULL(strstr(h_, (needle)));                           \
-  } while (0)
 
 static char g_fixtures[4096]; /* core/testdata/mtx */
 static char g_tmp[4096];      /* a fresh folder for this run */
