@@ -3,7 +3,7 @@
 # that a bare CUDA machine lacks, into one folder that runs without Bazel:
 #
 #   tools/stage.sh [DIR]          (default .stage; builds first; also packs
-#                                 it as .carry/stage.tar.xz, one file to copy)
+#                                 it as DIR.tar.xz, one file to copy)
 #   DIR/run.sh tests [--parallel] [--quick]
 #                                 every GPU test suite (--parallel: one per GPU at once)
 #   DIR/run.sh sanitize           the suites under compute-sanitizer (quick sizes)
@@ -15,7 +15,7 @@
 #
 # TB_STAGE_ONLY="limits_test segreduce_bench ..." stages those binaries only:
 # a smaller tarball, for when the working tree (results included) and the
-# whole stage would be more than a copy to the GPU machine should carry.
+# whole stage are more than a copy to the GPU machine should take.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/.stage}
@@ -53,9 +53,8 @@ for t in $tests; do echo "${t##*:}"; done >"$dir/tests.txt"
 for t in $sweeps; do echo "${t##*:}"; done >"$dir/sweeps.txt"
 for t in $sanitize; do echo "${t##*:}"; done >"$dir/sanitize.txt"
 git rev-parse --short HEAD >"$dir/commit.txt" 2>/dev/null || echo unknown >"$dir/commit.txt"
-# One compressed file to carry: the suites share most of their device code,
+# One compressed file to copy: the suites share most of their device code,
 # which a dictionary larger than any one binary finds (five suites of about
 # 70 MB each: 61 MB packed with -9, 23 MB so).
-mkdir -p "$top/.carry"
-tar -C "$dir" -cf - . | xz --lzma2=preset=6,dict=512MiB -T1 >"$top/.carry/stage.tar.xz"
-echo "staged $(wc -l <"$dir/tests.txt") suites and $(wc -l <"$dir/sweeps.txt") sweeps in $dir, packed as .carry/stage.tar.xz ($(du -h "$top/.carry/stage.tar.xz" | cut -f1))" >&2
+tar -C "$dir" -cf - . | xz --lzma2=preset=6,dict=512MiB -T1 >"$dir.tar.xz"
+echo "staged $(wc -l <"$dir/tests.txt") suites and $(wc -l <"$dir/sweeps.txt") sweeps in $dir, packed as $dir.tar.xz ($(du -h "$dir.tar.xz" | cut -f1))" >&2

@@ -3,9 +3,6 @@
 #include <cub/device/device_find.cuh>
 #include <cuda/iterator>
 #include <cuda/std/functional>
-#include <thrust/execution_policy.h>
-#include <thrust/gather.h>
-#include <thrust/system/system_error.h>
 
 #include "suites/baselines/cub_find.h"
 #include "suites/baselines/lbs_search.cuh"
@@ -55,20 +52,7 @@ extern "C" tb_status tb_cub_find_interval_expand(tb_type type, const int32_t* d_
   // The objects at the front of scratch, the search's own scratch after them.
   const size_t obj_bytes = (size_t(n_items) * sizeof(int32_t) + 255) & ~size_t(255);
   TB_TRY(lbs(d_scan, num_objects, n_items, nullptr, obj_bytes, scratch, stream));
-  const int32_t* obj = static_cast<const int32_t*>(scratch->ptr);
-  // Elements are copied, not computed on: only their size matters.
-  try {
-    const auto policy = thrust::cuda::par_nosync.on(stream);
-    if (tb_type_size(type) == 4)
-      thrust::gather(policy, obj, obj + n_items, static_cast<const int*>(d_values),
-                     static_cast<int*>(d_out));
-    else if (tb_type_size(type) == 8)
-      thrust::gather(policy, obj, obj + n_items, static_cast<const long long*>(d_values),
-                     static_cast<long long*>(d_out));
-    else
-      return tb_fail(TB_ERR_INVALID_ARGUMENT, "CUB find baseline: unknown type %d", int(type));
-  } catch (const std::exception& e) {
-    return tb_fail(TB_ERR_CUDA, "CUB find baseline: %s", e.what());
-  }
-  return TB_OK;
+  return tb_baseline::gather_by_object("CUB find", type,
+                                       static_cast<const int32_t*>(scratch->ptr), n_items,
+                                       d_values, d_out, stream);
 }

@@ -2,7 +2,6 @@
 // they come back here as TB_ERR_CUDA with its message.
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
-#include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/system/system_error.h>
@@ -39,14 +38,6 @@ void lbs(const int* scan, int64_t b, int64_t n, int* obj, cudaStream_t stream) {
                       thrust::make_transform_output_iterator(obj, MinusOne{}));
 }
 
-template <typename T>
-void expand(const int* scan, int64_t b, int64_t n, const void* values, void* out, int* obj,
-            cudaStream_t stream) {
-  lbs(scan, b, n, obj, stream);
-  thrust::gather(thrust::cuda::par_nosync.on(stream), obj, obj + n, static_cast<const T*>(values),
-                 static_cast<T*>(out));
-}
-
 }  // namespace
 
 extern "C" const char* tb_thrust_version(void) {
@@ -72,14 +63,6 @@ extern "C" tb_status tb_thrust_interval_expand(tb_type type, const int32_t* d_sc
   if (n_items == 0) return TB_OK;
   TB_TRY(tb_buffer_reserve(scratch, size_t(n_items) * sizeof(int)));
   int* obj = static_cast<int*>(scratch->ptr);
-  // Elements are copied, not computed on: only their size matters.
-  switch (tb_type_size(type)) {
-    case 4:
-      return guarded([&] { expand<int>(d_scan, num_objects, n_items, d_values, d_out, obj, stream); });
-    case 8:
-      return guarded(
-          [&] { expand<long long>(d_scan, num_objects, n_items, d_values, d_out, obj, stream); });
-    default:
-      return tb_fail(TB_ERR_INVALID_ARGUMENT, "Thrust baseline: unknown type %d", int(type));
-  }
+  TB_TRY(guarded([&] { lbs(d_scan, num_objects, n_items, obj, stream); }));
+  return tb_baseline::gather_by_object("Thrust", type, obj, n_items, d_values, d_out, stream);
 }
