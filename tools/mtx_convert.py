@@ -150,6 +150,19 @@ def scotch_tokens(path):
             yield from ints(line)
 
 
+def scotch_row(tok, flags, offset=0):
+    """One vertex's (or element's) neighbours in a SCOTCH file, minus offset;
+    flags is the format's three digits: labels, edge loads, vertex loads."""
+    if flags[2] == "1":
+        next(tok)  # the vertex load
+    row = []
+    for _ in range(next(tok)):
+        if flags[1] == "1":
+            next(tok)  # the edge load
+        row.append(next(tok) - offset)
+    return row
+
+
 def read_scotch_grf(path):
     """SCOTCH source graph: version 0, vertnbr edgenbr (arcs), baseval and
     flags "lwv" (labels, edge weights, vertex weights), then per vertex
@@ -162,15 +175,7 @@ def read_scotch_grf(path):
     labels, adj = [], []
     for v in range(n):
         labels.append(next(tok) if flags[0] == "1" else v + base)
-        if flags[2] == "1":
-            next(tok)
-        deg = next(tok)
-        row = []
-        for _ in range(deg):
-            if flags[1] == "1":
-                next(tok)
-            row.append(next(tok))
-        adj.append(row)
+        adj.append(scotch_row(tok, flags))
     index = {lab: v for v, lab in enumerate(labels)}
     if len(index) != n:
         raise FormatError("%s: duplicate vertex labels" % path)
@@ -204,16 +209,9 @@ def read_scotch_mesh(path):
     for kind, count in kinds:
         rows = []
         for _ in range(count):
-            if flags[2] == "1":
-                next(tok)
-            deg = next(tok)
-            row = []
-            for _ in range(deg):
-                if flags[1] == "1":
-                    next(tok)
-                row.append(next(tok) - base)
+            row = scotch_row(tok, flags, base)
             rows.append(row)
-            total += deg
+            total += len(row)
         lists[kind] = rows
     if total != arcs:
         raise FormatError("%s: %d arcs, the header says %d" % (path, total, arcs))
