@@ -23,6 +23,9 @@
 #include <stdint.h>
 
 #include <algorithm>
+#include <type_traits>
+
+#include <cooperative_groups.h>
 
 #include "core/cuda.h"
 #include "kernels/device/cta_reduce_by_key.cuh"
@@ -220,12 +223,14 @@ struct Tile {
 
   // A tile inside one segment: its total as a carry. `io` and `carry`
   // share memory.
-  __device__ __forceinline__ static void carry(const Striped& s, const TileCarries<OP, T>& carries,
+  template <class Carries>
+  __device__ __forceinline__ static void carry(const Striped& s, const Carries& carries,
                                                int64_t tile, bool next_none, IO&,
                                                typename Carry::Storage& c) {
     Carry::run(s.v, carries, tile, next_none, c);
   }
-  __device__ __forceinline__ static void carry(const Words& s, const TileCarries<OP, T>& carries,
+  template <class Carries>
+  __device__ __forceinline__ static void carry(const Words& s, const Carries& carries,
                                                int64_t tile, bool next_none, IO& io,
                                                typename Carry::Storage& c) {
     T x[VT];
@@ -349,12 +354,19 @@ __global__ void __launch_bounds__(kEmptyThreads)
 // empty (CtaCsrEnds), and the tile stores the identity into its empty rows
 // and checks its offsets (EmptyRows), in place of a prepass that strips
 // them and a fill after.
+// kWave: a grid of one wave, launched cooperatively (csr_run): each tile
+// searches its own limits and the carries are folded after a grid barrier
+// (WaveCarries), so that the whole call is this one launch.
+template <tb_op OP, bool kWave>
+using CarriesOf = std::conditional_t<kWave, WaveCarries<OP, T>, TileCarries<OP, T>>;
+
 template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
-          bool kEmpty = false>
-__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<F, kEmpty>())
-    csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
-               TileLimits limits, TileCarries<OP, T> carries, T* __restrict__ out,
-               EmptyRows empty) {
+          bool kEmpty, bool kWave>
+__device__ __forceinline__ void csr_tile(const Inputs& in, const int* __restrict__ csr,
+                                         int num_segments, int count, const TileLimits& limits,
+                                         const CarriesOf<OP, kWave>& carries, T* __restrict__ out,
+                                         const EmptyRows& empty) {
+  static_assert(!(kWave && (kEmpty || kPublished)), "a wave searches its limits, rows non-empty");
   using K = Tile<OP, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT, kEmpty, K::Seg::kMarks>;
   constexpr int kTile = K::kTile;
@@ -370,7 +382,12 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<F, kEm
   // on.
   typename K::template Staged<W> v;
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io, bar);
-  TileRangeLoad<kTile, kPublished, kEmpty> limits_of(limits, tile, gridDim.x, num_segments);
+  auto limits_of = [&] {
+    if constexpr (kWave)
+      return TileRangeSearch<kTile>(csr, num_segments, count, tile, gridDim.x);
+    else
+      return TileRangeLoad<kTile, kPublished, kEmpty>(limits, tile, gridDim.x, num_segments);
+  }();
   if constexpr (!kLong) K::template load<F>(in, first, count, v, u.direct.io, bar);
   const SegRange r = limits_of.range(num_segments);
   if (r.total == 0) {
@@ -432,6 +449,20 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<F, kEm
   if constexpr (kEmpty) empty.tile<OP, NT, 4 * kTile>(csr, r, tile, num_segments, count, out);
 }
 
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kLong, bool kPublished,
+          bool kEmpty = false, bool kWave = false>
+__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<F, kEmpty>())
+    csr_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count,
+               TileLimits limits, CarriesOf<OP, kWave> carries, T* __restrict__ out,
+               EmptyRows empty) {
+  csr_tile<F, OP, NT, VT, W, kLong, kPublished, kEmpty, kWave>(in, csr, num_segments, count,
+                                                               limits, carries, out, empty);
+  if constexpr (kWave) {
+    cooperative_groups::this_grid().sync();  // every tile's carries stored
+    carries.template fold_tile<NT>(blockIdx.x, out);
+  }
+}
+
 // Segmented reduction over CSR, indirect: segment s reads its items from
 // sources[s] on, so the rows come first (a search of the tile's CSR slice)
 // and item g of row s is item g - csr[s] of the row's source range. A
@@ -478,10 +509,11 @@ __global__ void __launch_bounds__(NT)
 
 // The preprocessed form: rows from one code word per thread, so a tile reads
 // only its values (and no CSR). W: the values as one bulk copy (Tile::Words).
-template <tb_seg_front F, tb_op OP, int NT, int VT, bool W>
-__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
-    apply_kernel(Inputs in, const int* __restrict__ codes, const int* limits, int num_segments,
-                 int count, TileCarries<OP, T> carries, T* __restrict__ out) {
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kWave>
+__device__ __forceinline__ void apply_tile(const Inputs& in, const int* __restrict__ codes,
+                                           const int* limits, int num_segments, int count,
+                                           const CarriesOf<OP, kWave>& carries,
+                                           T* __restrict__ out) {
   using K = Tile<OP, NT, VT>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::ApplyShared u;
@@ -510,6 +542,19 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   K::to_blocked(v, x, u.io);
   K::Seg::reduce_to_global(x, code_flags(code), code_row(code), r, num_segments, carries, tile, out,
                            u.partials, seg);
+}
+
+// kWave: one wave, launched cooperatively, its carries folded after a grid
+// barrier (csr_kernel's kWave): the apply is this one launch.
+template <tb_seg_front F, tb_op OP, int NT, int VT, bool W, bool kWave = false>
+__global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
+    apply_kernel(Inputs in, const int* __restrict__ codes, const int* limits, int num_segments,
+                 int count, CarriesOf<OP, kWave> carries, T* __restrict__ out) {
+  apply_tile<F, OP, NT, VT, W, kWave>(in, codes, limits, num_segments, count, carries, out);
+  if constexpr (kWave) {
+    cooperative_groups::this_grid().sync();  // every tile's carries stored
+    carries.template fold_tile<NT>(blockIdx.x, out);
+  }
 }
 
 // ---- reduce-by-key over the run core --------------------------------------
@@ -610,6 +655,35 @@ tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarr
   return TB_OK;
 }
 
+// The carries of one wave (WaveCarries) in the same scratch: carry-outs and
+// end flags where TileCarries keeps its 16-byte words, row-0 partials and
+// rows where it keeps them. Nothing is zeroed.
+template <tb_op OP>
+WaveCarries<OP, T> wave_carries(void* scratch, int tiles) {
+  char* b = static_cast<char*>(scratch);
+  const size_t words = round_up(TileCarries<OP, T>::words_bytes(tiles) + published_bytes(tiles));
+  WaveCarries<OP, T> c;
+  c.last = reinterpret_cast<T*>(b);
+  c.ends = reinterpret_cast<int*>(b + sizeof(T) * size_t(tiles));  // 12 of a tile's 16 bytes
+  c.row0 = reinterpret_cast<T*>(b + words);
+  c.head = reinterpret_cast<int*>(b + words + round_up(sizeof(T) * size_t(tiles)));
+  c.tiles = tiles;
+  return c;
+}
+
+// Whether a grid of `tiles` CTAs of kernel is resident at once, which a
+// cooperative launch needs: then the call is that one launch, where the
+// other path is a memset and three (a partition, the tiles, the fold),
+// 8-10 us of GPU work and four host launches at 2^20 items (H100,
+// docs/design.md).
+template <class Kernel>
+bool one_wave(Kernel kernel, int nt, int tiles) {
+  int per_sm = 0, sms = 0;
+  return tb_kernel_residency(reinterpret_cast<const void*>(kernel), nt, 0, &per_sm, &sms) ==
+             TB_OK &&
+         tiles <= per_sm * sms;
+}
+
 // The fold after the tiles.
 template <tb_op OP>
 tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream,
@@ -678,6 +752,12 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
+    constexpr bool W = words_fit<F, OP, NT, VT>();
+    const auto wave = csr_kernel<F, OP, NT, VT, W, false, false, false, true>;
+    if (!sources && !empty && (!W || words_aligned(in)) && one_wave(wave, NT, tiles))
+      return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
+                                num_segments, count, TileLimits{limits, {}},
+                                wave_carries<OP>(scratch, tiles), out, EmptyRows{});
     TileCarries<OP, T> carries;
     TileLimits tile_limits{limits, {}};
     EmptyRows empty_rows{};
@@ -738,6 +818,12 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
     if (tiles == 0) return TB_OK;
     return with_front(in->front, [&](auto f) {
       constexpr tb_seg_front F = decltype(f)::value;
+      constexpr bool W = words_fit<F, OP, NT, VT>();
+      const auto wave = apply_kernel<F, OP, NT, VT, W, true>;
+      if ((!W || words_aligned(in)) && one_wave(wave, NT, tiles))
+        return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), codes,
+                                  limits, num_segments, count, wave_carries<OP>(scratch, tiles),
+                                  out);
       TileCarries<OP, T> carries;
       TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
       auto kernel = apply_kernel<F, OP, NT, VT, false>;

@@ -40,12 +40,6 @@ unsigned grid_of(int64_t n) { return unsigned(std::max<int64_t>(ceil_div(n, kThr
 // unspecified, in range, and each round resolves a lane.
 constexpr int kMaxPartitionWindow = 1024;
 
-// The limit of key from upper = upper_bound(csr, key), in [0, n].
-__device__ __forceinline__ int limit_at(const int* csr, int upper, int64_t key, int n) {
-  const int seg = min(max(upper - 1, 0), n - 1);
-  return seg | (csr[seg] != key ? kContinued : 0);
-}
-
 __global__ void partition_kernel(const int* __restrict__ csr, int num_segments,
                                  const int* __restrict__ d_num, int count, int tile, int tiles,
                                  int group, int window_rows, int* __restrict__ limits,

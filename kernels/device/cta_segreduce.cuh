@@ -27,6 +27,7 @@
 #include "kernels/device/cta_scan.cuh"
 #include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/tile_status.cuh"
+#include "kernels/device/warp_search.cuh"
 #include "kernels/tilebench.h"
 
 namespace tb {
@@ -37,6 +38,12 @@ namespace tb {
 // with kContinued set when that segment started in an earlier tile.
 constexpr int kContinued = int(0x80000000u);
 constexpr int kSegmentMask = 0x7fffffff;
+
+// The limit of key from upper = upper_bound(csr, key), in [0, n].
+__device__ __forceinline__ int limit_at(const int* csr, int upper, int64_t key, int n) {
+  const int seg = min(max(upper - 1, 0), n - 1);
+  return seg | (csr[seg] != key ? kContinued : 0);
+}
 
 struct SegRange {
   int begin;  // the segment (global index) of the tile's first item: local row 0
@@ -129,6 +136,40 @@ struct TileRangeLoad {
 
  private:
   __device__ __forceinline__ int count() const { return tile + 1 < tiles ? 3 : 2; }
+};
+
+// A tile's range found by the tile itself, for a grid of one wave
+// (WaveCarries), which has no partition ahead of it: warps 0-2 each search
+// one of the limits tile_range reads (warp_partition_point, 4-5 rounds
+// where one thread's binary search takes 20), the same limits the partition
+// stores. Two steps as TileRangeLoad: the constructor searches (the other
+// warps go on to issue their loads), range() is the CTA barrier after which
+// every thread has them.
+template <int kTile>
+struct TileRangeSearch {
+  int64_t tile, tiles;
+  int* shared_limits;
+
+  __device__ __forceinline__ TileRangeSearch(const int* csr, int num_segments, int count,
+                                             int64_t t, int64_t n)
+      : tile(t), tiles(n) {
+    __shared__ int limits[3];
+    shared_limits = limits;
+    const int k = int(threadIdx.x / 32), p = int(tile) + k;
+    if (k >= 3 || p > tiles || (k == 2 && tile + 1 >= tiles)) return;  // whole warps
+    const int64_t key = min(int64_t(p) * kTile, int64_t(count));
+    int limit = num_segments;  // past the last tile, or no segment to find
+    if (key < count && num_segments > 0) {
+      const int upper =
+          warp_partition_point(0, num_segments, [&](int m) { return int64_t(csr[m]) <= key; });
+      limit = limit_at(csr, upper, key, num_segments);
+    }
+    if (threadIdx.x % 32 == 0) limits[k] = limit;
+  }
+  __device__ __forceinline__ SegRange range(int num_segments) {
+    __syncthreads();
+    return tile_range<kTile>([&](int k) { return shared_limits[k]; }, tile, tiles, num_segments);
+  }
 };
 
 // The local rows of this thread's VT items, which start at global item
@@ -535,6 +576,64 @@ struct TileCarries {
   }
 };
 
+// The carries of a grid of one wave, launched cooperatively: each tile
+// stores what TileCarries would hand on (its carry-out or total, its
+// continued row 0's partial) in plain words, a grid barrier follows, and
+// then each tile completes its own row 0 (fold_tile). Nothing to zero before
+// the launch and no fold kernel after it: the call is one launch.
+template <tb_op OP, typename T>
+struct WaveCarries {
+  static constexpr int kNoRow = -1;
+  T* last;    // per tile: its carry-out, or its total when it ends none
+  int* ends;  // per tile: whether it ends a segment
+  T* row0;    // per tile: its continued row 0's partial
+  int* head;  // per tile: that row, or kNoRow
+  int64_t tiles;
+
+  __device__ __forceinline__ void end_tile(int64_t tile, T carry_out, bool, bool fresh, int row,
+                                           T partial) const {
+    head[tile] = fresh ? kNoRow : row;
+    row0[tile] = partial;
+    last[tile] = carry_out;
+    ends[tile] = 1;
+  }
+  __device__ __forceinline__ void through_tile(int64_t tile, T total, bool) const {
+    head[tile] = kNoRow;
+    last[tile] = total;
+    ends[tile] = 0;
+  }
+
+  // After the grid barrier, by every thread of tile t: its continued row 0
+  // gets the carry into the tile, the carry-out of the nearest tile before
+  // it that ends a segment (tile 0 at the latest) and the totals of the
+  // tiles between, as TileCarries hands them on (here reduced across the
+  // CTA: a row over many tiles costs a round, not a load per tile).
+  template <int NT>
+  __device__ __forceinline__ void fold_tile(int64_t t, T* __restrict__ out) const {
+    const int row = head[t];
+    if (row < 0) return;  // the whole CTA
+    using MaxReduce = CtaReduce<TB_OP_MAX, int, NT>;
+    using Reduce = CtaReduce<OP, T, NT>;
+    __shared__ typename MaxReduce::Storage max_storage;
+    __shared__ typename Reduce::Storage reduce_storage;
+    __shared__ int nearest;
+    int64_t from = -1;
+    for (int64_t base = t - 1; from < 0; base -= NT) {  // uniform: from is broadcast
+      const int64_t i = base - int64_t(threadIdx.x);
+      const int found = i >= 0 && (i == 0 || ends[i]) ? int(i) : -1;
+      const int k = MaxReduce::reduce(found, max_storage);  // thread 0's
+      if (threadIdx.x == 0) nearest = k;
+      __syncthreads();
+      from = nearest;
+      __syncthreads();
+    }
+    T acc = Op<OP>::template identity<T>();
+    for (int64_t i = from + int64_t(threadIdx.x); i < t; i += NT) acc = Op<OP>::apply(acc, last[i]);
+    acc = Reduce::reduce(acc, reduce_storage);
+    if (threadIdx.x == 0) out[row] = Op<OP>::apply(acc, row0[t]);
+  }
+};
+
 // ---- the whole tile -----------------------------------------------------
 
 // kHalf ("half capacity", for large tiles): when a tile of values and a
@@ -597,11 +696,10 @@ struct CtaSegReduce {
   // num_segments are dropped). `flags` has bit i when item i ends a row and
   // rows[i] is then that row (other entries are not read). A row 0 continued
   // from earlier tiles is stored by the hand-off (hand_off).
-  template <int N>
+  template <int N, class Carries>
   __device__ __forceinline__ static void reduce_to_global(const T (&x)[VT], unsigned flags,
                                                           const int (&rows)[N], const SegRange& r,
-                                                          int num_segments,
-                                                          const TileCarries<OP, T>& carries,
+                                                          int num_segments, const Carries& carries,
                                                           int64_t tile, T* __restrict__ out,
                                                           Partials& partials, Storage& s) {
     static_assert(N >= VT, "a row per item");
@@ -635,10 +733,10 @@ struct CtaSegReduce {
   // The same for a front whose ends take consecutive rows from the thread's
   // first (the preprocessed codes): a running row instead of a row per item,
   // and the partials stored predicated rather than branched.
+  template <class Carries>
   __device__ __forceinline__ static void reduce_to_global(const T (&x)[VT], unsigned flags,
                                                           int first_row, const SegRange& r,
-                                                          int num_segments,
-                                                          const TileCarries<OP, T>& carries,
+                                                          int num_segments, const Carries& carries,
                                                           int64_t tile, T* __restrict__ out,
                                                           Partials& partials, Storage& s) {
     const T identity = Op<OP>::template identity<T>();
@@ -681,10 +779,10 @@ struct CtaSegReduce {
   // the tile's instructions (H100 SASS). by_row: by row (end_of), a round
   // of NT rows at a time, at most a tile of them (more: a malformed CSR);
   // else by item (row_at).
-  template <typename EndOf, typename RowAt>
+  template <typename EndOf, typename RowAt, class Carries>
   __device__ __forceinline__ static void reduce_in_place(
       const T (&x)[VT], unsigned flags, T* tile_values, bool by_row, const EndOf& end_of,
-      const RowAt& row_at, const SegRange& r, int num_segments, const TileCarries<OP, T>& carries,
+      const RowAt& row_at, const SegRange& r, int num_segments, const Carries& carries,
       int64_t tile, T* __restrict__ out, Storage& s) {
     static_assert(!kHalf, "a whole tile of values");
     const T identity = Op<OP>::template identity<T>();
@@ -743,9 +841,9 @@ struct CtaSegReduce {
 
   // The tile's carry-out and its continued row 0, to the tile boundaries
   // (thread 0, which kept both, or a barrier since, orders its reads).
-  __device__ __forceinline__ static void hand_off(const SegRange& r,
-                                                  const TileCarries<OP, T>& carries, int64_t tile,
-                                                  Storage& s) {
+  template <class Carries>
+  __device__ __forceinline__ static void hand_off(const SegRange& r, const Carries& carries,
+                                                  int64_t tile, Storage& s) {
     if (threadIdx.x == 0)
       carries.end_tile(tile, s.carry_out, r.next_none, r.fresh, r.begin, s.row0);
   }
@@ -756,7 +854,8 @@ template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegCarry {
   using Reduce = CtaReduce<OP, T, NT>;
   using Storage = typename Reduce::Storage;
-  __device__ __forceinline__ static void run(const T (&x)[VT], const TileCarries<OP, T>& carries,
+  template <class Carries>
+  __device__ __forceinline__ static void run(const T (&x)[VT], const Carries& carries,
                                              int64_t tile, bool next_none, Storage& s) {
     T acc = x[0];
 #pragma unroll

@@ -96,4 +96,25 @@ tb_status launch_dependent(void (*kernel)(Params...), unsigned grid, int nt, int
   return TB_OK;
 }
 
+// kernel<<<grid, nt, shared, stream>>>(args...) launched cooperatively: every
+// block resident at once, so that the kernel may use a grid barrier
+// (cooperative_groups::this_grid().sync()). The caller has checked that the
+// grid fits (tb_kernel_residency).
+template <typename... Params, typename... Args>
+tb_status launch_cooperative(void (*kernel)(Params...), unsigned grid, int nt, int shared,
+                             cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute cooperative = {};
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(unsigned(nt));
+  config.dynamicSmemBytes = size_t(shared);
+  config.stream = stream;
+  config.attrs = &cooperative;
+  config.numAttrs = 1;
+  TB_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, Params(args)...));
+  return TB_OK;
+}
+
 }  // namespace tb
