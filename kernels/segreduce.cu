@@ -935,6 +935,27 @@ extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box bo
   });
 }
 
+extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box, bool apply) {
+  using namespace tb;
+  int tiles = 0;
+  (void)with_op<T>(op, [&](auto o) {
+    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
+      constexpr tb_seg_front F = TB_SEG_VALUES;
+      constexpr bool W = words_fit<F, o, b.NT, b.VT>();
+      const void* kernel = reinterpret_cast<const void*>(
+          csr_kernel<F, o, b.NT, b.VT, W, false, false, false, true>);
+      if constexpr (b.VT <= kCodeFlagBits)
+        if (apply) kernel = reinterpret_cast<const void*>(apply_kernel<F, o, b.NT, b.VT, W, true>);
+      if (apply && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
+      int per_sm = 0, sms = 0;
+      TB_TRY(tb_kernel_residency(kernel, b.NT, 0, &per_sm, &sms));
+      tiles = per_sm * sms;
+      return TB_OK;
+    });
+  });
+  return tiles;
+}
+
 #ifndef TB_GRID_WIDE  // box-free: the tuned set has them
 extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ranks,
                                                    int num_segments, const int32_t* d_num2,

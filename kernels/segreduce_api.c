@@ -25,12 +25,16 @@ typedef struct per_type {
                       int32_t *, void *, size_t *, cudaStream_t);
   tb_status (*fill)(tb_op, const int32_t *, int, const int32_t *, const void *, void *,
                     cudaStream_t);
+  int (*wave_tiles)(tb_op, tb_launch_box, bool);
 } per_type;
 
 /* [type][kernel set] (kernels/grid.h); the fill is box-free, in the tuned
  * set. */
 #define TB_KERNELS(T, S) \
-  { tb_seg_csr_##T##S, tb_seg_apply_##T##S, tb_seg_reduce_by_key_##T##S, tb_seg_fill_##T }
+  {                                                                                     \
+    tb_seg_csr_##T##S, tb_seg_apply_##T##S, tb_seg_reduce_by_key_##T##S, tb_seg_fill_##T, \
+        tb_seg_wave_tiles_##T##S                                                          \
+  }
 #ifdef TB_WIDE_SET
 #define TB_PER_TYPE(T) \
   { TB_KERNELS(T, ), TB_KERNELS(T, _wide) }
@@ -111,6 +115,11 @@ static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_
                                   tb_launch_box def, tb_launch_box *out) {
   TB_TRY(resolve_box(fn, type, TB_OP_PLUS, box, def, out));
   return tb_seg_plan_box_check(fn, out->nt, out->vt);
+}
+
+int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, bool apply) {
+  if (!tb_type_valid(type) || tb_grid_set_of(kGrids[type], op, box) < 0) return 0;
+  return kernels_of(type, op, box)->wave_tiles(op, box, apply);
 }
 
 /* ---- argument checks --------------------------------------------------------- */

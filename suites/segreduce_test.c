@@ -27,6 +27,7 @@
 
 #include "core/cuda.h"
 #include "core/rng.h"
+#include "kernels/segreduce_dispatch.h" /* tb_segreduce_wave_tiles */
 #include "kernels/tilebench.h"
 #include "suites/segreduce_testing.h"
 #include "suites/testing.h"
@@ -391,6 +392,69 @@ static void test_segreduce_default_large(void) {
   }
   tb_buffer_free(&scratch);
   outputs_free(&o);
+}
+
+/* ---- the switch between one wave and the partitioned path ------------------------- */
+
+/* A call of few enough tiles is one cooperative launch whose tiles find
+ * their own limits and fold their carries after a grid barrier; one tile
+ * more takes the partition, the tiles and the fold. Both sides of the
+ * switch (the GPU's own capacity, tb_segreduce_wave_tiles) and one tile,
+ * each at the tile's edge and one item either side, direct and applied,
+ * over short rows, rows of many tiles and one segment of nearly all. */
+static void test_one_wave_switch(void) {
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 11);
+  tb_buffer scratch = {0};
+  outputs o = {0};
+  int failures = 0;
+  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
+    tb_launch_box grid[kMaxBoxes];
+    const tb_launch_box *boxes[3];
+    edge_boxes((tb_type)t, grid, boxes);
+    for (int b = 0; b < 3 && failures < kMaxFailures; ++b) {
+      const tb_launch_box box = boxes[b] ? *boxes[b] : tb_segreduce_default_box((tb_type)t);
+      const int64_t tile = (int64_t)box.nt * box.vt;
+      const int waves[2] = {tb_segreduce_wave_tiles((tb_type)t, TB_OP_PLUS, box, false),
+                            tb_segreduce_wave_tiles((tb_type)t, TB_OP_PLUS, box, true)};
+      CU_ASSERT(waves[0] > 0);
+      const int64_t tiles[] = {1, waves[0], waves[0] + 1, waves[1], waves[1] + 1};
+      for (size_t k = 0; k < sizeof tiles / sizeof tiles[0] && failures < kMaxFailures; ++k)
+        for (int delta = -1; delta <= 1 && failures < kMaxFailures; ++delta) {
+          const int64_t n = tiles[k] * tile + delta;
+          if (n < 1 || n > tb_test.max_random_n) continue;
+          const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
+                                    spec_case(TB_GEOM_FIXED, 3.0 * tile + 1, true, n),
+                                    spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n)};
+          for (size_t c = 0; c < sizeof cases / sizeof cases[0] && failures < kMaxFailures; ++c) {
+            geom g;
+            values v;
+            if (!geom_make(&g, &cases[c], false, &r) ||
+                !values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r)) {
+              ++failures;
+              geom_free(&g);
+              continue;
+            }
+            if (!check_segreduce(&g, &v, false, false, &box, &scratch, &o)) ++failures;
+            tb_seg_plan *plan = NULL;
+            char what[480];
+            describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply (wave edge)",
+                     &box, g.name);
+            if (box.vt <= TB_SEG_PLAN_MAX_VT &&
+                !(TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
+                                                           g.num_segments, false, &box, &plan, 0),
+                               what) &&
+                  check_apply(plan, &g, &v, &scratch, &o, what)))
+              ++failures;
+            tb_seg_plan_free(plan);
+            values_free(&v);
+            geom_free(&g);
+          }
+        }
+    }
+  }
+  outputs_free(&o);
+  tb_buffer_free(&scratch);
 }
 
 /* ---- real-valued data: the rounding bound -------------------------------------------- */
@@ -966,6 +1030,7 @@ int main(int argc, char **argv) {
       {"support_empty: empty runs at tile edges", test_empty_runs_at_tile_edges},
       {"tile partition: limits outside a warp's window", test_partition_windows},
       {"default box, large", test_segreduce_default_large},
+      {"one wave: both sides of the switch", test_one_wave_switch},
       {"real data: rounding bound", test_real_data_rounding_bound},
       {"preprocess + apply", test_preprocess_apply},
       {"values not 16-byte aligned", test_unaligned_values},
