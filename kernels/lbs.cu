@@ -25,8 +25,8 @@ namespace {
 // kPartitionThreads boundaries a CTA (CtaMergePath). Not the segmented
 // partition's warp search (warp_partition_point): 32 probes a round for each
 // boundary are 32 lines no other boundary reads. Tried (with another
-// change, NOTES.md), lbs and expand lost 8-17 points of copy bandwidth at
-// one and two items per object (H100, 2^26).
+// change, docs/interval.md, "Decisions"), lbs and expand lost 8-17 points
+// of copy bandwidth at one and two items per object (H100, 2^26).
 #ifndef TB_GRID_WIDE  // box-free: the tuned set has it
 __global__ void __launch_bounds__(kPartitionThreads)
 partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int tile, int bounds,

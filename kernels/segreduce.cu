@@ -19,7 +19,8 @@
 // SpMV is the csr and apply fronts with x[cols[m]] (times the matrix entry)
 // as item m's value. 8-byte values ran the run core below segments of 4096
 // until the tile was reduced in place: the tile core is now 8-17 points of
-// copy faster for them at every length up to 1024 (H100, NOTES.md).
+// copy faster for them at every length up to 1024 (H100, docs/segreduce.md,
+// "8-byte values: the tile core, not the run core").
 #include <stdint.h>
 
 #include <algorithm>
@@ -89,7 +90,8 @@ struct Tile {
   // Its tiles of bits only (Seg::kMarks false: 4-byte values from 512x21)
   // fit 32 registers without spilling where they read values (SpMV's
   // gathers spill): a whole SM of threads holds twice the items of 512x11,
-  // which kept more of the H200's bandwidth busy (NOTES).
+  // which kept more of the H200's bandwidth busy (docs/segreduce.md, "Bit
+  // tiles at 512x21").
   template <tb_seg_front F, bool kEmpty>
   static constexpr int min_ctas() {
     if (sizeof(T) == 4 && !Seg::kMarks && F == TB_SEG_VALUES) return 2048 / NT;

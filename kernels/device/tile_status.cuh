@@ -28,7 +28,7 @@ struct LookBackDelay {
 constexpr LookBackDelay kBackOff{0, 32, 512};
 // For grids of more than one wave: a predecessor is rarely done sooner, and
 // fewer polls leave L2 to the tiles' loads and stores (3 and 1 us measured
-// best for scan on the H100, NOTES.md).
+// best for scan on the H100, docs/reduce_scan.md, "Decisions").
 constexpr LookBackDelay kFixedDelay{3000, 1000, 1000};
 
 template <typename T, int kBytes = (sizeof(T) <= 4 ? 8 : 16)>
