@@ -33,8 +33,8 @@ __global__ void __launch_bounds__(NT)
     typename LB::Storage lb;
     T values[LB::kTile + 1];
   } s;
-  wait_for_prior_kernel();  // the partition
-  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  wait_for_prior_kernel();  // the partition, or the scan's producer
+  const typename LB::Tile t = LB::tile(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
   LB::clear(t, s.lb);  // before the loads (see clear())
   LB::load_scan(scan, t, s.lb);
   cta_load_slice<NT>(values + t.b_lo, t.n_slice, s.values);
@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(NT)
     int gather[kGather ? kSlice : 1];
     int scatter[kScatter ? kSlice : 1];
   } s;
-  wait_for_prior_kernel();  // the partition
-  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  wait_for_prior_kernel();  // the partition, or the scan's producer
+  const typename LB::Tile t = LB::tile(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
   LB::clear(t, s.lb);
   LB::load_scan(scan, t, s.lb);
   if (kGather) cta_load_slice<NT>(gather + t.b_lo, t.n_slice, s.gather);
@@ -140,6 +140,10 @@ using Boxes = Compiled<family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), 
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,
                      void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
+  if (scratch && n_items > 0 && fits_one_wave(expand_kernel<NT, VT>, NT, wave))  // no partition
+    return launch_dependent(expand_kernel<NT, VT>, unsigned(wave), NT, 0, stream, scan, n_objects,
+                            n_items, nullptr, values, out);
   int tiles = 0;
   TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
                           stream));
@@ -153,14 +157,19 @@ template <int NT, int VT>
 tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, const int* scan,
                    int n_objects, int n_items, const T* in, int64_t n_in, T* out, int64_t n_out,
                    void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  int tiles = 0;
-  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
-                          stream));
-  if (tiles == 0) return TB_OK;
-  const int* partition = static_cast<const int*>(scratch);
-  const auto launch = [&](auto kernel) {
+  // One wave: no partition pass, the tiles search their own bounds.
+  const auto launch = [&](auto kernel) -> tb_status {
+    const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
+    if (scratch && n_items > 0 && fits_one_wave(kernel, NT, wave))
+      return launch_dependent(kernel, unsigned(wave), NT, 0, stream, scan, n_objects, n_items,
+                              nullptr, gather, scatter, in, n_in, out, n_out);
+    int tiles = 0;
+    TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
+                            stream));
+    if (tiles == 0) return TB_OK;
     return launch_dependent(kernel, unsigned(tiles), NT, 0, stream, scan, n_objects, n_items,
-                            partition, gather, scatter, in, n_in, out, n_out);
+                            static_cast<const int*>(scratch), gather, scatter, in, n_in, out,
+                            n_out);
   };
   if (op == TB_INTERVAL_GATHER) return launch(move_kernel<NT, VT, true, false>);
   if (op == TB_INTERVAL_SCATTER) return launch(move_kernel<NT, VT, false, true>);

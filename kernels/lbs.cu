@@ -55,8 +55,8 @@ __global__ void __launch_bounds__(NT)
                int* __restrict__ obj, int* __restrict__ rank) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
-  wait_for_prior_kernel();  // the partition
-  const typename LB::Tile t = LB::tile(partition, blockIdx.x, n_items, n_objects);
+  wait_for_prior_kernel();  // the partition, or the scan's producer
+  const typename LB::Tile t = LB::tile(partition, scan, blockIdx.x, n_items, n_objects, s);
   LB::load_scan(scan, t, s);
   LB::clear(t, s);
   cta_slices_landed();
@@ -118,6 +118,11 @@ using Boxes = Compiled<family_bit(TB_TUNED_LBS), TB_TYPE_ANY, Fits>;
 template <int NT, int VT>
 tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* rank, void* scratch,
                   size_t* scratch_bytes, cudaStream_t stream) {
+  const auto kernel = rank ? lbs_kernel<NT, VT, true> : lbs_kernel<NT, VT, false>;
+  const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
+  if (scratch && n_items > 0 && fits_one_wave(kernel, NT, wave))  // no partition pass
+    return launch_dependent(kernel, unsigned(wave), NT, 0, stream, scan, n_objects, n_items,
+                            nullptr, obj, rank);
   int tiles = 0;
   TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
                           stream));

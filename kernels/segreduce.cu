@@ -673,19 +673,6 @@ WaveCarries<OP, T> wave_carries(void* scratch, int tiles) {
   return c;
 }
 
-// Whether a grid of `tiles` CTAs of kernel is resident at once, which a
-// cooperative launch needs: then the call is that one launch, where the
-// other path is a memset and three (a partition, the tiles, the fold),
-// 8-10 us of GPU work and four host launches at 2^20 items (H100,
-// docs/design.md).
-template <class Kernel>
-bool one_wave(Kernel kernel, int nt, int tiles) {
-  int per_sm = 0, sms = 0;
-  return tb_kernel_residency(reinterpret_cast<const void*>(kernel), nt, 0, &per_sm, &sms) ==
-             TB_OK &&
-         tiles <= per_sm * sms;
-}
-
 // The fold after the tiles.
 template <tb_op OP>
 tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream,
@@ -756,7 +743,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     constexpr tb_seg_front F = decltype(f)::value;
     constexpr bool W = words_fit<F, OP, NT, VT>();
     const auto wave = csr_kernel<F, OP, NT, VT, W, false, false, false, true>;
-    if (!sources && !empty && (!W || words_aligned(in)) && one_wave(wave, NT, tiles))
+    if (!sources && !empty && (!W || words_aligned(in)) && fits_one_wave(wave, NT, tiles))
       return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
                                 num_segments, count, TileLimits{limits, {}},
                                 wave_carries<OP>(scratch, tiles), out, EmptyRows{});
@@ -822,7 +809,7 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
       constexpr tb_seg_front F = decltype(f)::value;
       constexpr bool W = words_fit<F, OP, NT, VT>();
       const auto wave = apply_kernel<F, OP, NT, VT, W, true>;
-      if ((!W || words_aligned(in)) && one_wave(wave, NT, tiles))
+      if ((!W || words_aligned(in)) && fits_one_wave(wave, NT, tiles))
         return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), codes,
                                   limits, num_segments, count, wave_carries<OP>(scratch, tiles),
                                   out);

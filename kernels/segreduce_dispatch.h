@@ -65,7 +65,7 @@ static inline tb_status tb_seg_plan_box_check(const char *fn, int nt, int vt) {
 
 /* The most tiles at box whose direct CSR reduction (apply: a plan's apply)
  * over values is one cooperative launch on this GPU (kernels/segreduce.cu,
- * one_wave); more take the partition, the tiles and the fold. 0 for a box
+ * fits_one_wave); more take the partition, the tiles and the fold. 0 for a box
  * the build does not run for op. For tests at the switch. */
 int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, bool apply);
 

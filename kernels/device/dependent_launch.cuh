@@ -96,10 +96,22 @@ tb_status launch_dependent(void (*kernel)(Params...), unsigned grid, int nt, int
   return TB_OK;
 }
 
+// Whether a grid of kernel (nt threads, no dynamic shared memory) is
+// resident at once: one wave, where a call can drop the pass ahead of its
+// tiles (the tiles find their own bounds) and a cooperative launch may use a
+// grid barrier.
+template <class Kernel>
+bool fits_one_wave(Kernel kernel, int nt, int64_t grid) {
+  int per_sm = 0, sms = 0;
+  return tb_kernel_residency(reinterpret_cast<const void*>(kernel), nt, 0, &per_sm, &sms) ==
+             TB_OK &&
+         grid <= int64_t(per_sm) * sms;
+}
+
 // kernel<<<grid, nt, shared, stream>>>(args...) launched cooperatively: every
 // block resident at once, so that the kernel may use a grid barrier
 // (cooperative_groups::this_grid().sync()). The caller has checked that the
-// grid fits (tb_kernel_residency).
+// grid fits (fits_one_wave).
 template <typename... Params, typename... Args>
 tb_status launch_cooperative(void (*kernel)(Params...), unsigned grid, int nt, int shared,
                              cudaStream_t stream, Args... args) {
