@@ -109,7 +109,7 @@ static const char *ctx_str(const cJSON *ctx, const char *key) {
 static void run_row(FILE *out, const char *dir, const char *family, char *gpu, size_t cap) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = tb_read_text(path);
+  char *text = tb_read_text(path, NULL);
   if (!text) return;
   cJSON *root = cJSON_Parse(text);
   free(text);
@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
   }
   char notes_path[4200];
   snprintf(notes_path, sizeof notes_path, "%s/notes.md", dir);
-  char *notes = tb_read_text(notes_path);
+  char *notes = tb_read_text(notes_path, NULL);
   if (notes) fprintf(out, "\n---\n\n%s", notes);
   free(notes);
   for (int i = 0; i < count; ++i) free(names[i]);

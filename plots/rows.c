@@ -168,7 +168,7 @@ static const char *row_commit(const cJSON *b, const cJSON *runs, const char *fil
 }
 
 int load(const char *path, suite *s) {
-  char *text = tb_read_text(path);
+  char *text = tb_read_text(path, NULL);
   if (text == NULL) {
     tool_warn("cannot read %s: %s", path, strerror(errno));
     return -1;

@@ -83,7 +83,7 @@ static void context_string(const cJSON *ctx, const char *key, char *out, size_t 
 static bool load(const char *dir, const char *family, sweep *s) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = tb_read_text(path);
+  char *text = tb_read_text(path, NULL);
   cJSON *root = text ? cJSON_Parse(text) : NULL;
   free(text);
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
