@@ -32,7 +32,9 @@ double tb_json_number(const cJSON *o, const char *key) {
 
 /* ---- row names ---------------------------------------------------------------------- */
 
-bool tb_gbench_segment(const char *seg, size_t len) {
+/* Whether the len bytes at seg are a segment Google Benchmark appends to a
+ * name (manual_time, iterations:N, repeats:N, ...), not one of the row's. */
+static bool gbench_segment(const char *seg, size_t len) {
   static const char *const known[] = {"manual_time", "real_time",  "process_time",
                                       "iterations:", "repeats:",   "threads:",
                                       "min_time:",   "min_warmup_time:"};
@@ -78,7 +80,7 @@ tb_status tb_row_params_parse(const char *name, tb_row_params *out) {
   size_t clen = 0;
   char *save = NULL;
   for (char *seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save), ++field) {
-    if (tb_gbench_segment(seg, strlen(seg))) continue;
+    if (gbench_segment(seg, strlen(seg))) continue;
     clen += (size_t)snprintf(out->canonical + clen, sizeof out->canonical - clen, "%s%s",
                              clen ? "/" : "", seg);
     if (clen >= sizeof out->canonical) break;

@@ -51,10 +51,6 @@ char *tb_read_text(const char *path, size_t *len);
 /* mkdir -p: 0, or -1 with errno set. */
 int tb_mkdirs(const char *path);
 
-/* Whether the len bytes at seg are a segment Google Benchmark appends to a
- * name (manual_time, iterations:N, repeats:N, ...), not one of the row's. */
-bool tb_gbench_segment(const char *seg, size_t len);
-
 /* The result file at path parsed (cJSON_Delete it), Google Benchmark's bare
  * NaN and inf read as null: what tb_results_commit and the reader
  * (core/result_file.h) start from. TB_ERR_IO, naming the path, when it
