@@ -13,9 +13,28 @@
 #include <time.h>
 #include <unistd.h>
 
+/* ---- JSON members ------------------------------------------------------------------- */
+
+const char *tb_json_string(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *tb_json_text(const cJSON *o, const char *key) {
+  const char *v = tb_json_string(o, key);
+  return v && v[0] ? v : NULL;
+}
+
+double tb_json_number(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
 /* ---- row names ---------------------------------------------------------------------- */
 
-bool tb_gbench_segment(const char *seg, size_t len) {
+/* Whether the len bytes at seg are a segment Google Benchmark appends to a
+ * name (manual_time, iterations:N, repeats:N, ...), not one of the row's. */
+static bool gbench_segment(const char *seg, size_t len) {
   static const char *const known[] = {"manual_time", "real_time",  "process_time",
                                       "iterations:", "repeats:",   "threads:",
                                       "min_time:",   "min_warmup_time:"};
@@ -61,7 +80,7 @@ tb_status tb_row_params_parse(const char *name, tb_row_params *out) {
   size_t clen = 0;
   char *save = NULL;
   for (char *seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save), ++field) {
-    if (tb_gbench_segment(seg, strlen(seg))) continue;
+    if (gbench_segment(seg, strlen(seg))) continue;
     clen += (size_t)snprintf(out->canonical + clen, sizeof out->canonical - clen, "%s%s",
                              clen ? "/" : "", seg);
     if (clen >= sizeof out->canonical) break;
@@ -89,14 +108,14 @@ tb_status tb_row_params_parse(const char *name, tb_row_params *out) {
 
 /* ---- result files ------------------------------------------------------------------- */
 
-char *tb_read_text(const char *path) {
+char *tb_read_text(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  size_t len = 0, cap = 1 << 16;
+  size_t got_len = 0, cap = 1 << 16;
   char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-    len += got;
-    if (cap - len > 1) continue;
+  for (size_t got; buf && (got = fread(buf + got_len, 1, cap - got_len - 1, f)) > 0;) {
+    got_len += got;
+    if (cap - got_len > 1) continue;
     char *p = realloc(buf, cap *= 2);
     if (!p) free(buf);
     buf = p;
@@ -108,7 +127,8 @@ char *tb_read_text(const char *path) {
     errno = err;
     return NULL;
   }
-  if (buf) buf[len] = '\0';
+  if (buf) buf[got_len] = '\0';
+  if (buf && len) *len = got_len;
   return buf;
 }
 
@@ -155,18 +175,42 @@ static char *null_non_finite(const char *text) {
   return out;
 }
 
-static tb_status load_json(const char *path, cJSON **out) {
-  char *raw = tb_read_text(path);
+/* Larger files are refused rather than read: no sweep writes one. */
+enum { kMaxResultBytes = 1 << 30 };
+
+tb_status tb_results_parse(const char *path, cJSON **out) {
+  *out = NULL;
+  /* A folder, a FIFO or a device is no result, and reading one could block. */
+  struct stat sb;
+  if (stat(path, &sb) != 0) return tb_fail(TB_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode)) return tb_fail(TB_ERR_IO, "%s: not a regular file", path);
+  if (sb.st_size > kMaxResultBytes) return tb_fail(TB_ERR_IO, "%s: too large", path);
+  size_t len = 0;
+  char *raw = tb_read_text(path, &len);
   if (!raw) return tb_fail(TB_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (len == 0 || memchr(raw, '\0', len)) {
+    free(raw);
+    return tb_fail(TB_ERR_IO, "%s: %s", path,
+                   len == 0 ? "empty file" : "contains NUL bytes: not a JSON text");
+  }
   char *text = null_non_finite(raw);
   free(raw);
   if (!text) return tb_fail(TB_ERR_OUT_OF_MEMORY, "cannot read %s: out of memory", path);
-  *out = cJSON_Parse(text);
+  const char *end = NULL;
+  *out = cJSON_ParseWithOpts(text, &end, true); /* nothing may follow the object */
+  const long at = end ? (long)(end - text) : 0L;
   free(text);
-  if (!*out || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*out, "benchmarks"))) {
+  if (!*out) return tb_fail(TB_ERR_IO, "%s: not valid JSON (near byte %ld)", path, at);
+  const char *problem = NULL;
+  if (!cJSON_IsObject(*out))
+    problem = "not a JSON object: a Google Benchmark result is "
+              "{\"context\": ..., \"benchmarks\": [...]}";
+  else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*out, "benchmarks")))
+    problem = "no \"benchmarks\" array: not a sweep result (Google Benchmark JSON)";
+  if (problem) {
     cJSON_Delete(*out);
     *out = NULL;
-    return tb_fail(TB_ERR_IO, "%s is not a sweep result (Google Benchmark JSON)", path);
+    return tb_fail(TB_ERR_IO, "%s: %s", path, problem);
   }
   return TB_OK;
 }
@@ -232,11 +276,6 @@ static int keep_unmeasured(cJSON *new_rows, cJSON *old_rows) {
 
 /* ---- provenance: which run measured a row ------------------------------------------ */
 
-static const char *string_item(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Days from 1970-01-01 to the civil date y-m-d (proleptic Gregorian). */
 static long long days_from_civil(long long y, int m, int d) {
   y -= m <= 2;
@@ -270,8 +309,8 @@ static void utc_date(const char *date, char *out, size_t cap) {
 /* The run a file's context names; for a file from before runs had ids, one
  * derived from its commit and date. */
 static void context_run(const cJSON *ctx, tb_run_ref *out) {
-  const char *commit = string_item(ctx, "commit"), *id = string_item(ctx, "run_id");
-  const char *run_date = string_item(ctx, "run_date"), *date = string_item(ctx, "date");
+  const char *commit = tb_json_string(ctx, "commit"), *id = tb_json_string(ctx, "run_id");
+  const char *run_date = tb_json_string(ctx, "run_date"), *date = tb_json_string(ctx, "date");
   snprintf(out->commit, sizeof out->commit, "%s", commit ? commit : "unknown");
   if (run_date) snprintf(out->date, sizeof out->date, "%s", run_date);
   else utc_date(date ? date : "unknown", out->date, sizeof out->date);
@@ -281,11 +320,16 @@ static void context_run(const cJSON *ctx, tb_run_ref *out) {
 
 void tb_results_row_run(const cJSON *root, const cJSON *row, tb_run_ref *out) {
   context_run(cJSON_GetObjectItemCaseSensitive(root, "context"), out);
-  const char *id = string_item(row, "run_id");
+  const char *id = tb_json_string(row, "run_id");
+  const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+  const cJSON *run = id ? cJSON_GetObjectItemCaseSensitive(runs, id) : NULL;
+  const char *commit = tb_json_text(row, "commit");
+  if (!commit) commit = tb_json_text(run, "commit");
+  if (commit) snprintf(out->commit, sizeof out->commit, "%s", commit);
   if (!id) return;
-  const char *commit = string_item(row, "commit"), *date = string_item(row, "run_date");
+  const char *date = tb_json_string(row, "run_date");
+  if (!date) date = tb_json_string(run, "date");
   snprintf(out->run_id, sizeof out->run_id, "%s", id);
-  snprintf(out->commit, sizeof out->commit, "%s", commit ? commit : "unknown");
   snprintf(out->date, sizeof out->date, "%s", date ? date : "unknown");
 }
 
@@ -350,29 +394,22 @@ int tb_run_refs_summary(const tb_run_ref *refs, int count, char *out, size_t cap
   return runs;
 }
 
-/* A context's value, NULL when absent or empty: a run's entry leaves out
- * what its run did not know. */
-static const char *ctx_value(const cJSON *ctx, const char *key) {
-  const char *v = string_item(ctx, key);
-  return v && v[0] ? v : NULL;
-}
-
 /* The "runs" entry of the run a context describes. Files from before the
  * driver's version was known hold the CUDA driver API version as "driver". */
 static cJSON *run_entry(const cJSON *ctx, const tb_run_ref *run) {
   cJSON *e = cJSON_CreateObject();
   cJSON_AddStringToObject(e, "commit", run->commit);
   cJSON_AddStringToObject(e, "date", run->date);
-  const bool old = !string_item(ctx, "cuda_driver_api");
-  const char *driver = ctx_value(ctx, "driver"), *api = ctx_value(ctx, "cuda_driver_api");
-  const char *const fields[][2] = {{"gpu", ctx_value(ctx, "gpu")},
-                                   {"device", ctx_value(ctx, "device")},
+  const bool old = !tb_json_string(ctx, "cuda_driver_api");
+  const char *driver = tb_json_text(ctx, "driver"), *api = tb_json_text(ctx, "cuda_driver_api");
+  const char *const fields[][2] = {{"gpu", tb_json_text(ctx, "gpu")},
+                                   {"device", tb_json_text(ctx, "device")},
                                    {"driver", old ? NULL : driver},
                                    {"cuda_driver_api", old ? driver : api},
-                                   {"runtime", ctx_value(ctx, "runtime")}};
+                                   {"runtime", tb_json_text(ctx, "runtime")}};
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (fields[i][1]) cJSON_AddStringToObject(e, fields[i][0], fields[i][1]);
-  const char *copy = ctx_value(ctx, "copy_gbps");
+  const char *copy = tb_json_text(ctx, "copy_gbps");
   if (copy) cJSON_AddNumberToObject(e, "copy_gbps", strtod(copy, NULL));
   cJSON *libraries = cJSON_AddObjectToObject(e, "libraries");
   for (const cJSON *c = ctx ? ctx->child : NULL; c; c = c->next)
@@ -386,14 +423,14 @@ static cJSON *run_entry(const cJSON *ctx, const tb_run_ref *run) {
 static void stamp_rows(cJSON *rows, const cJSON *ctx, cJSON *runs) {
   tb_run_ref run;
   context_run(ctx, &run);
-  const char *device = string_item(ctx, "device");
+  const char *device = tb_json_string(ctx, "device");
   bool used = false;
   cJSON *row;
   cJSON_ArrayForEach(row, rows) {
     /* Each row names the board that measured it (the run's context says it
      * once): a merge of several GPUs' runs keeps that per row. */
     if (device && !cJSON_HasObjectItem(row, "device")) cJSON_AddStringToObject(row, "device", device);
-    if (string_item(row, "run_id")) continue;
+    if (tb_json_string(row, "run_id")) continue;
     static const char *const keys[] = {"commit", "run_id", "run_date"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
       cJSON_DeleteItemFromObjectCaseSensitive(row, keys[i]);
@@ -421,7 +458,7 @@ static void keep_named_runs(cJSON *root, cJSON *described) {
   cJSON *runs = cJSON_CreateObject();
   const cJSON *row;
   cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(root, "benchmarks")) {
-    const char *id = string_item(row, "run_id");
+    const char *id = tb_json_string(row, "run_id");
     if (!id || cJSON_HasObjectItem(runs, id)) continue;
     cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(described, id);
     cJSON_AddItemToObject(runs, id, e ? e : cJSON_CreateObject());
@@ -498,7 +535,7 @@ static tb_status write_atomically(cJSON *root, const char *path) {
 
 tb_status tb_results_commit(const char *written, const char *result, bool partial) {
   cJSON *root = NULL, *old = NULL;
-  tb_status st = load_json(written, &root);
+  tb_status st = tb_results_parse(written, &root);
   if (st != TB_OK) return st;
   cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
   cJSON *row;
@@ -513,7 +550,7 @@ tb_status tb_results_commit(const char *written, const char *result, bool partia
   if (partial && access(result, F_OK) == 0) {
     /* A partial run must not cost the rows it did not measure: an unreadable
      * existing file is left alone, and so is the new one. */
-    st = load_json(result, &old);
+    st = tb_results_parse(result, &old);
     if (st != TB_OK) {
       cJSON_Delete(root);
       cJSON_Delete(described);

@@ -2,11 +2,12 @@
  * file so that no measurement is ever lost.
  *
  * A row is named <algorithm>/<impl>/<type>/n:<n>[/seg:<L>][/nt:<NT>/vt:<VT>]
- * [/<key>:<value>...]; tb_row_params reads those fields back (Google
- * Benchmark's own segments, such as /iterations:N or /manual_time in files
- * written before names were stable, are skipped), and every row of a
- * finished file carries them as a "params" object. Aggregate rows are
- * named <row>_<aggregate> (mean, median, stddev, cv).
+ * [/<key>:<value>...]; tb_row_params_parse reads those fields from the name
+ * (Google Benchmark's own segments, such as /iterations:N or /manual_time in
+ * files written before names were stable, are skipped) when a sweep's
+ * result is committed, and every row of a finished file carries them as a
+ * "params" object, which readers take (core/result_file.h). Aggregate rows
+ * are named <row>_<aggregate> (mean, median, stddev, cv).
  *
  * A sweep writes to a temporary file beside the result; tb_results_commit
  * then replaces the result only once the run has completed. A partial run
@@ -36,23 +37,33 @@ struct cJSON; /* <cjson/cJSON.h> */
 
 typedef struct tb_row_params {
   char algorithm[64], impl[32], type[32];
-  char canonical[256];   /* the name without Google Benchmark's segments */
+  char canonical[256];   /* the row's key: its name without Google Benchmark's segments */
   char aggregate[16];    /* "median" for "<row>_median", "" for a measured row */
   int64_t n, seg;        /* seg -1: not segmented */
   int nt, vt;            /* 0: no swept box (tuned default, baselines) */
   char variant[64];      /* any other key:value segments, "/"-joined, or "" */
 } tb_row_params;
 
-/* The whole file at path, NUL-terminated (free it), or NULL with errno set
- * (EISDIR for a folder). */
-char *tb_read_text(const char *path);
+/* The whole file at path, NUL-terminated (free it), its length in *len
+ * when len is not NULL, or NULL with errno set (EISDIR for a folder). */
+char *tb_read_text(const char *path, size_t *len);
 
 /* mkdir -p: 0, or -1 with errno set. */
 int tb_mkdirs(const char *path);
 
-/* Whether the len bytes at seg are a segment Google Benchmark appends to a
- * name (manual_time, iterations:N, repeats:N, ...), not one of the row's. */
-bool tb_gbench_segment(const char *seg, size_t len);
+/* The result file at path parsed (cJSON_Delete it), Google Benchmark's bare
+ * NaN and inf read as null: what tb_results_commit and the reader
+ * (core/result_file.h) start from. TB_ERR_IO, naming the path, when it
+ * cannot be read, is not a regular file, is empty, holds NUL bytes or
+ * anything but one JSON object, or has no "benchmarks" array. */
+tb_status tb_results_parse(const char *path, struct cJSON **out);
+
+/* Members of a parsed result, as the writer and the reader take them: o's
+ * member key when it is a string (tb_json_text: other than ""), else NULL;
+ * when it is a number, else NAN. NULL and NAN also when o is no object. */
+const char *tb_json_string(const struct cJSON *o, const char *key);
+const char *tb_json_text(const struct cJSON *o, const char *key);
+double tb_json_number(const struct cJSON *o, const char *key);
 
 /* TB_ERR_INVALID_ARGUMENT (with a message naming `name`) when the name does
  * not follow the pattern above. */
@@ -80,9 +91,11 @@ typedef struct tb_run_ref {
 } tb_run_ref;
 
 /* The run that measured `row`, a row of the parsed result `root`: its
- * "run_id", "commit" and "run_date"; for a row from before rows named
- * their run, the file context's commit and date (converted to UTC) and the
- * run_id "<commit>@<date>" derived from them, as a merge stamps such rows. */
+ * "run_id" and "run_date" (else its run's "date" in the file's "runs"); for
+ * a row from before rows named their run, the file context's commit and
+ * date (converted to UTC) and the run_id "<commit>@<date>" derived from
+ * them, as a merge stamps such rows. The commit is the row's own, else its
+ * run's in "runs", else the context's. */
 void tb_results_row_run(const struct cJSON *root, const struct cJSON *row, tb_run_ref *out);
 
 /* The distinct runs (by run_id) of rows[0..count) of `root`, or with rows

@@ -1,16 +1,22 @@
 /* Result files (core/results.h): row names read back as parameters, and
  * the commit of a run's output: annotate, replace, merge a partial run,
  * refuse to merge into an unreadable file; every row's run and the "runs"
- * object through merges, and which runs a set of rows spans. */
+ * object through merges, and which runs a set of rows spans. The reader
+ * (core/result_file.h): rows' parameters from "params", from the name only
+ * without it, their timing, readings and run, and what it refuses. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/results.h"
+#include "core/result_file.h"
 
 #include <CUnit/Basic.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "core/cunit_contains.h"
 
 static void test_params(void) {
   tb_row_params p;
@@ -291,6 +297,143 @@ static void test_provenance(void) {
   cJSON_Delete(r);
 }
 
+static void test_reader(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/read.json", g_dir);
+  /* "params" decide, not the name (made to disagree here); a row without
+   * them is read from its name, Google Benchmark's segments dropped. */
+  write_file(path,
+             "{\"context\": {\"gpu\": \"G\", \"commit\": \"ctx1\", \"date\": \"2026-11-26T00:00:00Z\","
+             " \"num_cpus\": 16, \"caches\": []},"
+             " \"runs\": {\"R1\": {\"commit\": \"run1\", \"date\": \"2026-11-27T00:00:00Z\","
+             " \"gpu\": \"G\", \"driver\": \"580.95.05\", \"copy_gbps\": 2988.7}},"
+             " \"benchmarks\": ["
+             "{\"name\": \"not/a/row/name\", \"run_type\": \"iteration\", \"real_time\": 2.5,"
+             " \"time_unit\": \"us\", \"items_per_second\": 4e9, \"sm_clock_mhz\": 1980,"
+             " \"throttle_reasons\": 4, \"device\": \"h:0000:1B:00.0\", \"run_id\": \"R1\","
+             " \"params\": {\"algorithm\": \"segreduce\", \"impl\": \"tb\", \"type\": \"int32\","
+             " \"n\": 1024, \"seg\": 16, \"nt\": 128, \"vt\": 7}},"
+             "{\"name\": \"x_median\", \"run_type\": \"aggregate\", \"aggregate_name\": \"median\","
+             " \"commit\": \"own1\", \"run_id\": \"R1\", \"real_time\": NaN, \"throttle_reasons\": \"none\","
+             " \"params\": {\"algorithm\": \"reduce\", \"impl\": \"cub\", \"type\": \"float\", \"n\": 8}},"
+             "{\"name\": \"reduce/cub/int32/n:1048576/iterations:200/repeats:3/manual_time_cv\","
+             " \"run_type\": \"aggregate\", \"aggregate_name\": \"cv\", \"real_time\": 0.01},"
+             "{\"name\": \"scan_agg\", \"run_name\": \"scan/tb/int64/n:4096/variant:x\","
+             " \"run_type\": \"aggregate\", \"aggregate_name\": \"mean\"},"
+             "{\"name\": \"reduce/tb/int32/n:12/stray\", \"error_occurred\": true,"
+             " \"error_message\": \"bad\"},"
+             "{\"name\": \"r/tb/int32/n:8\", \"run_type\": \"bogus\","
+             " \"params\": {\"algorithm\": \"r\", \"impl\": \"tb\", \"type\": \"int32\", \"n\": 0}},"
+             "7]}");
+  tb_result_file f;
+  CU_ASSERT_EQUAL_FATAL(tb_result_file_load(path, &f), TB_OK);
+  CU_ASSERT_EQUAL_FATAL(f.count, 7);
+  CU_ASSERT_STRING_EQUAL(tb_result_context(&f, "gpu"), "G");
+  CU_ASSERT_STRING_EQUAL(tb_result_context(&f, "num_cpus"), "16");
+  CU_ASSERT_PTR_NULL(tb_result_context(&f, "caches"));
+  CU_ASSERT_PTR_NULL(tb_result_context(&f, "absent"));
+  CU_ASSERT_EQUAL_FATAL(f.run_count, 1);
+  CU_ASSERT_STRING_EQUAL(f.runs[0].ref.run_id, "R1");
+  CU_ASSERT_STRING_EQUAL(f.runs[0].ref.commit, "run1");
+  CU_ASSERT_STRING_EQUAL(f.runs[0].driver, "580.95.05");
+  CU_ASSERT_STRING_EQUAL(f.runs[0].runtime, "");
+  CU_ASSERT_DOUBLE_EQUAL(f.runs[0].copy_gbps, 2988.7, 1e-9);
+
+  const tb_result_row *r = &f.rows[0];
+  CU_ASSERT_TRUE(r->params_ok);
+  CU_ASSERT_EQUAL(r->kind, TB_ROW_ITERATION);
+  CU_ASSERT_STRING_EQUAL(r->p.algorithm, "segreduce");
+  CU_ASSERT_STRING_EQUAL(r->p.canonical, "segreduce/tb/int32/n:1024/seg:16/nt:128/vt:7");
+  CU_ASSERT_EQUAL(r->p.seg, 16);
+  CU_ASSERT_EQUAL(r->p.nt, 128);
+  CU_ASSERT_STRING_EQUAL(r->p.aggregate, "");
+  CU_ASSERT_STRING_EQUAL(r->name, "not/a/row/name");
+  CU_ASSERT_DOUBLE_EQUAL(r->real_time * tb_time_unit_ns(r->time_unit), 2500, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(r->items_per_second, 4e9, 1);
+  CU_ASSERT_DOUBLE_EQUAL(r->sm_clock_mhz, 1980, 1e-9);
+  CU_ASSERT_TRUE(isnan(r->mem_clock_mhz));
+  CU_ASSERT_TRUE(r->throttled);
+  CU_ASSERT_STRING_EQUAL(r->device, "h:0000:1B:00.0");
+  /* Its commit is its run's: the row names none. */
+  CU_ASSERT_STRING_EQUAL(r->run.run_id, "R1");
+  CU_ASSERT_STRING_EQUAL(r->run.commit, "run1");
+  CU_ASSERT_STRING_EQUAL(r->run.date, "2026-11-27T00:00:00Z");
+
+  r = &f.rows[1];
+  CU_ASSERT_EQUAL(r->kind, TB_ROW_AGGREGATE);
+  CU_ASSERT_STRING_EQUAL(r->p.canonical, "reduce/cub/float/n:8");
+  CU_ASSERT_EQUAL(r->p.seg, -1);
+  CU_ASSERT_EQUAL(r->p.nt, 0);
+  CU_ASSERT_STRING_EQUAL(r->p.aggregate, "median");
+  CU_ASSERT_TRUE(isnan(r->real_time)); /* a bare NaN reads as no value */
+  CU_ASSERT_FALSE(r->throttled);
+  CU_ASSERT_PTR_NULL(r->device);
+  CU_ASSERT_STRING_EQUAL(r->run.commit, "own1");
+
+  /* Without params: the name less its aggregate, Google Benchmark's
+   * segments dropped; the run of the file's context. */
+  r = &f.rows[2];
+  CU_ASSERT_TRUE(r->params_ok);
+  CU_ASSERT_STRING_EQUAL(r->p.canonical, "reduce/cub/int32/n:1048576");
+  CU_ASSERT_STRING_EQUAL(r->p.aggregate, "cv");
+  CU_ASSERT_STRING_EQUAL(r->time_unit, "");
+  CU_ASSERT_STRING_EQUAL(r->run.commit, "ctx1");
+  CU_ASSERT_STRING_EQUAL(r->run.run_id, "ctx1@2026-11-26T00:00:00Z");
+  /* An aggregate whose name is not its row's: its run_name. */
+  r = &f.rows[3];
+  CU_ASSERT_TRUE(r->params_ok);
+  CU_ASSERT_STRING_EQUAL(r->p.canonical, "scan/tb/int64/n:4096/variant:x");
+  CU_ASSERT_STRING_EQUAL(r->p.variant, "variant:x");
+  CU_ASSERT_STRING_EQUAL(r->p.aggregate, "mean");
+  /* Neither params nor a row name: kept, not judged. */
+  r = &f.rows[4];
+  CU_ASSERT_FALSE(r->params_ok);
+  CU_ASSERT_TRUE(r->failed);
+  CU_ASSERT_STRING_EQUAL(r->error_message, "bad");
+  /* Params out of range are no params, whatever the name says. */
+  r = &f.rows[5];
+  CU_ASSERT_FALSE(r->params_ok);
+  CU_ASSERT_EQUAL(r->kind, TB_ROW_UNKNOWN);
+  r = &f.rows[6];
+  CU_ASSERT_PTR_NULL(r->name);
+  CU_ASSERT_FALSE(r->params_ok);
+  tb_result_file_free(&f);
+
+  CU_ASSERT_DOUBLE_EQUAL(tb_time_unit_ns("ms"), 1e6, 0);
+  CU_ASSERT_TRUE(isnan(tb_time_unit_ns("days")));
+  CU_ASSERT_TRUE(isnan(tb_time_unit_ns("")));
+
+  /* What is no result: each refused with a message naming the file. */
+  static const struct {
+    const char *text, *says;
+    size_t len;
+  } bad[] = {{"", "empty file", 0},
+             {"{\"benchmarks\": []}\0x", "NUL bytes", 21},
+             {"{\"benchmarks\": [] } trailing", "not valid JSON", 0},
+             {"[1, 2]", "not a JSON object", 0},
+             {"{\"context\": {}}", "no \"benchmarks\" array", 0}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    FILE *out = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    fwrite(bad[i].text, 1, bad[i].len ? bad[i].len : strlen(bad[i].text), out);
+    fclose(out);
+    CU_ASSERT_EQUAL(tb_result_file_load(path, &f), TB_ERR_IO);
+    ASSERT_CONTAINS(tb_last_error(), bad[i].says);
+    ASSERT_CONTAINS(tb_last_error(), path);
+    tb_result_file_free(&f);
+  }
+  CU_ASSERT_EQUAL(tb_result_file_load(g_dir, &f), TB_ERR_IO);
+  ASSERT_CONTAINS(tb_last_error(), "not a regular file");
+  remove(path);
+  CU_ASSERT_EQUAL(tb_result_file_load(path, &f), TB_ERR_IO);
+  ASSERT_CONTAINS(tb_last_error(), "cannot read");
+  /* An empty array is a result without rows. */
+  write_file(path, "{\"benchmarks\": []}\n");
+  CU_ASSERT_EQUAL(tb_result_file_load(path, &f), TB_OK);
+  CU_ASSERT_EQUAL(f.count, 0);
+  tb_result_file_free(&f);
+}
+
 int main(void) {
   const char *tmp = getenv("TEST_TMPDIR");
   snprintf(g_dir, sizeof g_dir, "%s", tmp ? tmp : "/tmp");
@@ -299,6 +442,7 @@ int main(void) {
   CU_add_test(s, "row params", test_params);
   CU_add_test(s, "commit, merge, refuse", test_commit);
   CU_add_test(s, "provenance through merges", test_provenance);
+  CU_add_test(s, "the reader", test_reader);
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -9,12 +9,13 @@
  * a family on one side only is listed, not compared. A file against a folder is compared with
  * the folder's file of the same name.
  *
- * Input: {"context": {...}, "benchmarks": [row, ...]}. A row's name is
- * <algorithm>/<impl>/<type>/n:<n>[/seg:<L>][/nt:<NT>/vt:<VT>]; older files append Google
- * Benchmark's own segments (/iterations:N/manual_time, /repeats:N, /min_time:T, /real_time,
- * /threads:N, ...), which are stripped: what remains is the canonical name rows are matched by.
- * Aggregate rows ("run_type": "aggregate") are named <canonical>_<aggregate_name>. Per canonical
- * name:
+ * Input: {"context": {...}, "benchmarks": [row, ...]}, read by core/result_file.h. A row's
+ * parameters are its "params" (in files without them, its name's: <algorithm>/<impl>/<type>/n:<n>
+ * [/seg:<L>][/nt:<NT>/vt:<VT>], older names with Google Benchmark's own segments such as
+ * /iterations:N/manual_time, which do not count); rows are matched by their canonical name,
+ * <algorithm>/<impl>/<type>/n:<n>[/seg:<L>][/nt:<NT>/vt:<VT>], which aggregate rows ("run_type":
+ * "aggregate") share with the repetitions they sum up. A row with neither params nor such a name
+ * is bad input. Per canonical name:
  *   time  = real_time of the "median" aggregate, else the mean of the iteration rows, else the
  *           "mean" aggregate (time_unit ns, us, ms or s);
  *   noise = real_time of the "cv" aggregate (Google Benchmark 1.7 writes the coefficient of
@@ -24,7 +25,7 @@
  *   the counters sm_clock_mhz and mem_clock_mhz (folded as the time is), throttle_reasons
  *           (non-zero in any row: throttled) and the row's "device", where present.
  * A name with any row marked "error_occurred" is failed: it is counted and listed, not matched.
- * "params" objects and other counters are ignored: the name is authoritative.
+ * Other counters are ignored.
  *
  * The verdict. Impl tb is the code under test; every other impl is a baseline library that did
  * not change between the runs, so the baselines' ratios measure what the runs alone moved
@@ -71,11 +72,9 @@
  * ones), prints relative differences ((B - A) / A) and, for rows with repetitions on both sides,
  * a Mann-Whitney U test p-value (add -a to show the aggregates only). */
 #define _POSIX_C_SOURCE 200809L
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -86,7 +85,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/results.h"
+#include "core/result_file.h"
 #include "plots/style.h"
 #include "plots/tool.h"
 
@@ -94,7 +93,6 @@ enum {
   PATH_LEN = 4096,
   CTX_LEN = 128,
   LIST_MAX = 10,            /* names listed per "only in" / "failed" line */
-  MAX_FILE = 1 << 30,       /* larger inputs are refused rather than read */
   MIN_CONTROL = 5,          /* fewer baseline rows give no quartiles worth the name */
 };
 
@@ -111,12 +109,12 @@ typedef enum { ROW_ITER, ROW_MEDIAN, ROW_MEAN, ROW_CV, ROW_IGNORED } row_kind;
 
 /* Clock counters a sweep may record per row. */
 enum { CLK_SM, CLK_MEM, NCLOCKS };
-static const char *const clock_keys[NCLOCKS] = {"sm_clock_mhz", "mem_clock_mhz"};
 static const char *const clock_str[NCLOCKS] = {"SM clock", "memory clock"};
 
 /* One row of "benchmarks", reduced to what the comparison needs. */
 typedef struct {
   char *name; /* canonical */
+  int tb, band; /* tilebench's code (impl tb or atomics, no library's); band_of its n */
   row_kind kind;
   double v;   /* time in ns, or the cv as a fraction */
   double clock[NCLOCKS]; /* MHz, NAN if absent */
@@ -129,6 +127,7 @@ typedef struct {
 /* All rows of one canonical name. */
 typedef struct {
   char *name, *msg, *device;
+  int tb, band;
   double time, noise; /* ns; fraction, NAN if unknown */
   double clock[NCLOCKS];
   int failed, throttled;
@@ -218,25 +217,6 @@ static const char *base_name(const char *path) {
 
 /* ---- names ---------------------------------------------------------------------------------- */
 
-/* The canonical name: the first len bytes of name without Google Benchmark's segments. */
-static char *canonical(const char *name, size_t len) {
-  char *out = malloc(len + 1);
-  if (out == NULL) return NULL;
-  size_t n = 0;
-  for (size_t i = 0; i < len;) {
-    size_t j = i;
-    while (j < len && name[j] != '/') j++;
-    if (i == 0 || !tb_gbench_segment(name + i, j - i)) {
-      if (i > 0) out[n++] = '/';
-      memcpy(out + n, name + i, j - i);
-      n += j - i;
-    }
-    i = j + 1;
-  }
-  out[n] = '\0';
-  return out;
-}
-
 /* Natural order: digit runs compare as numbers, so n:4096 sorts before n:1048576. */
 static int natural_cmp(const char *a, const char *b) {
   while (*a && *b) {
@@ -266,62 +246,11 @@ static int name_cmp(const char *a, const char *b) {
   return c != 0 ? c : strcmp(a, b);
 }
 
-/* Whether the row is tilebench's code (its impl, the name's second segment, no library's). */
-static int is_tb(const char *name) {
-  const char *slash = strchr(name, '/'), *end = slash ? strchr(slash + 1, '/') : NULL;
-  char impl[64];
-  if (slash == NULL) return 0;
-  size_t len = end ? (size_t)(end - slash - 1) : strlen(slash + 1);
-  snprintf(impl, sizeof impl, "%.*s", (int)(len < sizeof impl ? len : sizeof impl - 1), slash + 1);
-  return !tool_is_baseline(impl);
-}
-
 /* ---- loading -------------------------------------------------------------------------------- */
 
-/* An object's member, or NULL (also when obj is not an object). */
-static const cJSON *field(const cJSON *obj, const char *key) {
-  return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-}
-
-static double ns_per_unit(const cJSON *unit) {
-  static const struct {
-    const char *name;
-    double ns;
-  } units[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-  for (size_t i = 0; cJSON_IsString(unit) && i < sizeof units / sizeof units[0]; i++)
-    if (strcmp(unit->valuestring, units[i].name) == 0) return units[i].ns;
-  return NAN;
-}
-
-/* The whole file, NUL-terminated, in *text; a message naming the problem on failure. Opened
- * non-blocking and checked to be a regular file so that a FIFO or a device cannot hang us. */
-static int read_all(const char *path, char **text, size_t *len) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK);
-  struct stat sb;
-  if (fd < 0 || fstat(fd, &sb) != 0) {
-    tool_warn("%s: cannot open: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  if (!S_ISREG(sb.st_mode) || sb.st_size > MAX_FILE) {
-    tool_warn("%s: %s", path, S_ISREG(sb.st_mode) ? "too large" : "not a regular file");
-    close(fd);
-    return -1;
-  }
-  size_t size = (size_t)sb.st_size, got = 0;
-  char *buf = malloc(size + 1);
-  ssize_t k = 1;
-  while (buf != NULL && got < size && (k = read(fd, buf + got, size - got)) > 0) got += (size_t)k;
-  int err = errno;
-  close(fd);
-  if (buf == NULL || k < 0) {
-    tool_warn("%s: cannot read: %s", path, buf ? strerror(err) : "out of memory");
-    free(buf);
-    return -1;
-  }
-  buf[got] = '\0';
-  *text = buf, *len = got;
-  return 0;
+/* The size band of n items: k for n in [2^k, 2^(k+1)). */
+static int band_of(long long n) {
+  return n < 1 ? 0 : ilogb((double)n) < NBANDS ? ilogb((double)n) : NBANDS - 1;
 }
 
 static void free_rows(row *rows, size_t n) {
@@ -329,92 +258,70 @@ static void free_rows(row *rows, size_t n) {
   free(rows);
 }
 
-/* throttle_reasons may be a bit mask or a list of names; zero, "" and "none" mean not throttled. */
-static int throttled(const cJSON *t) {
-  if (cJSON_IsNumber(t)) return t->valuedouble != 0;
-  if (cJSON_IsString(t))
-    return t->valuestring[0] && strcmp(t->valuestring, "0") && strcmp(t->valuestring, "none");
-  return 0;
-}
-
-/* The row's device and counters, where present; 0, or -1 out of memory. */
-static int parse_counters(const cJSON *b, row *r) {
-  const cJSON *dev = field(b, "device");
-  for (int k = 0; k < NCLOCKS; k++) {
-    const cJSON *c = field(b, clock_keys[k]);
-    r->clock[k] = cJSON_IsNumber(c) && c->valuedouble > 0 ? c->valuedouble : NAN;
-  }
-  r->throttled = throttled(field(b, "throttle_reasons"));
-  if (cJSON_IsString(dev) && (r->device = strdup(dev->valuestring)) == NULL) return -1;
-  return 0;
-}
-
-/* Fills r from benchmarks[i]; 0, or -1 after a message naming path and the row. */
-static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
-  const cJSON *name = field(b, "name"), *type = field(b, "run_type");
-  const cJSON *agg = field(b, "aggregate_name"), *rn = field(b, "run_name");
+/* Fills r from b, benchmarks[i] of path; 0, or -1 after a message naming path and the row. */
+static int parse_row(const char *path, size_t i, const tb_result_row *b, row *r) {
   memset(r, 0, sizeof *r);
   r->index = i;
   for (int k = 0; k < NCLOCKS; k++) r->clock[k] = NAN;
-  if (!cJSON_IsObject(b)) {
-    tool_warn("%s: benchmarks[%zu] is not an object", path, i);
-    return -1;
-  }
-  if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+  if (b->name == NULL || b->name[0] == '\0') {
     tool_warn("%s: benchmarks[%zu]: \"name\" is missing or not a non-empty string", path, i);
     return -1;
   }
-  const char *s = name->valuestring;
-  size_t len = strlen(s);
-  r->kind = ROW_ITER;
-  if (type != NULL && (!cJSON_IsString(type) || (strcmp(type->valuestring, "iteration") != 0 &&
-                                                 strcmp(type->valuestring, "aggregate") != 0))) {
-    tool_warn("%s: benchmarks[%zu] '%s': \"run_type\" is neither \"iteration\" nor \"aggregate\"", path,
-         i, s);
+  const char *name = b->name;
+  if (b->kind == TB_ROW_UNKNOWN) {
+    tool_warn("%s: benchmarks[%zu] '%s': \"run_type\" is neither \"iteration\" nor \"aggregate\"",
+              path, i, name);
     return -1;
   }
-  if (type != NULL && strcmp(type->valuestring, "aggregate") == 0) {
-    if (!cJSON_IsString(agg)) {
-      tool_warn("%s: benchmarks[%zu] '%s': aggregate without an \"aggregate_name\"", path, i, s);
+  r->kind = ROW_ITER;
+  if (b->kind == TB_ROW_AGGREGATE) {
+    const char *a = b->p.aggregate;
+    if (a[0] == '\0') {
+      tool_warn("%s: benchmarks[%zu] '%s': aggregate without an \"aggregate_name\"", path, i, name);
       return -1;
     }
-    const char *a = agg->valuestring;
-    size_t alen = strlen(a);
     r->kind = strcmp(a, "median") == 0 ? ROW_MEDIAN
               : strcmp(a, "mean") == 0 ? ROW_MEAN
               : strcmp(a, "cv") == 0   ? ROW_CV
                                        : ROW_IGNORED; /* stddev, BigO, RMS, user statistics */
-    if (len > alen + 1 && s[len - alen - 1] == '_' && strcmp(s + len - alen, a) == 0)
-      len -= alen + 1; /* <canonical>_<aggregate> */
-    else if (cJSON_IsString(rn))
-      s = rn->valuestring, len = strlen(s);
   }
-  r->name = canonical(s, len);
-  if (r->name == NULL) {
+  if (!b->params_ok) {
+    tool_warn("%s: benchmarks[%zu] '%s': no \"params\", and the name is not "
+              "<algorithm>/<impl>/<type>/n:<n>[/seg:<L>][/nt:<NT>/vt:<VT>]", path, i, name);
+    return -1;
+  }
+  r->tb = !tool_is_baseline(b->p.impl);
+  r->band = band_of(b->p.n);
+  if ((r->name = strdup(b->p.canonical)) == NULL) {
     tool_warn("out of memory");
     return -1;
   }
-  if (cJSON_IsTrue(field(b, "error_occurred"))) {
-    const cJSON *msg = field(b, "error_message");
+  if (b->failed) {
     r->failed = 1;
-    r->msg = strdup(cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+    r->msg = strdup(b->error_message ? b->error_message : "(no message)");
     return 0;
   }
   if (r->kind == ROW_IGNORED) return 0;
-  if (r->kind != ROW_CV && parse_counters(b, r) != 0) {
-    tool_warn("out of memory");
-    return -1;
+  if (r->kind != ROW_CV) {
+    for (int k = 0; k < NCLOCKS; k++) {
+      const double c = k == CLK_SM ? b->sm_clock_mhz : b->mem_clock_mhz;
+      r->clock[k] = c > 0 ? c : NAN;
+    }
+    r->throttled = b->throttled;
+    if (b->device != NULL && (r->device = strdup(b->device)) == NULL) {
+      tool_warn("out of memory");
+      return -1;
+    }
   }
-  const cJSON *t = field(b, "real_time");
-  double v = cJSON_IsNumber(t) ? t->valuedouble : NAN, unit = ns_per_unit(field(b, "time_unit"));
-  if (!cJSON_IsNumber(t) || !isfinite(v)) {
+  double v = b->real_time, unit = tb_time_unit_ns(b->time_unit);
+  if (!isfinite(v)) {
     tool_warn("%s: benchmarks[%zu] '%s': \"real_time\" is missing or not a finite number", path, i,
-         name->valuestring);
+              name);
     return -1;
   }
   if (r->kind == ROW_CV) {
     if (v < 0) {
-      tool_warn("%s: benchmarks[%zu] '%s': negative cv %g", path, i, name->valuestring, v);
+      tool_warn("%s: benchmarks[%zu] '%s': negative cv %g", path, i, name, v);
       return -1;
     }
     r->v = v;
@@ -422,16 +329,16 @@ static int parse_row(const char *path, size_t i, const cJSON *b, row *r) {
   }
   if (isnan(unit)) {
     tool_warn("%s: benchmarks[%zu] '%s': \"time_unit\" is missing or not ns, us, ms or s", path, i,
-         name->valuestring);
+              name);
     return -1;
   }
   if (!(v > 0)) {
-    tool_warn("%s: benchmarks[%zu] '%s': real_time %g is not positive", path, i, name->valuestring, v);
+    tool_warn("%s: benchmarks[%zu] '%s': real_time %g is not positive", path, i, name, v);
     return -1;
   }
   r->v = v * unit;
   if (!isfinite(r->v)) {
-    tool_warn("%s: benchmarks[%zu] '%s': real_time %g is too large", path, i, name->valuestring, v);
+    tool_warn("%s: benchmarks[%zu] '%s': real_time %g is too large", path, i, name, v);
     return -1;
   }
   return 0;
@@ -468,6 +375,7 @@ static int make_entry(const char *path, row *rows, size_t lo, size_t hi, entry *
   memset(e, 0, sizeof *e);
   for (int k = 0; k < NCLOCKS; k++) clock[k] = t;
   e->name = rows[lo].name, rows[lo].name = NULL;
+  e->tb = rows[lo].tb, e->band = rows[lo].band;
   for (size_t i = lo; i < hi; i++) {
     row *r = &rows[i];
     if (r->failed && !e->failed) e->failed = 1, e->msg = r->msg, r->msg = NULL;
@@ -492,46 +400,30 @@ static int make_entry(const char *path, row *rows, size_t lo, size_t hi, entry *
   return 0;
 }
 
-/* Parses text into res's entries. */
-static int parse_result(result *res, const char *text) {
-  const char *path = res->path, *end = NULL;
-  cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-  if (root == NULL) {
-    tool_warn("%s: not valid JSON (near byte %ld)", path, end ? (long)(end - text) : 0L);
+/* Folds the rows of the result at res->path into res's entries. */
+static int parse_result(result *res) {
+  const char *path = res->path;
+  tb_result_file f;
+  if (tb_result_file_load(path, &f) != TB_OK) {
+    tool_warn("%s", tb_last_error());
+    tb_result_file_free(&f);
     return -1;
   }
-  const cJSON *ctx = field(root, "context"), *benches = field(root, "benchmarks");
   int rc = -1;
-  size_t n = (size_t)cJSON_GetArraySize(benches), i = 0;
+  const size_t n = f.count;
   row *rows = NULL;
-  if (!cJSON_IsObject(root))
-    tool_warn("%s: not a JSON object: a Google Benchmark result is {\"context\": ..., "
-         "\"benchmarks\": [...]}", path);
-  else if (!cJSON_IsArray(benches))
-    tool_warn("%s: no \"benchmarks\" array: not a Google Benchmark result", path);
-  else if (n == 0)
+  if (n == 0)
     tool_warn("%s: \"benchmarks\" is empty", path);
   else if ((rows = calloc(n, sizeof *rows)) == NULL || (res->e = calloc(n, sizeof *res->e)) == NULL)
     tool_warn("out of memory");
   else
     rc = 0;
   for (size_t k = 0; k < NCTX; k++) {
-    const cJSON *v = field(ctx, ctx_keys[k]);
-    if (cJSON_IsString(v) && v->valuestring[0] != '\0')
-      snprintf(res->ctx[k], CTX_LEN, "%s", v->valuestring);
-    else if (cJSON_IsNumber(v))
-      snprintf(res->ctx[k], CTX_LEN, "%g", v->valuedouble);
-    else
-      snprintf(res->ctx[k], CTX_LEN, "%s", ctx_unknown);
+    const char *v = tb_result_context(&f, ctx_keys[k]);
+    snprintf(res->ctx[k], CTX_LEN, "%s", v && v[0] ? v : ctx_unknown);
   }
-  const cJSON *b;
-  if (rc == 0) {
-    cJSON_ArrayForEach(b, benches) {
-      if ((rc = parse_row(path, i, b, &rows[i])) != 0) break;
-      i++;
-    }
-  }
-  cJSON_Delete(root);
+  for (size_t i = 0; rc == 0 && i < n; i++) rc = parse_row(path, i, &f.rows[i], &rows[i]);
+  tb_result_file_free(&f);
   if (rc == 0) {
     qsort(rows, n, sizeof *rows, by_row);
     for (size_t lo = 0, hi; rc == 0 && lo < n; lo = hi) {
@@ -545,8 +437,6 @@ static int parse_result(result *res, const char *text) {
 }
 
 static int load(const char *path, result *res) {
-  char *text;
-  size_t len;
   const char *base = base_name(path);
   size_t blen = strlen(base);
   if (blen > 5 && strcmp(base + blen - 5, ".json") == 0) blen -= 5;
@@ -555,16 +445,7 @@ static int load(const char *path, result *res) {
     tool_warn("%s: path too long", path);
     return -1;
   }
-  if (read_all(path, &text, &len) != 0) return -1;
-  int rc = -1;
-  if (len == 0)
-    tool_warn("%s: empty file", path);
-  else if (memchr(text, '\0', len) != NULL)
-    tool_warn("%s: contains NUL bytes: not a JSON text", path);
-  else
-    rc = parse_result(res, text);
-  free(text);
-  return rc;
+  return parse_result(res);
 }
 
 static void free_result(result *r) {
@@ -697,12 +578,6 @@ static const char *noise_str(double noise, char *buf, size_t size) {
 
 /* ---- matching and the controls -------------------------------------------------------------- */
 
-static int band_of(const char *name) {
-  const char *p = strstr(name, "/n:");
-  double n = p ? strtod(p + 3, NULL) : 0;
-  return n < 1 ? 0 : ilogb(n) < NBANDS ? ilogb(n) : NBANDS - 1;
-}
-
 static int shown(const char *name) {
   return !opt.filtered || regexec(&opt.filter, name, 0, NULL, 0) == 0;
 }
@@ -724,7 +599,7 @@ static int match_family(family *fam) {
     int show = shown(x ? x->name : y->name);
     if (x && y && !x->failed && !y->failed) {
       fam->m[fam->nm++] = (match){.a = x, .b = y, .lr = log(x->time / y->time),
-                                  .band = band_of(x->name), .tb = is_tb(x->name), .shown = show};
+                                  .band = x->band, .tb = x->tb, .shown = show};
       continue;
     }
     if (!show) continue;

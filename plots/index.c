@@ -11,7 +11,6 @@
  * of the runs). Exit status 1, naming the file, when the folder cannot be
  * read or the page not written. */
 #define _POSIX_C_SOURCE 200809L
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/results.h"
+#include "core/result_file.h"
 #include "plots/baseline.h"
 #include "plots/tool.h"
 
@@ -100,30 +99,27 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static const char *ctx_str(const cJSON *ctx, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, key);
-  return cJSON_IsString(v) ? v->valuestring : "?";
+static const char *ctx_str(const tb_result_file *f, const char *key) {
+  const char *v = tb_result_context(f, key);
+  return v ? v : "?";
 }
 
 /* One table row per family result: the run behind it. */
 static void run_row(FILE *out, const char *dir, const char *family, char *gpu, size_t cap) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = tb_read_text(path);
-  if (!text) return;
-  cJSON *root = cJSON_Parse(text);
-  free(text);
-  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
-  if (cJSON_IsObject(ctx)) {
-    if (!gpu[0]) snprintf(gpu, cap, "%s (%s)", ctx_str(ctx, "gpu"), ctx_str(ctx, "arch"));
-    const char *partial = ctx_str(ctx, "partial_update");
+  if (access(path, R_OK) != 0) return;
+  tb_result_file f;
+  if (tb_result_file_load(path, &f) == TB_OK) {
+    if (!gpu[0]) snprintf(gpu, cap, "%s (%s)", ctx_str(&f, "gpu"), ctx_str(&f, "arch"));
+    const char *partial = ctx_str(&f, "partial_update");
     fprintf(out, "| [%s](%s.json) | %s | %.10s | %s GB/s | %s | %s |\n", family, family,
-            ctx_str(ctx, "commit"), ctx_str(ctx, "date"), ctx_str(ctx, "copy_gbps"),
-            ctx_str(ctx, "repetitions"), strcmp(partial, "?") ? partial : "");
+            ctx_str(&f, "commit"), ctx_str(&f, "date"), ctx_str(&f, "copy_gbps"),
+            ctx_str(&f, "repetitions"), strcmp(partial, "?") ? partial : "");
   } else {
     fprintf(out, "| %s | (unreadable: %s) | | | | |\n", family, path);
   }
-  cJSON_Delete(root);
+  tb_result_file_free(&f);
 }
 
 int main(int argc, char **argv) {
@@ -212,7 +208,7 @@ int main(int argc, char **argv) {
   }
   char notes_path[4200];
   snprintf(notes_path, sizeof notes_path, "%s/notes.md", dir);
-  char *notes = tb_read_text(notes_path);
+  char *notes = tb_read_text(notes_path, NULL);
   if (notes) fprintf(out, "\n---\n\n%s", notes);
   free(notes);
   for (int i = 0; i < count; ++i) free(names[i]);

@@ -23,9 +23,10 @@
  * The best baseline of a row is baseline.h's rule. --no-render writes the .dat and .md files only. Exit status 0, or 1 if any input could not be
  * read or any output written or rendered.
  *
- * The parts: rows.c reads a result file (rows.h), baseline.c compares tb to its best baseline
- * (baseline.h), plot_group.c sorts the records into one group per chart, plot_charts.c,
- * plot_special.c and plot_ratio.c write the charts, plot_table.c the table (plot.h). */
+ * The parts: rows.c folds a result file's rows (core/result_file.h) into records (rows.h),
+ * baseline.c compares tb to its best baseline (baseline.h), plot_group.c sorts the records into
+ * one group per chart, plot_charts.c, plot_special.c and plot_ratio.c write the charts,
+ * plot_table.c the table (plot.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -45,15 +45,13 @@
  * Exit status 1, with a message naming the file, when a family's result is
  * missing, unreadable or has no box sweep, or a rule's rows span runs. */
 #define _POSIX_C_SOURCE 200809L
-#include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/results.h"
+#include "core/result_file.h"
 
 /* One swept box row: its parameters, median throughput and run. */
 typedef struct {
@@ -62,66 +60,56 @@ typedef struct {
   tb_run_ref run;
 } row;
 
+/* The box rows of one result file, <family>.json. */
 typedef struct {
+  const char *family;
   row *rows;
   int count, cap;
   char gpu[128];
 } sweep;
 
-static double number(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static void context_string(const cJSON *ctx, const char *key, char *out, size_t cap) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, key);
-  snprintf(out, cap, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
-}
-
-/* Adds the box rows of one result file: a median aggregate stands for its
- * row; files without repetitions give one measured row each. */
-static bool load(const char *dir, const char *family, sweep *s) {
+/* Adds the box rows of s's result file in dir: a median aggregate stands for
+ * its row; files without repetitions give one measured row each. */
+static bool load(const char *dir, sweep *s) {
   char path[4200];
-  snprintf(path, sizeof path, "%s/%s.json", dir, family);
-  char *text = tb_read_text(path);
-  cJSON *root = text ? cJSON_Parse(text) : NULL;
-  free(text);
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
-  if (!cJSON_IsArray(rows)) {
-    fprintf(stderr, "gen_defaults: %s: %s\n", path,
-            root ? "not a sweep result" : errno ? strerror(errno) : "not valid JSON");
-    cJSON_Delete(root);
+  snprintf(path, sizeof path, "%s/%s.json", dir, s->family);
+  tb_result_file f;
+  if (tb_result_file_load(path, &f) != TB_OK) {
+    fprintf(stderr, "gen_defaults: %s\n", tb_last_error());
+    tb_result_file_free(&f);
     return false;
   }
-  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
-  context_string(ctx, "gpu", s->gpu, sizeof s->gpu);
-  const cJSON *b;
-  cJSON_ArrayForEach(b, rows) {
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
-    row r;
-    if (!cJSON_IsString(name) || tb_row_params_parse(name->valuestring, &r.p) != TB_OK) continue;
-    if (r.p.nt == 0 || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "error_occurred"))) continue;
-    const bool median = strcmp(r.p.aggregate, "median") == 0;
-    if (r.p.aggregate[0] && !median) continue;
-    r.gips = number(b, "items_per_second") / 1e9;
+  const char *gpu = tb_result_context(&f, "gpu");
+  snprintf(s->gpu, sizeof s->gpu, "%s", gpu ? gpu : "unknown");
+  bool ok = true;
+  for (size_t i = 0; ok && i < f.count; ++i) {
+    const tb_result_row *b = &f.rows[i];
+    if (!b->params_ok || b->p.nt == 0 || b->failed) continue;
+    const bool median = b->kind == TB_ROW_AGGREGATE && strcmp(b->p.aggregate, "median") == 0;
+    if (b->kind == TB_ROW_AGGREGATE && !median) continue;
+    const row r = {b->p, b->items_per_second / 1e9, b->run};
     if (!(r.gips > 0)) continue;
-    tb_results_row_run(root, b, &r.run);
     int at = -1;
-    for (int i = 0; i < s->count && at < 0; ++i)
-      if (strcmp(s->rows[i].p.canonical, r.p.canonical) == 0) at = i;
+    for (int k = 0; k < s->count && at < 0; ++k)
+      if (strcmp(s->rows[k].p.canonical, r.p.canonical) == 0) at = k;
     if (at >= 0) {
       if (median) s->rows[at] = r; /* else: a repetition; its median follows */
       continue;
     }
     if (s->count == s->cap) {
-      s->cap = s->cap ? 2 * s->cap : 1024;
-      s->rows = realloc(s->rows, sizeof *s->rows * (size_t)s->cap);
-      if (!s->rows) return false;
+      const int cap = s->cap ? 2 * s->cap : 1024;
+      row *grown = realloc(s->rows, sizeof *grown * (size_t)cap);
+      if (!grown) {
+        fprintf(stderr, "gen_defaults: %s: out of memory\n", path);
+        ok = false;
+        break;
+      }
+      s->rows = grown, s->cap = cap;
     }
     s->rows[s->count++] = r;
   }
-  cJSON_Delete(root);
-  return true;
+  tb_result_file_free(&f);
+  return ok;
 }
 
 /* Which rows a rule looks at. */
@@ -295,46 +283,48 @@ int main(int argc, char **argv) {
     }
   }
   only_families = argv + 2, only_count = argc - 2;
-  static const char *const families[] = {"reduce",     "scan",     "segreduce",
-                                         "omp_reduce", "interval", "spmv"};
-  sweep s[6];
-  memset(s, 0, sizeof s);
-  for (int f = 0; f < 6; ++f)
-    if (!load(argv[1], families[f], &s[f])) return 1;
+  /* The result file each rule reads, loaded in this order. */
+  sweep reduce = {.family = "reduce"}, scan = {.family = "scan"},
+        segreduce = {.family = "segreduce"}, omp_reduce = {.family = "omp_reduce"},
+        interval = {.family = "interval"}, spmv = {.family = "spmv"};
+  sweep *const sweeps[] = {&reduce, &scan, &segreduce, &omp_reduce, &interval, &spmv};
+  enum { kSweeps = sizeof sweeps / sizeof sweeps[0] };
+  for (int f = 0; f < kSweeps; ++f)
+    if (!load(argv[1], sweeps[f])) return 1;
   const char *dir = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
   printf(
       "// Generated by tools/gen_defaults from the box sweeps on %s (results/.../%s)%s.\n"
       "// Do not edit: regenerate with ./tilebench defaults. TB_TUNED(family, type, "
       "average count, NT, VT);\n// the figure is the box's (geometric mean) median "
       "throughput at the largest swept size.\n",
-      s[0].gpu, dir, only_count ? ", that GPU's own rows" : "");
+      reduce.gpu, dir, only_count ? ", that GPU's own rows" : "");
   bool ok = true;
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"reduce", NULL}, kTypes[t], -2};
-    ok &= emit(&s[0], "REDUCE", &q, kTypeEnums[t], 0);
+    ok &= emit(&reduce, "REDUCE", &q, kTypeEnums[t], 0);
   }
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"scan_exclusive", NULL}, kTypes[t], -2};
-    ok &= emit(&s[1], "SCAN", &q, kTypeEnums[t], 0);
+    ok &= emit(&scan, "SCAN", &q, kTypeEnums[t], 0);
   }
   int64_t seg_lengths[64];
-  const int seg_count = sweep_segs(&s[2], "segreduce", seg_lengths, 64);
+  const int seg_count = sweep_segs(&segreduce, "segreduce", seg_lengths, 64);
   for (int t = 0; t < 4; ++t) {
     /* A GPU's own rows leave plans the architecture's box (no apply sweep
      * chose it there). */
     const selection any = {{"segreduce", NULL}, kTypes[t], -2, false, kPlanMaxVt};
-    if (only_count == 0) ok &= emit(&s[2], "SEGREDUCE", &any, kTypeEnums[t], 0);
+    if (only_count == 0) ok &= emit(&segreduce, "SEGREDUCE", &any, kTypeEnums[t], 0);
     for (int i = 0; i < seg_count; ++i) {
       const selection at = {{"segreduce", NULL}, kTypes[t], seg_lengths[i]};
-      ok &= emit(&s[2], "SEGREDUCE", &at, kTypeEnums[t], seg_lengths[i]);
+      ok &= emit(&segreduce, "SEGREDUCE", &at, kTypeEnums[t], seg_lengths[i]);
     }
   }
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"reduce_by_key", NULL}, kTypes[t], -2};
-    ok &= emit(&s[2], "REDUCE_BY_KEY", &q, kTypeEnums[t], 0);
+    ok &= emit(&segreduce, "REDUCE_BY_KEY", &q, kTypeEnums[t], 0);
   }
   int64_t spmv_segs[64];
-  const int spmv_lengths = sweep_segs(&s[5], "spmv", spmv_segs, 64);
+  const int spmv_lengths = sweep_segs(&spmv, "spmv", spmv_segs, 64);
   for (int t = 2; t < 4; ++t) { /* float and double: the types cuSPARSE has */
     const selection plans = {
         {"spmv_apply", "spmv_power_law_apply", "spmv_stencil_2d5_apply", "spmv_stencil_3d7_apply"},
@@ -342,29 +332,29 @@ int main(int argc, char **argv) {
         -2,
         false,
         kPlanMaxVt}; /* a result from before the limit may hold wider apply rows */
-    ok &= emit(&s[5], "SPMV", &plans, kTypeEnums[t], 0);
+    ok &= emit(&spmv, "SPMV", &plans, kTypeEnums[t], 0);
     const selection q = {
         {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
     for (int i = 0; i < spmv_lengths; ++i) {
       selection at = q; /* the stencils with the smallest length */
       at.seg = spmv_segs[i], at.unsized = i == 0;
-      ok &= emit(&s[5], "SPMV", &at, kTypeEnums[t], spmv_segs[i]);
+      ok &= emit(&spmv, "SPMV", &at, kTypeEnums[t], spmv_segs[i]);
     }
   }
   const selection omp = {{"omp_reduce", NULL}, NULL, -2};
-  ok &= emit(&s[3], "OMP", &omp, "TB_TYPE_ANY", 0);
-  static const struct { const char *name, *algorithm; } interval[] = {
+  ok &= emit(&omp_reduce, "OMP", &omp, "TB_TYPE_ANY", 0);
+  static const struct { const char *name, *algorithm; } kInterval[] = {
       {"LBS", "lbs"}, {"EXPAND", "interval_expand"}, {"MOVE", "interval_move"}};
-  for (int f = 0; f < 3; ++f) {
+  for (size_t f = 0; f < sizeof kInterval / sizeof kInterval[0]; ++f) {
     int64_t segs[64];
-    const int count = sweep_segs(&s[4], interval[f].algorithm, segs, 64);
-    if (count == 0 && wanted(interval[f].name))
-      ok = false, fprintf(stderr, "gen_defaults: no box sweep for %s\n", interval[f].algorithm);
+    const int count = sweep_segs(&interval, kInterval[f].algorithm, segs, 64);
+    if (count == 0 && wanted(kInterval[f].name))
+      ok = false, fprintf(stderr, "gen_defaults: no box sweep for %s\n", kInterval[f].algorithm);
     for (int i = 0; i < count; ++i) {
-      const selection q = {{interval[f].algorithm, NULL}, "int32", segs[i]};
-      ok &= emit(&s[4], interval[f].name, &q, "TB_TYPE_ANY", segs[i]);
+      const selection q = {{kInterval[f].algorithm, NULL}, "int32", segs[i]};
+      ok &= emit(&interval, kInterval[f].name, &q, "TB_TYPE_ANY", segs[i]);
     }
   }
-  for (int f = 0; f < 6; ++f) free(s[f].rows);
+  for (int f = 0; f < kSweeps; ++f) free(sweeps[f]->rows);
   return ok ? 0 : 1;
 }
