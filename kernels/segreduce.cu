@@ -743,7 +743,9 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
     constexpr tb_seg_front F = decltype(f)::value;
     constexpr bool W = words_fit<F, OP, NT, VT>();
     const auto wave = csr_kernel<F, OP, NT, VT, W, false, false, false, true>;
-    if (!sources && !empty && (!W || words_aligned(in)) && fits_one_wave(wave, NT, tiles))
+    // Not behind the CSR2 prepass, whose segment count is on the device (d_num).
+    if (!sources && !empty && !d_num && (!W || words_aligned(in)) &&
+        fits_one_wave(wave, NT, tiles))
       return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
                                 num_segments, count, TileLimits{limits, {}},
                                 wave_carries<OP>(scratch, tiles), out, EmptyRows{});

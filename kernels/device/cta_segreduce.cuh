@@ -617,7 +617,8 @@ struct WaveCarries {
     __shared__ typename MaxReduce::Storage max_storage;
     __shared__ typename Reduce::Storage reduce_storage;
     __shared__ int nearest;
-    int64_t from = -1;
+    // Tile 0 continues no row but for a malformed CSR (csr[0] != 0): no carry.
+    int64_t from = t > 0 ? -1 : 0;
     for (int64_t base = t - 1; from < 0; base -= NT) {  // uniform: from is broadcast
       const int64_t i = base - int64_t(threadIdx.x);
       const int found = i >= 0 && (i == 0 || ends[i]) ? int(i) : -1;
