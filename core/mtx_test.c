@@ -126,6 +126,7 @@ static void test_refused(void) {
        "extra_entries.mtx:4: too many entries: the size line (line 2) says 1"},
       {"long_line.mtx", TB_ERR_INVALID_ARGUMENT, "long_line.mtx:3: a line longer than 1024"},
       {"no_banner.mtx", TB_ERR_INVALID_ARGUMENT, "no_banner.mtx:1: not a Matrix Market file"},
+      {"zero_bytes.mtx", TB_ERR_INVALID_ARGUMENT, "zero_bytes.mtx: an empty file"},
       {"banner_indented.mtx", TB_ERR_INVALID_ARGUMENT,
        "banner_indented.mtx:1: not a Matrix Market file"},
       {"pattern_values.mtx", TB_ERR_INVALID_ARGUMENT,
