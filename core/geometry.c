@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h> /* ssize_t */
 
 static const char *const geometry_names[TB_GEOM_COUNT] = {
     "fixed",   "uniform",       "power_law", "empty_fraction", "one_giant",
@@ -701,8 +702,15 @@ tb_status tb_segments_parse(FILE *f, const char *name, tb_segments *out) {
   int64_t cap = 0, lineno = 0, prev = 0, values = 0;
   bool offsets = false, header = false;
   tb_status st = TB_OK;
-  while (st == TB_OK && getline(&line, &line_cap, f) != -1) {
+  ssize_t got;
+  while (st == TB_OK && (got = getline(&line, &line_cap, f)) != -1) {
     ++lineno;
+    /* The line's text ends at a NUL: what follows one would go unread. */
+    if (memchr(line, '\0', (size_t)got)) {
+      st = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: a NUL byte: not a text file", name,
+                   (long long)lineno);
+      break;
+    }
     if (!header) {
       const char *word = header_word(line);
       char *b = line;

@@ -153,9 +153,10 @@ tb_status tb_geometry_parse_lengths(const char *s, tb_geometry_spec *spec);
  *               at least two (one segment); the last is the total;
  *   # lengths   segment lengths, at least one.
  * '#' starts a comment anywhere else (a line of its own or after a number),
- * blank lines and surrounding white space are ignored. Empty segments are
- * allowed; the total must be in [1, INT32_MAX] (items are int32-indexed),
- * hence every value too. */
+ * blank lines and surrounding white space are ignored; a NUL byte is
+ * refused (no text file has one). Empty segments are allowed; the total
+ * must be in [1, INT32_MAX] (items are int32-indexed), hence every value
+ * too. */
 typedef struct tb_segments {
   int32_t *counts; /* num lengths */
   int64_t num, total;

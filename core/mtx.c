@@ -1,7 +1,8 @@
-/* Matrix Market -> CSR (core/mtx.h). The banner and size line are read here,
- * so that what CHOLMOD is lenient about (it infers the field from the count
- * of numbers on a line and accepts any banner it can half-read) is checked
- * against the banner first; the entries are CHOLMOD's to parse. */
+/* Matrix Market -> CSR (core/mtx.h). Every line is read and checked here
+ * first, the rules of the format held to (CHOLMOD is lenient: it infers the
+ * field from the count of numbers on a line, takes any banner it can
+ * half-read, reads "1 2.5 3" as (1, 2), ignores text after a number and what
+ * follows a NUL byte); the entries are then CHOLMOD's to parse. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/mtx.h"
 
@@ -14,11 +15,16 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <suitesparse/cholmod.h>
 
-/* The format's longest line is 1024 characters; room for "\r\n" and NUL. */
-enum { kLine = 1024 + 3 };
+/* The format's longest line, without its "\n" or "\r\n". */
+enum { kLineMax = 1024 };
+
+/* CHOLMOD reads a value of magnitude 1e308 or more as infinite (its
+ * HUGE_DOUBLE): such a value is no finite number here either. */
+static const double kHugeValue = 1e308;
 
 static bool ends_with(const char *s, const char *suffix) {
   const size_t n = strlen(s), k = strlen(suffix);
@@ -42,15 +48,41 @@ static tb_status open_file(const char *path, FILE **out) {
   return TB_OK;
 }
 
-/* The next line into buf: 1, 0 at the end of the file, -1 (a message set)
- * for a line longer than the format allows or a read error. */
-static int next_line(FILE *f, const char *path, char *buf) {
-  if (!fgets(buf, kLine, f)) {
-    if (ferror(f)) return tb_fail(TB_ERR_IO, "%s: %s", path, strerror(errno)), -1;
-    return 0;
+/* A file read a line at a time, each numbered for messages. */
+typedef struct {
+  FILE *f;
+  const char *path;
+  char *text; /* the line, NUL-terminated, its end of line kept */
+  size_t cap;
+  int64_t number; /* of the line in text, from 1 */
+} lines;
+
+static void lines_free(lines *r) {
+  free(r->text);
+  r->text = NULL, r->cap = 0;
+}
+
+/* The next line into r->text: 1, 0 at the end of the file, -1 (a message
+ * set) for a read error, a NUL byte (no text file has one, and the parsers
+ * would stop at it) or a line longer than the format allows. */
+static int next_line(lines *r) {
+  errno = 0;
+  const ssize_t n = getline(&r->text, &r->cap, r->f);
+  if (n < 0) {
+    if (feof(r->f)) return 0;
+    return tb_fail(TB_ERR_IO, "%s: after line %lld: %s", r->path, (long long)r->number,
+                   strerror(errno ? errno : EIO)), -1;
   }
-  if (!strchr(buf, '\n') && !feof(f))
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: a line longer than 1024 characters", path), -1;
+  ++r->number;
+  if (memchr(r->text, '\0', (size_t)n))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: a NUL byte: not a text file", r->path,
+                   (long long)r->number), -1;
+  size_t len = (size_t)n;
+  if (len > 0 && r->text[len - 1] == '\n') --len;
+  if (len > 0 && r->text[len - 1] == '\r') --len;
+  if (len > kLineMax)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: a line longer than %d characters", r->path,
+                   (long long)r->number, kLineMax), -1;
   return 1;
 }
 
@@ -60,169 +92,231 @@ static bool is_blank(const char *s) {
 }
 
 static tb_status parse_banner(const char *path, const char *line, tb_mtx_banner *out) {
-  char mark[32], object[32], format[32], field[32], symmetry[32], extra[2];
-  const int n = sscanf(line, "%31s %31s %31s %31s %31s %1s", mark, object, format, field,
-                       symmetry, extra);
-  if (n < 1 || strcmp(mark, "%%MatrixMarket") != 0)
+  /* At the very start of the line, as CHOLMOD looks for it. */
+  if (strncmp(line, "%%MatrixMarket", 14) != 0 || !isspace((unsigned char)line[14]))
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s: not a Matrix Market file (its first line is no %%%%MatrixMarket banner)",
+                   "%s:1: not a Matrix Market file (its first line is no %%%%MatrixMarket banner)",
                    path);
-  if (n != 5 || strcasecmp(object, "matrix") != 0)
+  char object[32], format[32], field[32], symmetry[32], extra[2];
+  const int n = sscanf(line + 14, "%31s %31s %31s %31s %1s", object, format, field, symmetry,
+                       extra);
+  if (n != 4 || strcasecmp(object, "matrix") != 0)
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s: a banner other than '%%%%MatrixMarket matrix <format> <field> <symmetry>'",
+                   "%s:1: a banner other than '%%%%MatrixMarket matrix <format> <field> <symmetry>'",
                    path);
   if (strcasecmp(format, "coordinate") == 0) out->format = TB_MTX_FORMAT_COORDINATE;
   else if (strcasecmp(format, "array") == 0) out->format = TB_MTX_FORMAT_ARRAY;
-  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown format '%s'", path, format);
+  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:1: unknown format '%s'", path, format);
   if (strcasecmp(field, "real") == 0) out->field = TB_MTX_FIELD_REAL;
   else if (strcasecmp(field, "integer") == 0) out->field = TB_MTX_FIELD_INTEGER;
   else if (strcasecmp(field, "complex") == 0) out->field = TB_MTX_FIELD_COMPLEX;
   else if (strcasecmp(field, "pattern") == 0) out->field = TB_MTX_FIELD_PATTERN;
-  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown field '%s'", path, field);
+  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:1: unknown field '%s'", path, field);
   if (strcasecmp(symmetry, "general") == 0) out->symmetry = TB_MTX_STORE_GENERAL;
   else if (strcasecmp(symmetry, "symmetric") == 0) out->symmetry = TB_MTX_STORE_SYMMETRIC;
   else if (strcasecmp(symmetry, "skew-symmetric") == 0) out->symmetry = TB_MTX_STORE_SKEW;
   else if (strcasecmp(symmetry, "hermitian") == 0) out->symmetry = TB_MTX_STORE_HERMITIAN;
-  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: unknown symmetry '%s'", path, symmetry);
+  else return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:1: unknown symmetry '%s'", path, symmetry);
   return TB_OK;
 }
 
-static tb_status read_banner(FILE *f, const char *path, char *line, tb_mtx_banner *out) {
-  const int got = next_line(f, path, line);
+static tb_status read_banner(lines *r, tb_mtx_banner *out) {
+  const int got = next_line(r);
   if (got < 0) return TB_ERR_INVALID_ARGUMENT;
-  if (got == 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: an empty file", path);
-  return parse_banner(path, line, out);
+  if (got == 0) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: an empty file", r->path);
+  return parse_banner(r->path, r->text, out);
 }
 
 tb_status tb_mtx_read_banner(const char *path, tb_mtx_banner *out) {
   if (!path || !out) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_mtx_read_banner: NULL argument");
   FILE *f;
   TB_TRY(open_file(path, &f));
-  char line[kLine];
-  const tb_status s = read_banner(f, path, line, out);
+  lines r = {.f = f, .path = path};
+  const tb_status s = read_banner(&r, out);
+  lines_free(&r);
   fclose(f);
   return s;
 }
 
-/* ---- the header: banner, comments, size line, first entry --------------- */
+/* ---- every line before CHOLMOD's turn -------------------------------------- */
 
 typedef struct {
   tb_mtx_banner banner;
   int64_t rows, cols, nnz;
+  int64_t size_line;
+  /* A symmetric file's first entry off the diagonal in each triangle (its
+   * line, 0 for none): the format stores one triangle, not both. */
+  int64_t first_lower, first_upper;
 } header;
 
-/* Reads a non-negative decimal integer at *p, moving p past it. */
-static bool read_count(const char **p, int64_t *out) {
-  while (isspace((unsigned char)**p)) ++*p;
-  if (!isdigit((unsigned char)**p)) return false;
-  errno = 0;
-  char *end;
-  const long long v = strtoll(*p, &end, 10);
-  if (errno == ERANGE) return false;
-  *p = end;
-  *out = v;
-  return true;
-}
-
-/* The next line that is not a comment or blank; 0 at the end of the file.
- * *lineno counts every line read, for messages. */
-static int next_data_line(FILE *f, const char *path, char *line, int64_t *lineno) {
+/* The next line that is not a comment or blank; 0 at the end of the file. */
+static int next_data_line(lines *r) {
   int got;
-  while ((got = next_line(f, path, line)) == 1) {
-    ++*lineno;
-    if (line[0] != '%' && !is_blank(line)) break;
-  }
+  while ((got = next_line(r)) == 1)
+    if (r->text[0] != '%' && !is_blank(r->text)) break;
   return got;
 }
 
-/* One entry's rules the format states and CHOLMOD does not hold to: 1-based
- * indices within the size line's shape (CHOLMOD reads a file with a 0 index
- * anywhere as 0-based throughout), a finite value. */
-static tb_status check_entry(const char *path, int64_t lineno, const char *line,
-                             const header *h) {
-  const char *p = line;
-  int64_t i = 0, j = 0;
-  if (!read_count(&p, &i) || !read_count(&p, &j))
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: an entry starts with its row and column",
-                   path, (long long)lineno);
-  if (i < 1 || j < 1)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s:%lld: index 0: Matrix Market indices start at 1", path, (long long)lineno);
-  if (i > h->rows || j > h->cols)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: entry (%lld, %lld) outside %lld x %lld",
-                   path, (long long)lineno, (long long)i, (long long)j, (long long)h->rows,
-                   (long long)h->cols);
-  if (h->banner.field != TB_MTX_FIELD_PATTERN) {
-    char *end;
-    const double v = strtod(p, &end);
-    if (end == p || !isfinite(v))
-      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: the value is not a finite number", path,
-                     (long long)lineno);
-  }
-  return TB_OK;
-}
-
-static int count_numbers(const char *s) {
+/* Splits line in place into at most cap white-space separated tokens;
+ * returns how many it has (may be more than cap). */
+static int split(char *line, char **tok, int cap) {
   int n = 0;
+  char *s = line;
   for (;;) {
     while (isspace((unsigned char)*s)) ++s;
     if (*s == '\0') return n;
+    if (n < cap) tok[n] = s;
     ++n;
     while (*s && !isspace((unsigned char)*s)) ++s;
+    if (*s) *s++ = '\0';
   }
 }
 
-static tb_status read_header(FILE *f, const char *path, header *h) {
-  char line[kLine];
-  TB_TRY(read_banner(f, path, line, &h->banner));
+/* A count or index: decimal digits only. *v is INT64_MAX past it. */
+static bool parse_count(const char *s, int64_t *v) {
+  if (!isdigit((unsigned char)*s)) return false;
+  int64_t x = 0;
+  for (; *s; ++s) {
+    if (!isdigit((unsigned char)*s)) return false;
+    x = x > (INT64_MAX - 9) / 10 ? INT64_MAX : x * 10 + (*s - '0');
+  }
+  *v = x;
+  return true;
+}
+
+static const char *field_name(tb_mtx_field f) {
+  switch (f) {
+    case TB_MTX_FIELD_REAL: return "real";
+    case TB_MTX_FIELD_INTEGER: return "integer";
+    case TB_MTX_FIELD_COMPLEX: return "complex";
+    case TB_MTX_FIELD_PATTERN: return "pattern";
+  }
+  return "?";
+}
+
+/* An integer field's value: an optional sign, then digits. */
+static bool is_integer(const char *s) {
+  if (*s == '+' || *s == '-') ++s;
+  if (!*s) return false;
+  for (; *s; ++s)
+    if (!isdigit((unsigned char)*s)) return false;
+  return true;
+}
+
+/* One entry, held to the rules the format states and CHOLMOD does not: as
+ * many numbers as the field has (CHOLMOD holds every line to the first, and
+ * takes the field from it), 1-based indices (CHOLMOD reads a file with a 0
+ * index anywhere as 0-based throughout) within the size line's shape, a
+ * finite value of the banner's field, and one triangle of a symmetric file. */
+static tb_status check_entry(lines *r, bool first, header *h) {
+  const char *path = r->path;
+  const long long line = (long long)r->number;
+  const tb_mtx_banner *b = &h->banner;
+  const int want = b->field == TB_MTX_FIELD_PATTERN ? 2 : 3;
+  char *tok[3];
+  const int n = split(r->text, tok, 3);
+  if (n != want)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s:%lld: the banner says %s, so an entry has %d numbers (row, column%s); "
+                   "this one has %d%s",
+                   path, line, field_name(b->field), want, want == 3 ? ", value" : "", n,
+                   first && n == 4 ? " (complex matrices are not supported)" : "");
+  int64_t i, j;
+  for (int k = 0; k < 2; ++k)
+    if (!parse_count(tok[k], k == 0 ? &i : &j))
+      return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                     "%s:%lld: an entry starts with its row and column (positive integers), "
+                     "not '%s'",
+                     path, line, tok[k]);
+  if (i < 1 || j < 1)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: index 0: Matrix Market indices start at 1",
+                   path, line);
+  if (i > h->rows || j > h->cols)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: entry (%s, %s) outside %lld x %lld", path,
+                   line, tok[0], tok[1], (long long)h->rows, (long long)h->cols);
+  double v = 1.0;
+  if (want == 3) {
+    if (b->field == TB_MTX_FIELD_INTEGER && !is_integer(tok[2]))
+      return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                     "%s:%lld: '%s' is not an integer, and the banner says integer", path, line,
+                     tok[2]);
+    char *end;
+    v = strtod(tok[2], &end);
+    if (end == tok[2] || *end != '\0')
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: the value '%s' is not a number", path,
+                     line, tok[2]);
+    if (!(fabs(v) < kHugeValue))
+      return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                     "%s:%lld: the value is not a finite number ('%s'; magnitudes from 1e308 "
+                     "read as infinite)",
+                     path, line, tok[2]);
+  }
+  if (b->symmetry == TB_MTX_STORE_GENERAL) return TB_OK;
+  if (i == j) {
+    if (b->symmetry == TB_MTX_STORE_SKEW && v != 0.0)
+      return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                     "%s:%lld: (%lld, %lld) = %s: a skew-symmetric matrix has a zero diagonal",
+                     path, line, (long long)i, (long long)j, tok[2]);
+    return TB_OK;
+  }
+  int64_t *mine = i > j ? &h->first_lower : &h->first_upper;
+  const int64_t other = i > j ? h->first_upper : h->first_lower;
+  if (*mine == 0) *mine = r->number;
+  if (other != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s:%lld: entry (%lld, %lld) is %s the diagonal and line %lld's %s it: a %s "
+                   "file stores one triangle (the lower), not both",
+                   path, line, (long long)i, (long long)j, i > j ? "below" : "above",
+                   (long long)other, i > j ? "above" : "below",
+                   b->symmetry == TB_MTX_STORE_SKEW ? "skew-symmetric" : "symmetric");
+  return TB_OK;
+}
+
+static tb_status read_header(lines *r, int64_t max_dim, header *h) {
+  const char *path = r->path;
+  TB_TRY(read_banner(r, &h->banner));
   const tb_mtx_banner *b = &h->banner;
   if (b->format == TB_MTX_FORMAT_ARRAY)
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s: array (dense) format: only coordinate (sparse) files are read", path);
+                   "%s:1: array (dense) format: only coordinate (sparse) files are read", path);
   if (b->field == TB_MTX_FIELD_COMPLEX)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: complex matrices are not supported", path);
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:1: complex matrices are not supported", path);
   if (b->field == TB_MTX_FIELD_PATTERN && b->symmetry == TB_MTX_STORE_SKEW)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: a pattern cannot be skew-symmetric", path);
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:1: a pattern cannot be skew-symmetric", path);
 
-  int64_t lineno = 1; /* the banner */
-  int got = next_data_line(f, path, line, &lineno);
+  int got = next_data_line(r);
   if (got < 0) return TB_ERR_INVALID_ARGUMENT;
-  const char *p = line;
-  if (got == 0 || !read_count(&p, &h->rows) || !read_count(&p, &h->cols) ||
-      !read_count(&p, &h->nnz) || !is_blank(p))
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no size line '<rows> <columns> <entries>'", path);
-  if (h->rows > INT32_MAX || h->cols > INT32_MAX || h->nnz > INT32_MAX)
+  h->size_line = r->number;
+  char *tok[3];
+  if (got == 0 || split(r->text, tok, 3) != 3 || !parse_count(tok[0], &h->rows) ||
+      !parse_count(tok[1], &h->cols) || !parse_count(tok[2], &h->nnz))
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: no size line '<rows> <columns> <entries>'",
+                   path, (long long)r->number + (got == 0));
+  if (h->rows > max_dim || h->cols > max_dim || h->nnz > INT32_MAX)
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "%s: %lld x %lld with %lld entries: int32 indices address at most %d of each",
-                   path, (long long)h->rows, (long long)h->cols, (long long)h->nnz, INT32_MAX);
+                   "%s:%lld: %lld x %lld with %lld entries: at most %lld rows and columns and %d "
+                   "entries are read (int32 indices)",
+                   path, (long long)h->size_line, (long long)h->rows, (long long)h->cols,
+                   (long long)h->nnz, (long long)max_dim, INT32_MAX);
   if (b->symmetry != TB_MTX_STORE_GENERAL && h->rows != h->cols)
-    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: symmetric storage of a %lld x %lld matrix", path,
-                   (long long)h->rows, (long long)h->cols);
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s:%lld: symmetric storage of a %lld x %lld matrix",
+                   path, (long long)h->size_line, (long long)h->rows, (long long)h->cols);
 
-  /* CHOLMOD takes the field from the entries (2 numbers: pattern, 3: real,
-   * 4: complex) and holds every line to the first: hold the first to the
-   * banner. And count the entries: CHOLMOD ignores lines past the count, and
-   * leaks its matrix on a file that ends short. */
-  const int want = b->field == TB_MTX_FIELD_PATTERN ? 2 : 3;
+  /* Count the entries too: CHOLMOD ignores lines past the count, and leaks
+   * its matrix on a file that ends short. */
   int64_t entries = 0;
-  while ((got = next_data_line(f, path, line, &lineno)) == 1) {
-    if (entries++ > 0) {
-      if (entries <= h->nnz) TB_TRY(check_entry(path, lineno, line, h));
-      continue;
-    }
-    const int numbers = count_numbers(line);
-    if (numbers != want)
+  while ((got = next_data_line(r)) == 1) {
+    if (++entries > h->nnz)
       return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                     "%s: the banner says %s, so an entry has %d numbers; the first has %d%s", path,
-                     b->field == TB_MTX_FIELD_PATTERN ? "pattern" : "a real field", want, numbers,
-                     numbers == 4 ? " (complex matrices are not supported)" : "");
-    TB_TRY(check_entry(path, lineno, line, h));
+                     "%s:%lld: too many entries: the size line (line %lld) says %lld", path,
+                     (long long)r->number, (long long)h->size_line, (long long)h->nnz);
+    TB_TRY(check_entry(r, entries == 1, h));
   }
   if (got < 0) return TB_ERR_INVALID_ARGUMENT;
-  if (entries != h->nnz)
-    return tb_fail(
-        TB_ERR_INVALID_ARGUMENT, "%s: %s: the size line says %lld entries, the file has %lld", path,
-        entries < h->nnz ? "truncated" : "too many entries", (long long)h->nnz, (long long)entries);
+  if (entries < h->nnz)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s:%lld: truncated: the size line says %lld entries, the file has %lld", path,
+                   (long long)h->size_line, (long long)h->nnz, (long long)entries);
   return TB_OK;
 }
 
@@ -346,9 +440,25 @@ void tb_mtx_free(tb_mtx *m) {
   *m = (tb_mtx){0};
 }
 
-static tb_status read_open(FILE *f, const char *path, tb_mtx *out) {
-  header h;
-  TB_TRY(read_header(f, path, &h));
+/* Duplicates are summed: their sum may overflow where no value does. */
+static tb_status check_sums(const char *path, const tb_mtx *m) {
+  const tb_csr_matrix *a = &m->csr;
+  for (int32_t r = 0; r < a->rows; ++r)
+    for (int32_t k = a->row_offsets[r]; k < a->row_offsets[r + 1]; ++k)
+      if (!isfinite(m->values[k]))
+        return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                       "%s: the entries at (%d, %d) sum to a value that is not a finite number",
+                       path, r + 1, a->col[k] + 1);
+  return TB_OK;
+}
+
+static tb_status read_open(FILE *f, const char *path, int64_t max_dim, tb_mtx *out) {
+  header h = {0};
+  rewind(f); /* CHOLMOD reads from the start too */
+  lines r = {.f = f, .path = path};
+  const tb_status checked = read_header(&r, max_dim, &h);
+  lines_free(&r);
+  if (checked != TB_OK) return checked;
   cholmod_common cm;
   if (!cholmod_l_start(&cm))
     return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: CHOLMOD did not start", path);
@@ -381,6 +491,7 @@ static tb_status read_open(FILE *f, const char *path, tb_mtx *out) {
     if (s == TB_OK) s = to_rows(&bc, (int32_t)h.rows, (int32_t)h.cols, n, out);
     if (s == TB_ERR_OUT_OF_MEMORY)
       tb_fail(s, "%s: out of memory for %lld entries", path, (long long)n);
+    if (s == TB_OK && h.banner.field != TB_MTX_FIELD_PATTERN) s = check_sums(path, out);
   }
   by_column_free(&bc);
   cholmod_l_free_triplet(&t, &cm);
@@ -400,14 +511,22 @@ static tb_status read_open(FILE *f, const char *path, tb_mtx *out) {
   return TB_OK;
 }
 
+tb_status tb_mtx_parse(FILE *f, const char *name, int64_t max_dim, tb_mtx *out) {
+  if (out) *out = (tb_mtx){0};
+  if (!f || !name || !out) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_mtx_parse: NULL argument");
+  if (max_dim > INT32_MAX) max_dim = INT32_MAX;
+  const tb_status s = read_open(f, name, max_dim, out);
+  if (s != TB_OK) tb_mtx_free(out);
+  return s;
+}
+
 tb_status tb_mtx_read(const char *path, tb_mtx *out) {
   if (out) *out = (tb_mtx){0};
   if (!path || !out) return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_mtx_read: NULL argument");
   FILE *f;
   TB_TRY(open_file(path, &f));
-  const tb_status s = read_open(f, path, out);
+  const tb_status s = tb_mtx_parse(f, path, INT32_MAX, out);
   fclose(f);
-  if (s != TB_OK) tb_mtx_free(out);
   return s;
 }
 

@@ -9,18 +9,27 @@
  *  - skew-symmetric: the same with the mirror negated;
  *  - pattern: every value is 1;
  *  - duplicates (which the format forbids) are summed, as CHOLMOD sums them
- *    when it assembles a matrix; a pattern's stay 1. So are an entry above
- *    the diagonal of a symmetric file and its mirror below, if both appear;
+ *    when it assembles a matrix; a pattern's stay 1;
+ *  - a symmetric or skew-symmetric file stores one triangle: the lower, as
+ *    the format says, or the upper alone, each entry then standing for its
+ *    mirror all the same;
  *  - explicit zeros are kept: they are part of the pattern.
- * Refused, with a message naming the file: a file that cannot be opened, no
- * %%MatrixMarket banner, "array" (dense) format, complex values, a field
- * that disagrees with the entries (a pattern file with values, say), sizes
- * that do not fit int32 indices (rows, columns, or nonzeros after expansion
- * above INT32_MAX), .gz files (gunzip them first), an entry with an index 0
- * (the format is 1-based: CHOLMOD would read the whole file as 0-based), an
- * index outside the size line's shape, a malformed entry or a value that is
- * not finite (each naming the file and line), and whatever CHOLMOD's parser
- * refuses, with its message.
+ * Refused, with a message naming the file and, where there is one, the line
+ * and the rule: a file that cannot be opened, no %%MatrixMarket banner at
+ * the start of its first line, "array" (dense) format, complex values, a
+ * field that disagrees with the entries (a pattern file with values, an
+ * integer field with 1.5), an entry of more or fewer numbers than the field
+ * has or with anything after them, sizes that do not fit int32 indices
+ * (rows, columns, or nonzeros after expansion above INT32_MAX), .gz files
+ * (gunzip them first), an entry with an index 0 (the format is 1-based:
+ * CHOLMOD would read the whole file as 0-based), an index outside the size
+ * line's shape or that is no integer, a value that is not a finite number
+ * (magnitudes from 1e308 too: CHOLMOD reads them as infinite) or duplicates
+ * that sum to one that is not, a count of entries other than the size
+ * line's, a symmetric file with entries in both triangles (summing (i, j)
+ * with (j, i) would double a matrix stored whole under a symmetric banner),
+ * a skew-symmetric file with a nonzero diagonal, a line over 1024
+ * characters, a NUL byte (no text file has one).
  *
  * Cache (tb_mtx_load): <dir>/<name>.<hash>.tbcsr, <name> the file's
  * tb_mtx_name and <hash> 16 hex digits of a hash of its absolute path; dir
@@ -36,6 +45,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/matrix.h"
 #include "core/status.h"
@@ -90,6 +100,13 @@ tb_status tb_mtx_read_banner(const char *path, tb_mtx_banner *out);
  * file cannot be opened or read; TB_ERR_INVALID_ARGUMENT for NULL arguments,
  * a file refused (above) or too large; TB_ERR_OUT_OF_MEMORY. */
 tb_status tb_mtx_read(const char *path, tb_mtx *out);
+
+/* tb_mtx_read of the text of `name` (for messages) from f, read from its
+ * start twice (rewound: a file or fmemopen's stream, not a pipe). Rows or
+ * columns above max_dim are refused as those above INT32_MAX are
+ * (tb_mtx_read's limit; the fuzzer passes less, so that a size line cannot
+ * make it allocate gigabytes). */
+tb_status tb_mtx_parse(FILE *f, const char *name, int64_t max_dim, tb_mtx *out);
 
 /* Frees the arrays and zeroes *m; NULL is fine, so is a zeroed matrix. */
 void tb_mtx_free(tb_mtx *m);

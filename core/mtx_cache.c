@@ -14,8 +14,10 @@
 #include "core/mtx.h"
 
 /* Bump when the layout changes or the reader's result does (another rule
- * for duplicates, say): older entries are then rebuilt, never misread. */
-enum { kVersion = 1 };
+ * for duplicates, say): older entries are then rebuilt, never misread.
+ * 2: files that version 1 took are refused (both triangles of a symmetric
+ * file, text after an entry's numbers, a value read as infinite, ...). */
+enum { kVersion = 2 };
 static const char kMagic[8] = "TBCSR\x1a\n";
 static const uint32_t kByteOrder = 0x01020304u;
 

@@ -58,10 +58,17 @@ static const expected kExpected[] = {
     /* Duplicates summed; a sum of zero stays an entry. */
     {"duplicates.mtx", 2, 2, 2, 4, 0, {0, 1, 2}, {0, 1}, {4, 0}},
     {"duplicates_pattern.mtx", 2, 2, 2, 3, TB_MTX_PATTERN, {0, 1, 2}, {1, 0}, {1, 1}},
-    {"symmetric_both.mtx", 2, 2, 2, 2, TB_MTX_SYMMETRIC, {0, 1, 2}, {1, 0}, {7, 7}},
     {"empty.mtx", 3, 2, 0, 0, 0, {0, 0, 0, 0}, {0}, {0}},
     {"crlf.mtx", 2, 2, 2, 2, 0, {0, 1, 2}, {1, 0}, {-3, 5}},
     {"hermitian_real.mtx", 2, 2, 3, 2, TB_MTX_SYMMETRIC, {0, 2, 3}, {0, 1, 0}, {1, 2, 2}},
+    /* Comments and blank lines among the entries, white space around them. */
+    {"integer_symmetric.mtx", 3, 3, 6, 4, TB_MTX_INTEGER | TB_MTX_SYMMETRIC, {0, 2, 3, 6},
+     {0, 2, 2, 0, 1, 2}, {2, -5, 7, -5, 7, 0}},
+    {"integer_skew.mtx", 3, 3, 4, 2, TB_MTX_INTEGER | TB_MTX_SKEW, {0, 2, 3, 4}, {1, 2, 0, 0},
+     {2, -6, -2, 6}},
+    /* One triangle, the upper: each entry still stands for its mirror. */
+    {"symmetric_upper.mtx", 3, 3, 5, 3, TB_MTX_SYMMETRIC, {0, 2, 4, 5}, {1, 2, 0, 1, 0},
+     {1.5, -2, 1.5, 4, -2}},
 };
 
 static bool same_as(const tb_mtx *m, const expected *e) {
@@ -107,23 +114,56 @@ static void test_refused(void) {
     tb_status status;
     const char *says;
   } cases[] = {
-      {"array.mtx", TB_ERR_INVALID_ARGUMENT, "array (dense) format"},
-      {"complex.mtx", TB_ERR_INVALID_ARGUMENT, "complex matrices are not supported"},
-      {"complex_values.mtx", TB_ERR_INVALID_ARGUMENT, "complex matrices are not supported"},
+      /* Each message names the file, the line, and the rule. */
+      {"array.mtx", TB_ERR_INVALID_ARGUMENT, "array.mtx:1: array (dense) format"},
+      {"complex.mtx", TB_ERR_INVALID_ARGUMENT, "complex.mtx:1: complex matrices are not supported"},
+      {"complex_values.mtx", TB_ERR_INVALID_ARGUMENT,
+       "complex_values.mtx:3: the banner says real, so an entry has 3 numbers (row, column, "
+       "value); this one has 4 (complex matrices are not supported)"},
       {"truncated.mtx", TB_ERR_INVALID_ARGUMENT,
-       "truncated: the size line says 4 entries, the file has 2"},
-      {"extra_entries.mtx", TB_ERR_INVALID_ARGUMENT, "too many entries"},
-      {"long_line.mtx", TB_ERR_INVALID_ARGUMENT, "longer than 1024"},
-      {"no_banner.mtx", TB_ERR_INVALID_ARGUMENT, "not a Matrix Market file"},
-      {"pattern_values.mtx", TB_ERR_INVALID_ARGUMENT, "the banner says pattern"},
+       "truncated.mtx:2: truncated: the size line says 4 entries, the file has 2"},
+      {"extra_entries.mtx", TB_ERR_INVALID_ARGUMENT,
+       "extra_entries.mtx:4: too many entries: the size line (line 2) says 1"},
+      {"long_line.mtx", TB_ERR_INVALID_ARGUMENT, "long_line.mtx:3: a line longer than 1024"},
+      {"no_banner.mtx", TB_ERR_INVALID_ARGUMENT, "no_banner.mtx:1: not a Matrix Market file"},
+      {"zero_bytes.mtx", TB_ERR_INVALID_ARGUMENT, "zero_bytes.mtx: an empty file"},
+      {"banner_indented.mtx", TB_ERR_INVALID_ARGUMENT,
+       "banner_indented.mtx:1: not a Matrix Market file"},
+      {"pattern_values.mtx", TB_ERR_INVALID_ARGUMENT,
+       "pattern_values.mtx:3: the banner says pattern, so an entry has 2 numbers"},
+      {"extra_number.mtx", TB_ERR_INVALID_ARGUMENT,
+       "extra_number.mtx:4: the banner says real, so an entry has 3 numbers (row, column, value); "
+       "this one has 4"},
       {"out_of_range.mtx", TB_ERR_INVALID_ARGUMENT, "out_of_range.mtx:3: entry (4, 1) outside 3 x 3"},
-      {"bad_entry.mtx", TB_ERR_INVALID_ARGUMENT, "bad_entry.mtx:4: an entry starts with its row"},
+      {"index_overflow.mtx", TB_ERR_INVALID_ARGUMENT,
+       "index_overflow.mtx:3: entry (99999999999999999999, 1) outside 3 x 3"},
+      {"bad_entry.mtx", TB_ERR_INVALID_ARGUMENT,
+       "bad_entry.mtx:4: an entry starts with its row and column (positive integers), not 'x'"},
+      {"fractional_index.mtx", TB_ERR_INVALID_ARGUMENT,
+       "fractional_index.mtx:4: an entry starts with its row and column (positive integers), "
+       "not '2.5'"},
       {"zero_based.mtx", TB_ERR_INVALID_ARGUMENT, "zero_based.mtx:4: index 0: Matrix Market indices start at 1"},
       {"nonfinite.mtx", TB_ERR_INVALID_ARGUMENT, "nonfinite.mtx:5: the value is not a finite number"},
-      {"bad_size.mtx", TB_ERR_INVALID_ARGUMENT, "no size line"},
-      {"too_large.mtx", TB_ERR_INVALID_ARGUMENT, "int32 indices"},
-      {"rect_symmetric.mtx", TB_ERR_INVALID_ARGUMENT, "symmetric storage of a 2 x 3 matrix"},
-      {"bad_field.mtx", TB_ERR_INVALID_ARGUMENT, "unknown field 'quaternion'"},
+      {"huge_value.mtx", TB_ERR_INVALID_ARGUMENT, "huge_value.mtx:4: the value is not a finite number"},
+      {"sum_overflow.mtx", TB_ERR_INVALID_ARGUMENT,
+       "sum_overflow.mtx: the entries at (1, 1) sum to a value that is not a finite number"},
+      {"value_suffix.mtx", TB_ERR_INVALID_ARGUMENT, "value_suffix.mtx:4: the value '3abc' is not a number"},
+      {"integer_fraction.mtx", TB_ERR_INVALID_ARGUMENT,
+       "integer_fraction.mtx:4: '1.5' is not an integer, and the banner says integer"},
+      {"nul_byte.mtx", TB_ERR_INVALID_ARGUMENT, "nul_byte.mtx:4: a NUL byte: not a text file"},
+      {"bad_size.mtx", TB_ERR_INVALID_ARGUMENT, "bad_size.mtx:2: no size line"},
+      {"too_large.mtx", TB_ERR_INVALID_ARGUMENT,
+       "too_large.mtx:2: 3000000000 x 1 with 0 entries: at most 2147483647 rows and columns"},
+      {"rect_symmetric.mtx", TB_ERR_INVALID_ARGUMENT,
+       "rect_symmetric.mtx:2: symmetric storage of a 2 x 3 matrix"},
+      {"symmetric_both.mtx", TB_ERR_INVALID_ARGUMENT,
+       "symmetric_both.mtx:5: entry (1, 2) is above the diagonal and line 4's below it: a "
+       "symmetric file stores one triangle"},
+      {"skew_diagonal.mtx", TB_ERR_INVALID_ARGUMENT,
+       "skew_diagonal.mtx:4: (2, 2) = 5: a skew-symmetric matrix has a zero diagonal"},
+      {"pattern_skew.mtx", TB_ERR_INVALID_ARGUMENT,
+       "pattern_skew.mtx:1: a pattern cannot be skew-symmetric"},
+      {"bad_field.mtx", TB_ERR_INVALID_ARGUMENT, "bad_field.mtx:1: unknown field 'quaternion'"},
       {"no_such_file.mtx", TB_ERR_IO, "No such file"},
       {".", TB_ERR_IO, "not a regular file"},
       {"general_real.mtx.gz", TB_ERR_INVALID_ARGUMENT, "gunzip it first"},
@@ -144,6 +184,26 @@ static void test_refused(void) {
   CU_ASSERT_EQUAL(tb_mtx_read(NULL, &m), TB_ERR_INVALID_ARGUMENT);
   CU_ASSERT(is_zeroed(&m));
   CU_ASSERT_EQUAL(tb_mtx_read(fixture("skew.mtx"), NULL), TB_ERR_INVALID_ARGUMENT);
+}
+
+/* From a stream (what the fuzzer reads through), with a smaller limit. */
+static void test_parse(void) {
+  static const char text[] = "%%MatrixMarket matrix coordinate real general\n3 2 1\n3 2 -1\n";
+  FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+  CU_ASSERT_FATAL(f != NULL);
+  fgetc(f); /* read from the start, wherever the stream is */
+  tb_mtx m;
+  CU_ASSERT_EQUAL_FATAL(tb_mtx_parse(f, "stream.mtx", INT32_MAX, &m), TB_OK);
+  CU_ASSERT(m.csr.rows == 3 && m.csr.cols == 2 && m.csr.nnz == 1 && m.file_nnz == 1);
+  CU_ASSERT(m.csr.row_offsets[2] == 0 && m.csr.row_offsets[3] == 1);
+  CU_ASSERT(m.csr.col[0] == 1 && m.values[0] == -1);
+  tb_mtx_free(&m);
+  CU_ASSERT_EQUAL(tb_mtx_parse(f, "stream.mtx", 2, &m), TB_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(tb_last_error(), "stream.mtx:2: 3 x 2 with 1 entries: at most 2 rows and columns");
+  CU_ASSERT(is_zeroed(&m));
+  fclose(f);
+  CU_ASSERT_EQUAL(tb_mtx_parse(NULL, "stream.mtx", INT32_MAX, &m), TB_ERR_INVALID_ARGUMENT);
+  CU_ASSERT(is_zeroed(&m));
 }
 
 static void test_banner(void) {
@@ -474,6 +534,7 @@ int main(int argc, char **argv) {
       {"fixtures read exactly", test_fixtures},
       {"files refused with their reason", test_refused},
       {"banner", test_banner},
+      {"parse from a stream", test_parse},
       {"random files against a dense reference", test_random_files},
       {"names", test_names},
       {"the files under a folder", test_find},
