@@ -24,7 +24,7 @@ using T = TB_ELEM;
 // ---- kernels ------------------------------------------------------------
 
 // out[i] = values[obj(i)].
-template <int NT, int VT>
+template <int NT, int VT, bool kSearch = false>
 __global__ void __launch_bounds__(NT)
     expand_kernel(const int* __restrict__ scan, int n_objects, int n_items, const int* partition,
                   const T* __restrict__ values, T* __restrict__ out) {
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(NT)
     T values[LB::kTile + 1];
   } s;
   wait_for_prior_kernel();  // the partition, or the scan's producer
-  const typename LB::Tile t = LB::tile(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
+  const typename LB::Tile t = LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
   LB::clear(t, s.lb);  // before the loads (see clear())
   LB::load_scan(scan, t, s.lb);
   cta_load_slice<NT>(values + t.b_lo, t.n_slice, s.values);
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(NT)
 // (kGather) or the item's index, dst = scatter[j] + r (kScatter) or the
 // item's index. Items whose src or dst falls outside in / out (only bad
 // offsets or a malformed scan make them) are skipped.
-template <int NT, int VT, bool kGather, bool kScatter>
+template <int NT, int VT, bool kGather, bool kScatter, bool kSearch = false>
 __global__ void __launch_bounds__(NT)
     move_kernel(const int* __restrict__ scan, int n_objects, int n_items, const int* partition,
                 const int* __restrict__ gather, const int* __restrict__ scatter,
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(NT)
     int scatter[kScatter ? kSlice : 1];
   } s;
   wait_for_prior_kernel();  // the partition, or the scan's producer
-  const typename LB::Tile t = LB::tile(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
+  const typename LB::Tile t = LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
   LB::clear(t, s.lb);
   LB::load_scan(scan, t, s.lb);
   if (kGather) cta_load_slice<NT>(gather + t.b_lo, t.n_slice, s.gather);
@@ -137,13 +137,24 @@ constexpr BoxSpec kGrid[] = {
 };
 using Boxes = Compiled<family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
 
+// The small sizes' one wave, in the tuned set: the wide set's boxes are the
+// sweeps' box rows, which keep the partitioned kernels alone (half the
+// family's compile).
+#ifdef TB_GRID_WIDE
+constexpr bool kOneWave = false;
+#else
+constexpr bool kOneWave = true;
+#endif
+
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,
                      void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
-  if (scratch && n_items > 0 && fits_one_wave(expand_kernel<NT, VT>, NT, wave))  // no partition
-    return launch_dependent(expand_kernel<NT, VT>, unsigned(wave), NT, 0, stream, scan, n_objects,
-                            n_items, nullptr, values, out);
+  if constexpr (kOneWave) {
+    const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
+    if (scratch && n_items > 0 && fits_one_wave(expand_kernel<NT, VT, true>, NT, wave))
+      return launch_dependent(expand_kernel<NT, VT, true>, unsigned(wave), NT, 0, stream, scan,
+                              n_objects, n_items, nullptr, values, out);
+  }
   int tiles = 0;
   TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
                           stream));
@@ -153,27 +164,40 @@ tb_status expand_run(const int* scan, int n_objects, int n_items, const T* value
                           n_items, partition, values, out);
 }
 
+// The move kernel of one operation: one wave (kOneWave) without the
+// partition pass, the tiles searching their own bounds, else partitioned.
+template <int NT, int VT, bool kGather, bool kScatter>
+tb_status move_launch(const int* gather, const int* scatter, const int* scan, int n_objects,
+                      int n_items, const T* in, int64_t n_in, T* out, int64_t n_out,
+                      void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+  if constexpr (kOneWave) {
+    const auto searched = move_kernel<NT, VT, kGather, kScatter, true>;
+    const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
+    if (scratch && n_items > 0 && fits_one_wave(searched, NT, wave))
+      return launch_dependent(searched, unsigned(wave), NT, 0, stream, scan, n_objects, n_items,
+                              nullptr, gather, scatter, in, n_in, out, n_out);
+  }
+  int tiles = 0;
+  TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
+                          stream));
+  if (tiles == 0) return TB_OK;
+  return launch_dependent(move_kernel<NT, VT, kGather, kScatter>, unsigned(tiles), NT, 0, stream,
+                          scan, n_objects, n_items, static_cast<const int*>(scratch), gather,
+                          scatter, in, n_in, out, n_out);
+}
+
 template <int NT, int VT>
 tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, const int* scan,
                    int n_objects, int n_items, const T* in, int64_t n_in, T* out, int64_t n_out,
                    void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  // One wave: no partition pass, the tiles search their own bounds.
-  const auto launch = [&](auto kernel) -> tb_status {
-    const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
-    if (scratch && n_items > 0 && fits_one_wave(kernel, NT, wave))
-      return launch_dependent(kernel, unsigned(wave), NT, 0, stream, scan, n_objects, n_items,
-                              nullptr, gather, scatter, in, n_in, out, n_out);
-    int tiles = 0;
-    TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
-                            stream));
-    if (tiles == 0) return TB_OK;
-    return launch_dependent(kernel, unsigned(tiles), NT, 0, stream, scan, n_objects, n_items,
-                            static_cast<const int*>(scratch), gather, scatter, in, n_in, out,
-                            n_out);
-  };
-  if (op == TB_INTERVAL_GATHER) return launch(move_kernel<NT, VT, true, false>);
-  if (op == TB_INTERVAL_SCATTER) return launch(move_kernel<NT, VT, false, true>);
-  return launch(move_kernel<NT, VT, true, true>);
+  if (op == TB_INTERVAL_GATHER)
+    return move_launch<NT, VT, true, false>(gather, scatter, scan, n_objects, n_items, in, n_in,
+                                            out, n_out, scratch, scratch_bytes, stream);
+  if (op == TB_INTERVAL_SCATTER)
+    return move_launch<NT, VT, false, true>(gather, scatter, scan, n_objects, n_items, in, n_in,
+                                            out, n_out, scratch, scratch_bytes, stream);
+  return move_launch<NT, VT, true, true>(gather, scatter, scan, n_objects, n_items, in, n_in, out,
+                                         n_out, scratch, scratch_bytes, stream);
 }
 
 }  // namespace

@@ -49,14 +49,14 @@ partition_kernel(const int* __restrict__ scan, int n_objects, int n_items, int t
 // rank[i] = i - scan[obj[i]] (the scan entry of a tile's first object is the
 // one loaded before its slice). kRank is a template argument: a null test
 // in the store loop kept every item's predicate live across it.
-template <int NT, int VT, bool kRank>
+template <int NT, int VT, bool kRank, bool kSearch>
 __global__ void __launch_bounds__(NT)
     lbs_kernel(const int* __restrict__ scan, int n_objects, int n_items, const int* partition,
                int* __restrict__ obj, int* __restrict__ rank) {
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
   wait_for_prior_kernel();  // the partition, or the scan's producer
-  const typename LB::Tile t = LB::tile(partition, scan, blockIdx.x, n_items, n_objects, s);
+  const typename LB::Tile t = LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s);
   LB::load_scan(scan, t, s);
   LB::clear(t, s);
   cta_slices_landed();
@@ -118,10 +118,10 @@ using Boxes = Compiled<family_bit(TB_TUNED_LBS), TB_TYPE_ANY, Fits>;
 template <int NT, int VT>
 tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* rank, void* scratch,
                   size_t* scratch_bytes, cudaStream_t stream) {
-  const auto kernel = rank ? lbs_kernel<NT, VT, true> : lbs_kernel<NT, VT, false>;
+  const auto searched = rank ? lbs_kernel<NT, VT, true, true> : lbs_kernel<NT, VT, false, true>;
   const int64_t wave = ceil_div(int64_t(n_objects) + n_items, NT * VT);
-  if (scratch && n_items > 0 && fits_one_wave(kernel, NT, wave))  // no partition pass
-    return launch_dependent(kernel, unsigned(wave), NT, 0, stream, scan, n_objects, n_items,
+  if (scratch && n_items > 0 && fits_one_wave(searched, NT, wave))  // no partition pass
+    return launch_dependent(searched, unsigned(wave), NT, 0, stream, scan, n_objects, n_items,
                             nullptr, obj, rank);
   int tiles = 0;
   TB_TRY(tb_lbs_partition(scan, n_objects, n_items, NT * VT, scratch, scratch_bytes, &tiles,
@@ -129,9 +129,9 @@ tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* ra
   if (tiles == 0) return TB_OK;
   const int* partition = static_cast<const int*>(scratch);
   if (rank)
-    return launch_dependent(lbs_kernel<NT, VT, true>, unsigned(tiles), NT, 0, stream, scan,
+    return launch_dependent(lbs_kernel<NT, VT, true, false>, unsigned(tiles), NT, 0, stream, scan,
                             n_objects, n_items, partition, obj, rank);
-  return launch_dependent(lbs_kernel<NT, VT, false>, unsigned(tiles), NT, 0, stream, scan,
+  return launch_dependent(lbs_kernel<NT, VT, false, false>, unsigned(tiles), NT, 0, stream, scan,
                           n_objects, n_items, partition, obj, nullptr);
 }
 

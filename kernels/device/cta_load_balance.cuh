@@ -146,15 +146,20 @@ struct CtaLoadBalance {
     return int(threadIdx.x / 32) * (32 * VT) + i * 32 + int(threadIdx.x % 32);
   }
 
-  // The ranges of tile `tile` from the partition pass, or with partition
-  // NULL (a grid of one wave, which the host launches without the pass)
-  // from the tile's own search of its two diagonals, on s. Every thread
-  // calls it, after the wait for the kernel ahead.
+  // The ranges of tile `tile` from the partition pass, or with kSearch (a
+  // grid of one wave, which the host launches without the pass; partition
+  // unused) from the tile's own search of its two diagonals, on s. Every
+  // thread calls it, after the wait for the kernel ahead. A template
+  // argument, not a null partition: the search's code in the partitioned
+  // kernels cost them up to a tenth at 2^24-2^26 items (H100).
+  template <bool kSearch>
   __device__ __forceinline__ static Tile tile(const int* partition, const int* __restrict__ scan,
                                               int tile, int n_items, int n_objects, Storage& s) {
-    if (partition) return bounded(partition[tile], partition[tile + 1], tile, n_items, n_objects);
+    if constexpr (!kSearch)
+      return bounded(partition, tile, tile, n_items, n_objects);
     using MergePath = CtaMergePath<NT>;
     static_assert(sizeof(typename MergePath::Storage) <= sizeof(Storage), "the search's on s");
+    (void)partition;
     const int64_t total = int64_t(n_items) + n_objects;
     const int64_t d0 = min(int64_t(tile) * kTile, total), d1 = min(d0 + kTile, total);
     const int b = MergePath::partition(scan, n_items, n_objects, threadIdx.x == 0 ? d0 : d1, d0,
@@ -162,23 +167,24 @@ struct CtaLoadBalance {
     __shared__ int bounds[2];
     if (threadIdx.x < 2) bounds[threadIdx.x] = b;
     __syncthreads();
-    const Tile t = bounded(bounds[0], bounds[1], tile, n_items, n_objects);
+    const Tile t = bounded(bounds, 0, tile, n_items, n_objects);
     __syncthreads();  // the search's storage read before the tile's reuse of s
     return t;
   }
 
  private:
-  __device__ __forceinline__ static Tile bounded(int b0, int b1, int tile, int n_items,
+  // From the tile's two bounds, b[k] and b[k + 1].
+  __device__ __forceinline__ static Tile bounded(const int* b, int k, int tile, int n_items,
                                                  int n_objects) {
     const int64_t d0 = int64_t(tile) * kTile;
     const int64_t d1 = min(d0 + kTile, int64_t(n_items) + n_objects);
     const int len = int(d1 - d0);
     Tile t;
-    t.b0 = b0;
+    t.b0 = b[k];
     t.a0 = int(d0 - t.b0);
     // With a sorted scan the partitions are monotone and these clamps change
     // nothing; with any other they keep the tile inside both arrays.
-    t.b_count = min(max(b1 - t.b0, 0), min(len, n_objects - t.b0));
+    t.b_count = min(max(b[k + 1] - t.b0, 0), min(len, n_objects - t.b0));
     t.a_count = min(len - t.b_count, n_items - t.a0);
     t.b_lo = t.b0 > 0 ? t.b0 - 1 : 0;
     t.n_slice = t.b0 + t.b_count - t.b_lo;
