@@ -108,6 +108,14 @@ typedef tb_status (*lbs_fn)(tb_launch_box, const int32_t *, int, int, int32_t *,
                             size_t *, cudaStream_t);
 static const lbs_fn kLbs[TB_KERNEL_SETS] = TB_SETS(tb_lbs_run);
 
+typedef int (*wave_fn)(tb_launch_box);
+static const wave_fn kLbsWave[TB_KERNEL_SETS] = TB_SETS(tb_lbs_wave_tiles_run);
+
+int tb_lbs_wave_tiles(tb_launch_box box) {
+  const int set = tb_grid_set_of(kLbsGrids, TB_OP_PLUS, box);
+  return set < 0 ? 0 : kLbsWave[set](box);
+}
+
 tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
                  int32_t *d_rank, const tb_launch_box *box, tb_buffer *scratch,
                  cudaStream_t stream) {

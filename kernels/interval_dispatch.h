@@ -25,6 +25,14 @@ TB_LBS_RUN(tb_lbs_run)
 TB_LBS_RUN(tb_lbs_run_wide)
 #undef TB_LBS_RUN
 extern const tb_grid tb_lbs_kernel_grid, tb_lbs_kernel_grid_wide;
+/* Per kernel set: the most tiles at box that tb_lbs runs as one wave, the
+ * tiles searching their own bounds (lbs.cu); more take the partition pass.
+ * 0 for a box the set does not run. */
+int tb_lbs_wave_tiles_run(tb_launch_box box);
+int tb_lbs_wave_tiles_run_wide(tb_launch_box box);
+/* The same for whichever set runs box (interval_api.c), for tests at the
+ * switch. */
+int tb_lbs_wave_tiles(tb_launch_box box);
 /* The Merge Path partition every tiled kernel of the family starts from:
  * partition[p] = scan entries among the first p * tile merged elements, for
  * p = 0 .. tiles, written to the start of scratch. Sets *scratch_bytes to

@@ -167,6 +167,19 @@ extern "C" tb_status TB_EXPORT_ANY(tb_lbs_run)(tb_launch_box box, const int32_t*
   });
 }
 
+extern "C" int TB_EXPORT_ANY(tb_lbs_wave_tiles_run)(tb_launch_box box) {
+  using namespace tb;
+  int tiles = 0;
+  (void)with_box<kGrid, Boxes>(box, [&](auto b) {
+    int per_sm = 0, sms = 0;
+    TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(lbs_kernel<b.NT, b.VT, true, true>),
+                               b.NT, 0, &per_sm, &sms));
+    tiles = per_sm * sms;
+    return TB_OK;
+  });
+  return tiles;
+}
+
 extern "C" const tb_grid TB_EXPORT_ANY(tb_lbs_kernel_grid) =
     tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
 

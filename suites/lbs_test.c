@@ -17,6 +17,7 @@
 #include "core/geometry.h"
 #include "core/rng.h"
 #include "cpuref/interval.h"
+#include "kernels/interval_dispatch.h" /* tb_lbs_wave_tiles */
 #include "kernels/tilebench.h"
 #include "suites/interval_testing.h"
 #include "suites/testing.h"
@@ -72,6 +73,52 @@ static void test_default_box_large(void) {
     if (problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check_lbs(&p, NULL, NULL);
     problem_free(&p);
   }
+}
+
+/* One wave of tiles searches its own bounds; one tile more takes the
+ * partition pass. Both sides of the switch (the GPU's own capacity,
+ * tb_lbs_wave_tiles) and one tile, each at the tile's edge and one merged
+ * element either side, at the default box and the grid's first and last,
+ * over counts of 16 and one object of nearly all the items. */
+/* The item count whose objects make `merged` merged elements with them, or
+ * the nearest (a step of the object count may pass over it). */
+static int64_t items_for_merged(const tb_geometry_spec *spec, int64_t merged) {
+  int64_t items = (int64_t)((double)merged * spec->avg / (spec->avg + 1.0));
+  for (int i = 0; i < 256; ++i) {
+    const int64_t m = items + tb_geometry_num_objects(spec, items);
+    if (m == merged) break;
+    items += m < merged ? 1 : -1;
+  }
+  return items;
+}
+
+static void test_one_wave_switch(void) {
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + 5);
+  tb_launch_box grid[64];
+  const int n_grid = tb_lbs_grid(grid, 64);
+  CU_ASSERT_FATAL(n_grid > 0 && n_grid <= 64);
+  const tb_launch_box boxes[3] = {tb_lbs_default_box(0, 0), grid[0], grid[n_grid - 1]};
+  tb_buffer scratch = {0};
+  for (int b = 0; b < 3; ++b) {
+    const int64_t tile = (int64_t)boxes[b].nt * boxes[b].vt;
+    const int wave = tb_lbs_wave_tiles(boxes[b]);
+    CU_ASSERT(wave > 0);
+    const int64_t tiles[] = {1, wave, (int64_t)wave + 1};
+    for (int k = 0; k < 3; ++k)
+      for (int delta = -1; delta <= 1; ++delta) {
+        const int64_t total = tiles[k] * tile + delta; /* items + objects, merged */
+        const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
+                                          tb_geometry_spec_default(TB_GEOM_ONE_GIANT, 64.0)};
+        for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
+          problem p;
+          if (problem_make(&p, &specs[g], items_for_merged(&specs[g], total), &r))
+            check_lbs(&p, &boxes[b], &scratch);
+          problem_free(&p);
+        }
+      }
+  }
+  tb_buffer_free(&scratch);
 }
 
 /* No objects and no items; objects whose counts are all zero: nothing to
@@ -207,6 +254,7 @@ int main(int argc, char **argv) {
       {"golden demo", test_golden_demo},
       {"every box x geometry", test_every_box_geometry},
       {"default box, large", test_default_box_large},
+      {"one wave: both sides of the switch", test_one_wave_switch},
       {"empty and all-zero counts", test_empty_and_all_zero},
       {"bad input", test_bad_input},
       {"malformed scans stay memory safe", test_malformed_scans_memory_safe},
