@@ -172,7 +172,7 @@ const rec *find_rec(const suite *s, const char *alg, const char *impl, const cha
   return bsearch(&key, s->r, s->nr, sizeof s->r[0], rows_order);
 }
 
-static int ends_with(const char *s, const char *suffix) {
+int ends_with(const char *s, const char *suffix) {
   const size_t ls = strlen(s), lx = strlen(suffix);
   return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }

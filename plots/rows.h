@@ -45,6 +45,9 @@ int is_tb(const rec *r);
 const rec *find_rec(const suite *s, const char *alg, const char *impl, const char *type,
                     long long seg, long long n);
 
+/* Whether s ends with suffix ("spmv_mtx_cage10_apply", "_apply"). */
+int ends_with(const char *s, const char *suffix);
+
 /* Whether alg's rows count the bytes of its plain form, not the ones they move: the _apply rows
  * (the plan is made outside the timing, its reads are not counted), so their share of the copy
  * bandwidth is an effective one. */
