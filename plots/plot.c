@@ -13,6 +13,8 @@
  *                                                 swept size best box, tuned default, baseline
  * and, per type (<base> for types <base>_x<k>),
  *   S_ratio_<type>.{dat,png}                      tb / best baseline over n x (algorithm, L)
+ * and, per type, when the file has real-matrix SpMV rows (spmv_mtx_<matrix>[_apply])
+ *   S_matrices_ratio_<type>.{dat,png}             tb / best baseline per matrix, plain and _apply
  * and, for types named <base>_x<k> (a clause of k variables, as omp_reduce sweeps them),
  *   S_<alg>_<base>_by_vars.{dat,png}             each implementation / the reference baseline
  *                                                 (cub if measured) against k, at three sizes
@@ -25,8 +27,8 @@
  *
  * The parts: rows.c folds a result file's rows (core/result_file.h) into records (rows.h),
  * baseline.c compares tb to its best baseline (baseline.h), plot_group.c sorts the records into
- * one group per chart, plot_charts.c, plot_special.c and plot_ratio.c write the charts,
- * plot_table.c the table (plot.h). */
+ * one group per chart, plot_charts.c, plot_special.c, plot_ratio.c and plot_matrices.c write the
+ * charts, plot_table.c the table (plot.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +87,9 @@ static int process(const char *json_path) {
     rows += g.box_n > 0;
     lo = g.hi;
   }
-  if (write_by_vars(&s) != 0 || write_by_seg(&s) != 0 || write_ratio_maps(&s) != 0) rc = -1;
+  if (write_by_vars(&s) != 0 || write_by_seg(&s) != 0 || write_ratio_maps(&s) != 0 ||
+      write_matrix_ratios(&s) != 0)
+    rc = -1;
   if (rows == 0) fputs("\nNo swept launch boxes in this run.\n", f);
   if (s.failed > 0) fprintf(f, "\n%d benchmark(s) failed and are left out.\n", s.failed);
   if (fclose(f) != 0) {

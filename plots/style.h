@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #define STYLE_TB "#1f77b4"
-#define STYLE_TB_LIGHT "#6baed6" /* tb on the second GPU (cross_gpu) */
+#define STYLE_TB_LIGHT "#6baed6" /* tb on the second GPU (cross_gpu); its _apply form (plot) */
 #define STYLE_BASELINE "#d62728" /* cub, or the baselines taken together */
 #define STYLE_BASELINE_LIGHT "#fc9272"
 
