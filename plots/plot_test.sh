@@ -1,5 +1,5 @@
 #!/bin/bash
-# plot_test PLOT FIXTURE SEGMENTED: runs the plot driver on the fixtures and checks what it
+# plot_test PLOT FIXTURE SEGMENTED MATRICES: runs the plot driver on the fixtures and checks what it
 # writes.
 # The fixture (testdata/fixture.json) holds reduce int32/float at n = 2^12..2^24, swept boxes
 # NT {128,256,512} x VT {1,7,15} (512x15 pruned) at 2^20 and 2^24, the tuned default, cub, two
@@ -8,10 +8,14 @@
 # (cub, alt), repetitions (median and cv aggregates), rows from two runs (their commits in the
 # file's "runs" object, one row's own "commit") and a segreduce_apply row without baselines of
 # its own.
+# MATRICES (testdata/matrices/spmv.json) holds real-matrix SpMV rows: float zeta (1000 nonzeros,
+# plain and _apply), mid_t (3000, its _apply rows as median and cv aggregates) and alpha (5000,
+# plain only), double zeta (plain only).
 set -u
 PLOT=$1
 FIXTURE=$2
 SEGMENTED=$3
+MATRICES=$4
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 
@@ -91,6 +95,26 @@ has_line "$md" "| segreduce_apply | int32 | 1 | 1.33 | 1.33 (2^10, L = 4, alt (s
 has_line "$md" "| segreduce | int32 | 4 | 2^12 | 256x15 | 21.0 | 20.0 | cub 20.5 | 0.98 | commits mixed (aaa1111, bbb2222) |"
 for png in "$seg"/segmented_{ratio_int32,segreduce_int32_by_seg,segreduce_int32_by_seg_n1024}.png; do
   [ -s "$png" ] || fail "no chart $png"
+done
+
+# --- the real-matrix chart: tb / best baseline per matrix, sorted by nonzeros ---
+ls "$out"/*matrices_ratio* >/dev/null 2>&1 && fail "a matrices chart drawn for a file without spmv_mtx rows"
+mtx=$TMP/mtx
+"$PLOT" --out "$mtx" "$MATRICES" 2>"$TMP/stderr" || fail "plot exited $? on $MATRICES: $(cat "$TMP/stderr")"
+dat=$mtx/spmv_matrices_ratio_float.dat
+has_line "$dat" "# spmv float per matrix: tb / best baseline on Test GPU (sm_90), commit mtx0001, 2026-11-27"
+has_line "$dat" "# ratio of medians (best baseline time / tb time), > 1: tb faster; line at 1.0; tb loses on 1 of 3 (plain), 1 of 2 (apply)"
+# The better of the two cuSPARSE algorithms in each form (plain 2 / 1.6, apply 3 / 4); the
+# aggregates' median and combined cv (sqrt(0.03^2 + 0.04^2)); a form not measured is "-".
+has_line "$dat" "zeta${tab}1000${tab}1.25${tab}0${tab}0.75${tab}0${tab}cusparse_alg2${tab}cusparse_pre_alg1"
+has_line "$dat" "mid_t${tab}3000${tab}2${tab}0${tab}1${tab}0.05${tab}cusparse_alg1${tab}cusparse_pre_alg1"
+has_line "$dat" "alpha${tab}5000${tab}0.5${tab}0${tab}-${tab}-${tab}cusparse_alg1${tab}-"
+order=$(grep -v '^#' "$dat" | tail -n +2 | cut -f1 | tr '\n' ' ')
+[ "$order" = "zeta mid_t alpha " ] || fail "$dat: matrices in the order '$order', want by nonzeros"
+has_line "$mtx/spmv_matrices_ratio_double.dat" "zeta${tab}1000${tab}1${tab}0${tab}-${tab}-${tab}cusparse_alg1${tab}-"
+for png in "$mtx"/spmv_matrices_ratio_{float,double}.png; do
+  magic=$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+  [ "$magic" = 89504e470d0a1a0a ] || fail "$png is not a PNG file (magic '$magic')"
 done
 
 # --- --no-render, default output directory = the JSON's directory ---
