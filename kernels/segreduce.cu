@@ -657,6 +657,15 @@ tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarr
   return TB_OK;
 }
 
+// The one-wave path (csr_run, apply_run) in the tuned set: the wide set's
+// boxes are the sweeps' box rows, partitioned at every size, and leaving
+// its kernels out keeps the wide set's compile what it was.
+#ifdef TB_GRID_WIDE
+constexpr bool kOneWave = false;
+#else
+constexpr bool kOneWave = true;
+#endif
+
 // The carries of one wave (WaveCarries) in the same scratch: carry-outs and
 // end flags where TileCarries keeps its 16-byte words, row-0 partials and
 // rows where it keeps them. Nothing is zeroed.
@@ -741,14 +750,16 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
   if (tiles == 0) return TB_OK;
   return with_front(in->front, [&](auto f) {
     constexpr tb_seg_front F = decltype(f)::value;
-    constexpr bool W = words_fit<F, OP, NT, VT>();
-    const auto wave = csr_kernel<F, OP, NT, VT, W, false, false, false, true>;
-    // Not behind the CSR2 prepass, whose segment count is on the device (d_num).
-    if (!sources && !empty && !d_num && (!W || words_aligned(in)) &&
-        fits_one_wave(wave, NT, tiles))
-      return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                                num_segments, count, TileLimits{limits, {}},
-                                wave_carries<OP>(scratch, tiles), out, EmptyRows{});
+    if constexpr (kOneWave) {
+      constexpr bool W = words_fit<F, OP, NT, VT>();
+      const auto wave = csr_kernel<F, OP, NT, VT, W, false, false, false, true>;
+      // Not behind the CSR2 prepass, whose segment count is on the device (d_num).
+      if (!sources && !empty && !d_num && (!W || words_aligned(in)) &&
+          fits_one_wave(wave, NT, tiles))
+        return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
+                                  num_segments, count, TileLimits{limits, {}},
+                                  wave_carries<OP>(scratch, tiles), out, EmptyRows{});
+    }
     TileCarries<OP, T> carries;
     TileLimits tile_limits{limits, {}};
     EmptyRows empty_rows{};
@@ -809,12 +820,14 @@ tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits
     if (tiles == 0) return TB_OK;
     return with_front(in->front, [&](auto f) {
       constexpr tb_seg_front F = decltype(f)::value;
-      constexpr bool W = words_fit<F, OP, NT, VT>();
-      const auto wave = apply_kernel<F, OP, NT, VT, W, true>;
-      if ((!W || words_aligned(in)) && fits_one_wave(wave, NT, tiles))
-        return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), codes,
-                                  limits, num_segments, count, wave_carries<OP>(scratch, tiles),
-                                  out);
+      if constexpr (kOneWave) {
+        constexpr bool W = words_fit<F, OP, NT, VT>();
+        const auto wave = apply_kernel<F, OP, NT, VT, W, true>;
+        if ((!W || words_aligned(in)) && fits_one_wave(wave, NT, tiles))
+          return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), codes,
+                                    limits, num_segments, count,
+                                    wave_carries<OP>(scratch, tiles), out);
+      }
       TileCarries<OP, T> carries;
       TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
       auto kernel = apply_kernel<F, OP, NT, VT, false>;
@@ -931,17 +944,22 @@ extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box, bool a
   int tiles = 0;
   (void)with_op<T>(op, [&](auto o) {
     return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      constexpr tb_seg_front F = TB_SEG_VALUES;
-      constexpr bool W = words_fit<F, o, b.NT, b.VT>();
-      const void* kernel = reinterpret_cast<const void*>(
-          csr_kernel<F, o, b.NT, b.VT, W, false, false, false, true>);
-      if constexpr (b.VT <= kCodeFlagBits)
-        if (apply) kernel = reinterpret_cast<const void*>(apply_kernel<F, o, b.NT, b.VT, W, true>);
-      if (apply && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
-      int per_sm = 0, sms = 0;
-      TB_TRY(tb_kernel_residency(kernel, b.NT, 0, &per_sm, &sms));
-      tiles = per_sm * sms;
-      return TB_OK;
+      if constexpr (!kOneWave) {
+        return TB_OK;  // partitioned at every size
+      } else {
+        constexpr tb_seg_front F = TB_SEG_VALUES;
+        constexpr bool W = words_fit<F, o, b.NT, b.VT>();
+        const void* kernel = reinterpret_cast<const void*>(
+            csr_kernel<F, o, b.NT, b.VT, W, false, false, false, true>);
+        if constexpr (b.VT <= kCodeFlagBits)
+          if (apply)
+            kernel = reinterpret_cast<const void*>(apply_kernel<F, o, b.NT, b.VT, W, true>);
+        if (apply && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
+        int per_sm = 0, sms = 0;
+        TB_TRY(tb_kernel_residency(kernel, b.NT, 0, &per_sm, &sms));
+        tiles = per_sm * sms;
+        return TB_OK;
+      }
     });
   });
   return tiles;

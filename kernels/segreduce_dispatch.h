@@ -66,7 +66,8 @@ static inline tb_status tb_seg_plan_box_check(const char *fn, int nt, int vt) {
 /* The most tiles at box whose direct CSR reduction (apply: a plan's apply)
  * over values is one cooperative launch on this GPU (kernels/segreduce.cu,
  * fits_one_wave); more take the partition, the tiles and the fold. 0 for a box
- * the build does not run for op. For tests at the switch. */
+ * the build does not run for op, and for the wide kernel set's boxes, which
+ * are partitioned at every size. For tests at the switch. */
 int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, bool apply);
 
 /* ---- segreduce_prep.cu ---- */

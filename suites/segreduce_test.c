@@ -396,10 +396,10 @@ static void test_segreduce_default_large(void) {
 
 /* ---- the switch between one wave and the partitioned path ------------------------- */
 
-/* A call of few enough tiles is one cooperative launch whose tiles find
- * their own limits and fold their carries after a grid barrier; one tile
- * more takes the partition, the tiles and the fold. Both sides of the
- * switch (the GPU's own capacity, tb_segreduce_wave_tiles) and one tile,
+/* A call of few enough tiles at a tuned box is one cooperative launch whose
+ * tiles find their own limits and fold their carries after a grid barrier;
+ * one tile more takes the partition, the tiles and the fold. Both sides of
+ * the switch (the GPU's own capacity, tb_segreduce_wave_tiles) and one tile,
  * each at the tile's edge and one item either side, direct and applied,
  * over short rows, rows of many tiles and one segment of nearly all. */
 static void test_one_wave_switch(void) {
@@ -417,7 +417,10 @@ static void test_one_wave_switch(void) {
       const int64_t tile = (int64_t)box.nt * box.vt;
       const int waves[2] = {tb_segreduce_wave_tiles((tb_type)t, TB_OP_PLUS, box, false),
                             tb_segreduce_wave_tiles((tb_type)t, TB_OP_PLUS, box, true)};
-      CU_ASSERT(waves[0] > 0);
+      /* The tuned boxes have the one-wave path; the wide set's are
+       * partitioned at every size (0). */
+      if (!boxes[b]) CU_ASSERT(waves[0] > 0);
+      if (waves[0] == 0) continue;
       const int64_t tiles[] = {1, waves[0], waves[0] + 1, waves[1], waves[1] + 1};
       for (size_t k = 0; k < sizeof tiles / sizeof tiles[0] && failures < kMaxFailures; ++k)
         for (int delta = -1; delta <= 1 && failures < kMaxFailures; ++delta) {
