@@ -292,45 +292,44 @@ static void test_bad_input(void) {
   char *odd = (char *)b.ptr + 4;
   const tb_launch_box lbs_only = {512, 7};
   const int64_t big = (int64_t)INT32_MAX + 1;
-  /* The call runs first, then the message it left is read. */
-#define EXPECT(call, api, ...) TB_ASSERT_REJECTS((tb_clear_error(), (call)), api, __VA_ARGS__, NULL)
   const char *const E = "tb_interval_expand", *const M = "tb_interval_move";
   const char *const G = "tb_interval_gather", *const S = "tb_interval_scatter";
   const char *const V = "tb_interval_validate";
-  EXPECT(tb_interval_expand(TB_INT32, s, 10, 10, NULL, o, NULL, NULL, 0), E,
-         "d_values is NULL", "n_items = 10");
-  EXPECT(tb_interval_expand(TB_INT32, s, 10, 10, s, NULL, NULL, NULL, 0), E,
-         "d_out is NULL", "n_items = 10");
-  EXPECT(tb_interval_expand((tb_type)9, s, 10, 10, s, o, NULL, NULL, 0), E, "unknown type 9");
-  EXPECT(tb_interval_expand(TB_DOUBLE, s, 10, 10, s, odd, NULL, NULL, 0), E,
-         "d_out is not aligned", "8-byte elements");
-  EXPECT(tb_interval_expand(TB_INT32, s, 10, big, s, o, NULL, NULL, 0), E,
-         "n_items = 2147483648", "outside [0, INT32_MAX]");
-  EXPECT(tb_interval_expand(TB_INT32, s, 10, 10, s, o, &lbs_only, NULL, 0), E,
-         "launch box 512x7", "does not fit in shared memory for interval over int32");
-  EXPECT(tb_interval_move(TB_INT32, NULL, s, s, 10, 10, s, 10, o, 10, NULL, NULL, 0), M,
-         "d_gather is NULL", "n_items = 10");
-  EXPECT(tb_interval_move(TB_INT32, s, NULL, s, 10, 10, s, 10, o, 10, NULL, NULL, 0), M,
-         "d_scatter is NULL", "n_items = 10");
-  EXPECT(tb_interval_move(TB_INT32, s, s, s, 10, 10, s, -1, o, 10, NULL, NULL, 0), M,
-         "n_in = -1", "is negative");
-  EXPECT(tb_interval_move(TB_INT32, s, s, s, 10, 10, s, 10, o, -1, NULL, NULL, 0), M,
-         "n_out = -1", "is negative");
-  EXPECT(tb_interval_move(TB_INT64, s, s, s, 10, 10, odd, 10, o, 10, NULL, NULL, 0), M,
-         "d_in is not aligned", "8-byte elements");
-  EXPECT(tb_interval_gather(TB_FLOAT, NULL, s, 10, 10, s, 10, o, NULL, NULL, 0), G,
-         "d_gather is NULL", "n_items = 10");
-  EXPECT(tb_interval_gather(TB_FLOAT, s, s, 10, -10, s, 10, o, NULL, NULL, 0), G,
-         "n_items = -10", "outside [0, INT32_MAX]");
-  EXPECT(tb_interval_scatter(TB_FLOAT, NULL, s, 10, 10, s, o, 10, NULL, NULL, 0), S,
-         "d_scatter is NULL", "n_items = 10");
-  EXPECT(tb_interval_scatter(TB_FLOAT, s, s, 10, 10, NULL, o, 10, NULL, NULL, 0), S,
-         "d_in is NULL", "n_items = 10");
-  EXPECT(tb_interval_validate(NULL, 10, 10, NULL, 0), V, "d_scan is NULL", "10 objects");
-  EXPECT(tb_interval_validate(s, 10, big, NULL, 0), V,
-         "n_items = 2147483648", "outside [0, INT32_MAX]");
-  EXPECT(tb_interval_validate(s, 0, 3, NULL, 0), V, "3 items but no objects to own them");
-#undef EXPECT
+  TB_EXPECT_REJECTS(tb_interval_expand(TB_INT32, s, 10, 10, NULL, o, NULL, NULL, 0), E,
+                    "d_values is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_expand(TB_INT32, s, 10, 10, s, NULL, NULL, NULL, 0), E,
+                    "d_out is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_expand((tb_type)9, s, 10, 10, s, o, NULL, NULL, 0), E,
+                    "unknown type 9");
+  TB_EXPECT_REJECTS(tb_interval_expand(TB_DOUBLE, s, 10, 10, s, odd, NULL, NULL, 0), E,
+                    "d_out is not aligned", "8-byte elements");
+  TB_EXPECT_REJECTS(tb_interval_expand(TB_INT32, s, 10, big, s, o, NULL, NULL, 0), E,
+                    "n_items = 2147483648", "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_interval_expand(TB_INT32, s, 10, 10, s, o, &lbs_only, NULL, 0), E,
+                    "launch box 512x7", "does not fit in shared memory for interval over int32");
+  TB_EXPECT_REJECTS(tb_interval_move(TB_INT32, NULL, s, s, 10, 10, s, 10, o, 10, NULL, NULL, 0), M,
+                    "d_gather is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_move(TB_INT32, s, NULL, s, 10, 10, s, 10, o, 10, NULL, NULL, 0), M,
+                    "d_scatter is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_move(TB_INT32, s, s, s, 10, 10, s, -1, o, 10, NULL, NULL, 0), M,
+                    "n_in = -1", "is negative");
+  TB_EXPECT_REJECTS(tb_interval_move(TB_INT32, s, s, s, 10, 10, s, 10, o, -1, NULL, NULL, 0), M,
+                    "n_out = -1", "is negative");
+  TB_EXPECT_REJECTS(tb_interval_move(TB_INT64, s, s, s, 10, 10, odd, 10, o, 10, NULL, NULL, 0), M,
+                    "d_in is not aligned", "8-byte elements");
+  TB_EXPECT_REJECTS(tb_interval_gather(TB_FLOAT, NULL, s, 10, 10, s, 10, o, NULL, NULL, 0), G,
+                    "d_gather is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_gather(TB_FLOAT, s, s, 10, -10, s, 10, o, NULL, NULL, 0), G,
+                    "n_items = -10", "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_interval_scatter(TB_FLOAT, NULL, s, 10, 10, s, o, 10, NULL, NULL, 0), S,
+                    "d_scatter is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_scatter(TB_FLOAT, s, s, 10, 10, NULL, o, 10, NULL, NULL, 0), S,
+                    "d_in is NULL", "n_items = 10");
+  TB_EXPECT_REJECTS(tb_interval_validate(NULL, 10, 10, NULL, 0), V, "d_scan is NULL", "10 objects");
+  TB_EXPECT_REJECTS(tb_interval_validate(s, 10, big, NULL, 0), V, "n_items = 2147483648",
+                    "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_interval_validate(s, 0, 3, NULL, 0), V,
+                    "3 items but no objects to own them");
   CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
   tb_buffer_free(&a), tb_buffer_free(&b);
 }

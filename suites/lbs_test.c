@@ -200,29 +200,30 @@ static void test_bad_input(void) {
   char *odd = (char *)b.ptr + 4;
   const tb_launch_box off_grid = {100, 3}, half = {128, 0}, too_big = {512, 15};
   const int64_t big = (int64_t)INT32_MAX + 1;
-  /* The call runs first, then the message it left is read. */
-#define EXPECT(call, api, ...) TB_ASSERT_REJECTS((tb_clear_error(), (call)), api, __VA_ARGS__, NULL)
   const char *const L = "tb_lbs";
-  EXPECT(tb_lbs(NULL, 10, 10, o, NULL, NULL, NULL, 0), L, "d_scan is NULL", "10 objects");
-  EXPECT(tb_lbs(s, 10, 10, NULL, NULL, NULL, NULL, 0), L, "d_obj is NULL", "n_items = 10");
-  EXPECT(tb_lbs(s, -1, 10, o, NULL, NULL, NULL, 0), L, "num_objects = -1",
-         "outside [0, INT32_MAX]");
-  EXPECT(tb_lbs(s, 10, -5, o, NULL, NULL, NULL, 0), L, "n_items = -5", "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_lbs(NULL, 10, 10, o, NULL, NULL, NULL, 0), L, "d_scan is NULL",
+                    "10 objects");
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, 10, NULL, NULL, NULL, NULL, 0), L, "d_obj is NULL",
+                    "n_items = 10");
+  TB_EXPECT_REJECTS(tb_lbs(s, -1, 10, o, NULL, NULL, NULL, 0), L, "num_objects = -1",
+                    "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, -5, o, NULL, NULL, NULL, 0), L, "n_items = -5",
+                    "outside [0, INT32_MAX]");
   /* a total past int32, objects past int32, items without objects */
-  EXPECT(tb_lbs(s, 10, big, o, NULL, NULL, NULL, 0), L, "n_items = 2147483648",
-         "outside [0, INT32_MAX]");
-  EXPECT(tb_lbs(s, big, 10, o, NULL, NULL, NULL, 0), L, "num_objects = 2147483648",
-         "outside [0, INT32_MAX]");
-  EXPECT(tb_lbs(s, 0, 10, o, NULL, NULL, NULL, 0), L, "10 items but no objects to own them");
-  EXPECT(tb_lbs(s, 10, 10, o, (int32_t *)(odd + 1), NULL, NULL, 0), L, "d_rank is not aligned",
-         "4-byte elements");
-  EXPECT(tb_lbs(s, 10, 10, o, NULL, &off_grid, NULL, 0), L, "launch box 100x3",
-         "is not in the lbs grid");
-  EXPECT(tb_lbs(s, 10, 10, o, NULL, &half, NULL, 0), L, "launch box 128x0",
-         "is not in the lbs grid");
-  EXPECT(tb_lbs(s, 10, 10, o, NULL, &too_big, NULL, 0), L, "launch box 512x15",
-         "does not fit in shared memory for lbs");
-#undef EXPECT
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, big, o, NULL, NULL, NULL, 0), L, "n_items = 2147483648",
+                    "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_lbs(s, big, 10, o, NULL, NULL, NULL, 0), L, "num_objects = 2147483648",
+                    "outside [0, INT32_MAX]");
+  TB_EXPECT_REJECTS(tb_lbs(s, 0, 10, o, NULL, NULL, NULL, 0), L,
+                    "10 items but no objects to own them");
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, 10, o, (int32_t *)(odd + 1), NULL, NULL, 0), L,
+                    "d_rank is not aligned", "4-byte elements");
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, 10, o, NULL, &off_grid, NULL, 0), L, "launch box 100x3",
+                    "is not in the lbs grid");
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, 10, o, NULL, &half, NULL, 0), L, "launch box 128x0",
+                    "is not in the lbs grid");
+  TB_EXPECT_REJECTS(tb_lbs(s, 10, 10, o, NULL, &too_big, NULL, 0), L, "launch box 512x15",
+                    "does not fit in shared memory for lbs");
   CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
   tb_buffer_free(&a), tb_buffer_free(&b);
 }

@@ -519,74 +519,73 @@ static void test_bad_input(void) {
   tb_omp_var vars[kMaxVars + 1];
   clause_vars(&c, vars);
   const char *const R = "tb_omp_reduce", *const W = "tb_omp_warp_reduce";
-  /* The call runs first, then the message it left is read. */
-#define EXPECT(call, api, ...) TB_ASSERT_REJECTS((tb_clear_error(), (call)), api, __VA_ARGS__, NULL)
-  EXPECT(tb_omp_reduce(vars, 0, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "0 variables", "a clause reduces 1 to 4");
-  EXPECT(tb_omp_reduce(vars, kMaxVars + 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "5 variables", "a clause reduces 1 to 4");
-  EXPECT(tb_omp_reduce(NULL, 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R, "vars is NULL");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 0, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "0 variables", "a clause reduces 1 to 4");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, kMaxVars + 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "5 variables", "a clause reduces 1 to 4");
+  TB_EXPECT_REJECTS(tb_omp_reduce(NULL, 1, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "vars is NULL");
   const tb_omp_callbacks none = {NULL, NULL};
   tb_omp_callbacks half;
   if (TB_ASSERT_OK(tb_omp_generated_callbacks(&half), "callbacks")) {
     half.inter_warp_copy = NULL;
-    EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &half, NULL, 0, NULL, 0), R,
-           "the inter_warp_copy callback is NULL");
+    TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &half, NULL, 0, NULL, 0), R,
+                      "the inter_warp_copy callback is NULL");
   }
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &none, NULL, 0, NULL, 0), R,
-         "the shuffle_reduce callback is NULL");
-  EXPECT(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, &none, 0), W,
-         "the shuffle_reduce callback is NULL");
-  EXPECT(tb_omp_generated_callbacks(NULL), "tb_omp_generated_callbacks", "out is NULL");
-  EXPECT(tb_omp_reduce(vars, 2, -1, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "n = -1", "negative");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, &none, NULL, 0, NULL, 0), R,
+                    "the shuffle_reduce callback is NULL");
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, &none, 0), W,
+                    "the shuffle_reduce callback is NULL");
+  TB_EXPECT_REJECTS(tb_omp_generated_callbacks(NULL), "tb_omp_generated_callbacks", "out is NULL");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, -1, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R, "n = -1",
+                    "negative");
   /* an n that does not fit */
-  EXPECT(tb_omp_reduce(vars, 2, INT64_MAX, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "n = 9223372036854775807", "does not fit (at most 2^60 items)");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, -1, NULL, 0), R,
-         "num_blocks = -1", "does not fit a grid");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, (int64_t)INT32_MAX + 1, NULL, 0),
-         R, "num_blocks = 2147483648", "does not fit a grid");
-  EXPECT(tb_omp_reduce(vars, 2, 1000, (tb_omp_method)7, NULL, NULL, 0, NULL, 0), R,
-         "unknown method 7");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, INT64_MAX, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "n = 9223372036854775807", "does not fit (at most 2^60 items)");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, -1, NULL, 0), R,
+                    "num_blocks = -1", "does not fit a grid");
+  TB_EXPECT_REJECTS(
+      tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, NULL, (int64_t)INT32_MAX + 1, NULL, 0), R,
+      "num_blocks = 2147483648", "does not fit a grid");
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, (tb_omp_method)7, NULL, NULL, 0, NULL, 0), R,
+                    "unknown method 7");
   const tb_launch_box big = {1025, 1}, zero_nt = {0, 4}, odd_vt = {256, 3};
   static const char rule[] = "is not in the omp_reduce grid (nt 1..1024, vt one of 1, 2, 4, 8)";
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &big, 0, NULL, 0), R, "launch box 1025x1",
-         rule);
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &zero_nt, 0, NULL, 0), R, "launch box 0x4",
-         rule);
-  EXPECT(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &odd_vt, 0, NULL, 0), R,
-         "launch box 256x3", rule);
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &big, 0, NULL, 0), R,
+                    "launch box 1025x1", rule);
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &zero_nt, 0, NULL, 0), R,
+                    "launch box 0x4", rule);
+  TB_EXPECT_REJECTS(tb_omp_reduce(vars, 2, 1000, TB_OMP_TREE, NULL, &odd_vt, 0, NULL, 0), R,
+                    "launch box 256x3", rule);
 
   tb_omp_var broken[2] = {vars[0], vars[1]};
   broken[1].d_in = NULL;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "variable 1: d_in is NULL", "n = 1000");
+  TB_EXPECT_REJECTS(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "variable 1: d_in is NULL", "n = 1000");
   broken[1] = vars[1], broken[1].d_result = NULL;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_ATOMICS, NULL, NULL, 0, NULL, 0), R,
-         "variable 1: d_result is NULL");
+  TB_EXPECT_REJECTS(tb_omp_reduce(broken, 2, 1000, TB_OMP_ATOMICS, NULL, NULL, 0, NULL, 0), R,
+                    "variable 1: d_result is NULL");
   broken[1] = vars[1], broken[1].type = TB_FLOAT, broken[1].op = TB_OP_BIT_OR;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "variable 1: operator bit_or", "does not apply to float");
+  TB_EXPECT_REJECTS(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "variable 1: operator bit_or", "does not apply to float");
   /* vars[1] is int64 (kMixed) */
   broken[1] = vars[1], broken[1].d_in = (const char *)vars[1].d_in + 1;
-  EXPECT(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
-         "variable 1: d_in or d_result is not aligned", "8-byte elements");
+  TB_EXPECT_REJECTS(tb_omp_reduce(broken, 2, 1000, TB_OMP_TREE, NULL, NULL, 0, NULL, 0), R,
+                    "variable 1: d_in or d_result is not aligned", "8-byte elements");
 
   uint32_t masks[2] = {0x0000ffffu, 0x00ff00ffu};
   /* a partial mask for version 0, a gapped one for version 1, an empty one */
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 0, NULL, 0), W,
-         "warp 0: mask 0x0000ffff", "does not suit version 0");
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks + 1, 1, 1, NULL, 0), W,
-         "warp 0: mask 0x00ff00ff", "does not suit version 1");
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, masks, 1, 0, NULL, 0), W, "warp 0: mask 0x0000ffff",
+                    "does not suit version 0");
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, masks + 1, 1, 1, NULL, 0), W,
+                    "warp 0: mask 0x00ff00ff", "does not suit version 1");
   masks[0] = 0;
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 2, NULL, 0), W,
-         "warp 0: mask 0x00000000", "does not suit version 2");
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, 1, 3, NULL, 0), W,
-         "unknown warp algorithm version 3");
-  EXPECT(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, NULL, 0), W, "h_masks is NULL");
-  EXPECT(tb_omp_warp_reduce(vars, 2, masks, -1, 2, NULL, 0), W, "negative num_warps -1");
-#undef EXPECT
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, masks, 1, 2, NULL, 0), W, "warp 0: mask 0x00000000",
+                    "does not suit version 2");
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, masks, 1, 3, NULL, 0), W,
+                    "unknown warp algorithm version 3");
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, NULL, 1, 2, NULL, 0), W, "h_masks is NULL");
+  TB_EXPECT_REJECTS(tb_omp_warp_reduce(vars, 2, masks, -1, 2, NULL, 0), W, "negative num_warps -1");
   /* The variables are untouched by every rejected call. */
   void *got[kMaxVars] = {0};
   if (clause_reset(&c) && clause_fetch(&c, got))

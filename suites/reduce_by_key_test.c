@@ -446,13 +446,13 @@ static void test_plan_edges(void) {
       void *out = o.dev.ptr;
       const void *in = g.d_sources.ptr;
       const char *const RA = "tb_reduce_by_key_apply";
-      EXPECT_REJECTS(tb_reduce_by_key_apply(seg, TB_OP_PLUS, in, out, NULL, 0), RA,
-                     "the plan was made for segreduce, not reduce_by_key");
-      EXPECT_REJECTS(tb_reduce_by_key_apply(sp, TB_OP_PLUS, in, out, NULL, 0), RA,
-                     "the plan was made for spmv, not reduce_by_key");
+      TB_EXPECT_REJECTS(tb_reduce_by_key_apply(seg, TB_OP_PLUS, in, out, NULL, 0), RA,
+                        "the plan was made for segreduce, not reduce_by_key");
+      TB_EXPECT_REJECTS(tb_reduce_by_key_apply(sp, TB_OP_PLUS, in, out, NULL, 0), RA,
+                        "the plan was made for spmv, not reduce_by_key");
       if (tb_type_is_float((tb_type)t)) /* a float plan with bit_or */
-        EXPECT_REJECTS(tb_reduce_by_key_apply(rbk, TB_OP_BIT_OR, in, out, NULL, 0), RA,
-                       "operator bit_or does not apply to ", tb_type_name((tb_type)t));
+        TB_EXPECT_REJECTS(tb_reduce_by_key_apply(rbk, TB_OP_BIT_OR, in, out, NULL, 0), RA,
+                          "operator bit_or does not apply to ", tb_type_name((tb_type)t));
     }
     tb_seg_plan_free(seg), tb_seg_plan_free(sp), tb_seg_plan_free(rbk);
   }
@@ -482,9 +482,9 @@ static void test_bad_input(void) {
   for (int i = 0; i < n_off; ++i) {
     char box[64]; /* a box not in the grid */
     snprintf(box, sizeof box, "launch box %dx%d", off_grid[i].nt, off_grid[i].vt);
-    EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_PLUS, zeros, in, C, NULL, out, &h_runs, NULL,
-                                    &off_grid[i], NULL, 0),
-                   RK, box, RK_GRID);
+    TB_EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_PLUS, zeros, in, C, NULL, out, &h_runs, NULL,
+                                       &off_grid[i], NULL, 0),
+                      RK, box, RK_GRID);
   }
   /* A box of the grid that min is not compiled at for the one-pass
    * reduce-by-key (plus has every box, the other operators its tuned ones). */
@@ -492,41 +492,42 @@ static void test_bad_input(void) {
     if (by_key_op_at_box(TB_FLOAT, TB_OP_MIN, &grid[i])) continue;
     char box[64];
     snprintf(box, sizeof box, "launch box %dx%d", grid[i].nt, grid[i].vt);
-    EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_MIN, zeros, in, C, NULL, out, &h_runs, NULL,
-                                    &grid[i], NULL, 0),
-                   RK, box, "is not compiled for reduce_by_key over float with operator min");
+    TB_EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_MIN, zeros, in, C, NULL, out, &h_runs, NULL,
+                                       &grid[i], NULL, 0),
+                      RK, box, "is not compiled for reduce_by_key over float with operator min");
     break;
   }
 
   /* tb_reduce_by_key */
-  EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, in, -1, NULL, out, &h_runs, NULL,
-                                  NULL, NULL, 0),
-                 RK, "count = -1", kRange0);
-  EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, in, big, NULL, out, &h_runs, NULL,
-                                  NULL, NULL, 0),
-                 RK, "count = 2147483648", kRange0);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, in, -1, NULL, out, &h_runs, NULL,
+                                     NULL, NULL, 0),
+                    RK, "count = -1", kRange0);
+  TB_EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, in, big, NULL, out, &h_runs, NULL,
+                                     NULL, NULL, 0),
+                    RK, "count = 2147483648", kRange0);
+  TB_EXPECT_REJECTS(
       tb_reduce_by_key(TB_INT32, TB_OP_PLUS, NULL, in, C, NULL, out, &h_runs, NULL, NULL, NULL, 0),
       RK, "d_keys is NULL");
-  EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, NULL, C, NULL, out, &h_runs, NULL,
-                                  NULL, NULL, 0),
-                 RK, "d_values is NULL");
-  EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, in, C, NULL, NULL, &h_runs, NULL,
-                                  NULL, NULL, 0),
-                 RK, "d_values_out is NULL");
-  EXPECT_REJECTS(tb_reduce_by_key((tb_type)-1, TB_OP_PLUS, zeros, in, C, NULL, out, &h_runs, NULL,
-                                  NULL, NULL, 0),
-                 RK, "unknown type -1");
-  EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_BIT_OR, zeros, in, C, NULL, out, &h_runs, NULL,
-                                  NULL, NULL, 0),
-                 RK, "operator bit_or does not apply to float");
-  EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_PLUS, zeros, in, C, NULL, out, &h_runs, NULL,
-                                  &half, NULL, 0),
-                 RK, "launch box 128x0", RK_GRID);
+  TB_EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, NULL, C, NULL, out, &h_runs, NULL,
+                                     NULL, NULL, 0),
+                    RK, "d_values is NULL");
+  TB_EXPECT_REJECTS(tb_reduce_by_key(TB_INT32, TB_OP_PLUS, zeros, in, C, NULL, NULL, &h_runs, NULL,
+                                     NULL, NULL, 0),
+                    RK, "d_values_out is NULL");
+  TB_EXPECT_REJECTS(tb_reduce_by_key((tb_type)-1, TB_OP_PLUS, zeros, in, C, NULL, out, &h_runs,
+                                     NULL, NULL, NULL, 0),
+                    RK, "unknown type -1");
+  TB_EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_BIT_OR, zeros, in, C, NULL, out, &h_runs, NULL,
+                                     NULL, NULL, 0),
+                    RK, "operator bit_or does not apply to float");
+  TB_EXPECT_REJECTS(tb_reduce_by_key(TB_FLOAT, TB_OP_PLUS, zeros, in, C, NULL, out, &h_runs, NULL,
+                                     &half, NULL, 0),
+                    RK, "launch box 128x0", RK_GRID);
 
   /* preprocess (its boxes are segreduce's grid) */
-  EXPECT_REJECTS(tb_reduce_by_key_preprocess(TB_INT32, zeros, C, NULL, NULL, NULL, NULL, NULL, 0),
-                 RP, "plan is NULL");
+  TB_EXPECT_REJECTS(
+      tb_reduce_by_key_preprocess(TB_INT32, zeros, C, NULL, NULL, NULL, NULL, NULL, 0), RP,
+      "plan is NULL");
   EXPECT_NO_PLAN(p, tb_reduce_by_key_preprocess(TB_INT32, NULL, C, NULL, NULL, NULL, NULL, &p, 0),
                  RP, "d_keys is NULL");
   EXPECT_NO_PLAN(p, tb_reduce_by_key_preprocess(TB_INT32, zeros, -1, NULL, NULL, NULL, NULL, &p, 0),
@@ -542,11 +543,11 @@ static void test_bad_input(void) {
                  RP, "launch box 0x7", kNotInGrid);
 
   /* apply (the plans are float) */
-  EXPECT_REJECTS(tb_reduce_by_key_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), RA, "plan is NULL");
-  EXPECT_REJECTS(tb_reduce_by_key_apply(f.rbk, TB_OP_PLUS, NULL, out, NULL, 0), RA,
-                 "d_values is NULL");
-  EXPECT_REJECTS(tb_reduce_by_key_apply(f.rbk, TB_OP_PLUS, in, NULL, NULL, 0), RA,
-                 "d_values_out is NULL");
+  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), RA, "plan is NULL");
+  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(f.rbk, TB_OP_PLUS, NULL, out, NULL, 0), RA,
+                    "d_values is NULL");
+  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(f.rbk, TB_OP_PLUS, in, NULL, NULL, 0), RA,
+                    "d_values_out is NULL");
 
   bad_input_check_clean(&f);
 done:

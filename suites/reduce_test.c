@@ -249,30 +249,27 @@ static void test_bad_input(void) {
   const size_t free_before = tb_test_free_device_bytes();
   double h;
   const tb_launch_box off_grid = {100, 3}, half = {128, 0};
-  /* The call runs first, then the message it left is read. */
-#define EXPECT(call, ...) \
-  TB_ASSERT_REJECTS((tb_clear_error(), (call)), "tb_reduce", __VA_ARGS__, NULL)
-  EXPECT(tb_reduce(TB_INT32, TB_OP_PLUS, NULL, 10, total.ptr, NULL, NULL, NULL, 0),
-         "d_in is NULL", "n = 10");
-  EXPECT(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, -1, total.ptr, NULL, NULL, NULL, 0),
-         "n = -1", "negative");
-  EXPECT(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, 10, NULL, NULL, NULL, NULL, 0),
-         "neither d_total nor h_total is given");
-  EXPECT(tb_reduce(TB_FLOAT, TB_OP_BIT_AND, in.ptr, 10, NULL, &h, NULL, NULL, 0),
-         "operator bit_and", "does not apply to float");
-  EXPECT(tb_reduce(TB_DOUBLE, TB_OP_BIT_XOR, in.ptr, 10, NULL, &h, NULL, NULL, 0),
-         "operator bit_xor", "does not apply to double");
-  EXPECT(tb_reduce((tb_type)9, TB_OP_PLUS, in.ptr, 10, NULL, &h, NULL, NULL, 0),
-         "invalid element type 9");
-  EXPECT(tb_reduce(TB_INT32, (tb_op)42, in.ptr, 10, NULL, &h, NULL, NULL, 0),
-         "invalid operator 42");
-  EXPECT(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, 10, NULL, &h, &off_grid, NULL, 0),
-         "launch box 100x3", "not in the reduce grid");
-  EXPECT(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, 10, NULL, &h, &half, NULL, 0),
-         "launch box 128x0", "not in the reduce grid");
-  EXPECT(tb_reduce(TB_INT64, TB_OP_PLUS, (char *)in.ptr + 4, 10, NULL, &h, NULL, NULL, 0),
-         "d_in is not aligned", "8-byte elements");
-#undef EXPECT
+  TB_EXPECT_REJECTS(tb_reduce(TB_INT32, TB_OP_PLUS, NULL, 10, total.ptr, NULL, NULL, NULL, 0),
+                    "tb_reduce", "d_in is NULL", "n = 10");
+  TB_EXPECT_REJECTS(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, -1, total.ptr, NULL, NULL, NULL, 0),
+                    "tb_reduce", "n = -1", "negative");
+  TB_EXPECT_REJECTS(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, 10, NULL, NULL, NULL, NULL, 0),
+                    "tb_reduce", "neither d_total nor h_total is given");
+  TB_EXPECT_REJECTS(tb_reduce(TB_FLOAT, TB_OP_BIT_AND, in.ptr, 10, NULL, &h, NULL, NULL, 0),
+                    "tb_reduce", "operator bit_and", "does not apply to float");
+  TB_EXPECT_REJECTS(tb_reduce(TB_DOUBLE, TB_OP_BIT_XOR, in.ptr, 10, NULL, &h, NULL, NULL, 0),
+                    "tb_reduce", "operator bit_xor", "does not apply to double");
+  TB_EXPECT_REJECTS(tb_reduce((tb_type)9, TB_OP_PLUS, in.ptr, 10, NULL, &h, NULL, NULL, 0),
+                    "tb_reduce", "invalid element type 9");
+  TB_EXPECT_REJECTS(tb_reduce(TB_INT32, (tb_op)42, in.ptr, 10, NULL, &h, NULL, NULL, 0),
+                    "tb_reduce", "invalid operator 42");
+  TB_EXPECT_REJECTS(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, 10, NULL, &h, &off_grid, NULL, 0),
+                    "tb_reduce", "launch box 100x3", "not in the reduce grid");
+  TB_EXPECT_REJECTS(tb_reduce(TB_INT32, TB_OP_PLUS, in.ptr, 10, NULL, &h, &half, NULL, 0),
+                    "tb_reduce", "launch box 128x0", "not in the reduce grid");
+  TB_EXPECT_REJECTS(
+      tb_reduce(TB_INT64, TB_OP_PLUS, (char *)in.ptr + 4, 10, NULL, &h, NULL, NULL, 0), "tb_reduce",
+      "d_in is not aligned", "8-byte elements");
   CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
   tb_buffer_free(&in);
   tb_buffer_free(&total);

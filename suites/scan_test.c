@@ -311,32 +311,34 @@ static void test_bad_input(void) {
   const tb_launch_box off_grid = {64, 1}, too_big = {256, 31};
   const tb_scan_kind X = TB_SCAN_EXCLUSIVE;
   const tb_scan_algo D = TB_SCAN_DEFAULT;
-  /* The call runs first, then the message it left is read. */
-#define EXPECT(call, ...) \
-  TB_ASSERT_REJECTS((tb_clear_error(), (call)), "tb_scan", __VA_ARGS__, NULL)
-  EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, X, D, NULL, out.ptr, 10, NULL, NULL, NULL, NULL, 0),
-         "d_in is NULL", "n = 10");
-  EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, NULL, 10, NULL, NULL, NULL, NULL, 0),
-         "d_out is NULL", "n = 10");
-  EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, out.ptr, -5, NULL, NULL, NULL, NULL, 0),
-         "n = -5", "negative");
-  EXPECT(tb_scan(TB_FLOAT, TB_OP_BIT_OR, X, D, in.ptr, out.ptr, 10, NULL, NULL, NULL, NULL, 0),
-         "operator bit_or", "does not apply to float");
-  EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, (tb_scan_kind)7, D, in.ptr, out.ptr, 10, NULL, NULL, NULL,
-                 NULL, 0),
-         "unknown scan kind 7");
-  EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, X, (tb_scan_algo)7, in.ptr, out.ptr, 10, NULL, NULL, NULL,
-                 NULL, 0),
-         "unknown algorithm 7");
-  EXPECT(tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, out.ptr, 10, NULL, NULL, &off_grid, NULL, 0),
-         "launch box 64x1", "not in the scan grid");
+  TB_EXPECT_REJECTS(
+      tb_scan(TB_INT32, TB_OP_PLUS, X, D, NULL, out.ptr, 10, NULL, NULL, NULL, NULL, 0), "tb_scan",
+      "d_in is NULL", "n = 10");
+  TB_EXPECT_REJECTS(
+      tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, NULL, 10, NULL, NULL, NULL, NULL, 0), "tb_scan",
+      "d_out is NULL", "n = 10");
+  TB_EXPECT_REJECTS(
+      tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, out.ptr, -5, NULL, NULL, NULL, NULL, 0),
+      "tb_scan", "n = -5", "negative");
+  TB_EXPECT_REJECTS(
+      tb_scan(TB_FLOAT, TB_OP_BIT_OR, X, D, in.ptr, out.ptr, 10, NULL, NULL, NULL, NULL, 0),
+      "tb_scan", "operator bit_or", "does not apply to float");
+  TB_EXPECT_REJECTS(tb_scan(TB_INT32, TB_OP_PLUS, (tb_scan_kind)7, D, in.ptr, out.ptr, 10, NULL,
+                            NULL, NULL, NULL, 0),
+                    "tb_scan", "unknown scan kind 7");
+  TB_EXPECT_REJECTS(tb_scan(TB_INT32, TB_OP_PLUS, X, (tb_scan_algo)7, in.ptr, out.ptr, 10, NULL,
+                            NULL, NULL, NULL, 0),
+                    "tb_scan", "unknown algorithm 7");
+  TB_EXPECT_REJECTS(
+      tb_scan(TB_INT32, TB_OP_PLUS, X, D, in.ptr, out.ptr, 10, NULL, NULL, &off_grid, NULL, 0),
+      "tb_scan", "launch box 64x1", "not in the scan grid");
   /* a double tile over shared memory */
-  EXPECT(tb_scan(TB_DOUBLE, TB_OP_PLUS, X, D, in.ptr, out.ptr, 10, NULL, NULL, &too_big, NULL, 0),
-         "launch box 256x31", "does not fit in shared memory for scan over double");
-  EXPECT(tb_scan(TB_INT64, TB_OP_PLUS, X, D, in.ptr, (char *)out.ptr + 2, 10, NULL, NULL, NULL,
-                 NULL, 0),
-         "d_out is not aligned to its elements");
-#undef EXPECT
+  TB_EXPECT_REJECTS(
+      tb_scan(TB_DOUBLE, TB_OP_PLUS, X, D, in.ptr, out.ptr, 10, NULL, NULL, &too_big, NULL, 0),
+      "tb_scan", "launch box 256x31", "does not fit in shared memory for scan over double");
+  TB_EXPECT_REJECTS(tb_scan(TB_INT64, TB_OP_PLUS, X, D, in.ptr, (char *)out.ptr + 2, 10, NULL, NULL,
+                            NULL, NULL, 0),
+                    "tb_scan", "d_out is not aligned to its elements");
   CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
   tb_buffer_free(&in);
   tb_buffer_free(&out);

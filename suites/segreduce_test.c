@@ -646,15 +646,15 @@ static void test_plan_edges(void) {
       void *out = o.dev.ptr;
       const void *in = g.d_sources.ptr;
       const char *const SA = "tb_segreduce_apply";
-      EXPECT_REJECTS(tb_segreduce_apply(rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
-                     "the plan was made for reduce_by_key, not segreduce");
-      EXPECT_REJECTS(tb_segreduce_apply(sp, TB_OP_PLUS, in, out, NULL, 0), SA,
-                     "the plan was made for spmv, not segreduce");
-      EXPECT_REJECTS(tb_segreduce_apply(seg, (tb_op)99, in, out, NULL, 0), SA,
-                     "invalid operator 99");
+      TB_EXPECT_REJECTS(tb_segreduce_apply(rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
+                        "the plan was made for reduce_by_key, not segreduce");
+      TB_EXPECT_REJECTS(tb_segreduce_apply(sp, TB_OP_PLUS, in, out, NULL, 0), SA,
+                        "the plan was made for spmv, not segreduce");
+      TB_EXPECT_REJECTS(tb_segreduce_apply(seg, (tb_op)99, in, out, NULL, 0), SA,
+                        "invalid operator 99");
       if (tb_type_is_float((tb_type)t)) /* a float plan with bit_and */
-        EXPECT_REJECTS(tb_segreduce_apply(seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
-                       "operator bit_and does not apply to ", tb_type_name((tb_type)t));
+        TB_EXPECT_REJECTS(tb_segreduce_apply(seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
+                          "operator bit_and does not apply to ", tb_type_name((tb_type)t));
     }
     tb_seg_plan_free(seg), tb_seg_plan_free(sp), tb_seg_plan_free(rbk);
   }
@@ -680,58 +680,58 @@ static void test_bad_input(void) {
   const char *const SA = "tb_segreduce_apply", *const SV = "tb_segreduce_validate";
 
   /* tb_segreduce_csr */
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, csr, 0, NULL, false, out, NULL, NULL, 0), SC,
       "num_segments = 0", kRange1);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, csr, -1, NULL, true, out, NULL, NULL, 0), SC,
       "num_segments = -1", kRange1);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, csr, big, NULL, true, out, NULL, NULL, 0), SC,
       "num_segments = 2147483648", kRange1);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, -1, csr, S, NULL, true, out, NULL, NULL, 0), SC,
       "count = -1", kRange0);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, big, csr, S, NULL, false, out, NULL, NULL, 0), SC,
       "count = 2147483648", kRange0);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, NULL, C, csr, S, NULL, false, out, NULL, NULL, 0), SC,
       "d_in is NULL");
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, NULL, S, NULL, false, out, NULL, NULL, 0), SC,
       "d_csr is NULL");
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, csr, S, NULL, false, NULL, NULL, NULL, 0), SC,
       "d_out is NULL");
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr((tb_type)9, TB_OP_PLUS, in, C, csr, S, NULL, false, out, NULL, NULL, 0), SC,
       "unknown type 9");
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, (tb_op)42, in, C, csr, S, NULL, false, out, NULL, NULL, 0), SC,
       "invalid operator 42");
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_FLOAT, TB_OP_BIT_AND, in, C, csr, S, NULL, false, out, NULL, NULL, 0), SC,
       "operator bit_and does not apply to float");
   /* double bit_xor (indirect) */
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_DOUBLE, TB_OP_BIT_XOR, in, C, csr, S, zeros, true, out, NULL, NULL, 0),
       SC, "operator bit_xor does not apply to double");
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_FLOAT, TB_OP_PLUS, in, C, csr, S, NULL, false, out, &half, NULL, 0), SC,
       "launch box 128x0", kNotInGrid);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_FLOAT, TB_OP_PLUS, in, C, csr, S, NULL, false, out, &zero_nt, NULL, 0),
       SC, "launch box 0x7", kNotInGrid);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_FLOAT, TB_OP_PLUS, in, C, csr, S, NULL, false, out, &negative, NULL, 0),
       SC, "launch box -128x5", kNotInGrid);
   for (int i = 0; i < n_off; ++i) {
     char box[64]; /* a box not in the grid */
     snprintf(box, sizeof box, "launch box %dx%d", off_grid[i].nt, off_grid[i].vt);
-    EXPECT_REJECTS(tb_segreduce_csr(TB_FLOAT, TB_OP_PLUS, in, C, csr, S, NULL, false, out,
-                                    &off_grid[i], NULL, 0),
-                   SC, box, kNotInGrid);
+    TB_EXPECT_REJECTS(tb_segreduce_csr(TB_FLOAT, TB_OP_PLUS, in, C, csr, S, NULL, false, out,
+                                       &off_grid[i], NULL, 0),
+                      SC, box, kNotInGrid);
     EXPECT_NO_PLAN(p, tb_segreduce_csr_preprocess(TB_FLOAT, C, csr, S, false, &off_grid[i], &p, 0),
                    SP, box, kNotInGrid);
   }
@@ -743,30 +743,30 @@ static void test_bad_input(void) {
     char box[64];
     snprintf(box, sizeof box, "launch box %dx%d", grid[i].nt, grid[i].vt);
     const char *const NOT_MIN = "is not compiled for segreduce over float with operator min";
-    EXPECT_REJECTS(
+    TB_EXPECT_REJECTS(
         tb_segreduce_csr(TB_FLOAT, TB_OP_MIN, in, C, csr, S, NULL, false, out, &grid[i], NULL, 0),
         SC, box, NOT_MIN);
     tb_seg_plan *at = NULL;
     if (TB_ASSERT_OK(tb_segreduce_csr_preprocess(TB_FLOAT, C, csr, S, false, &grid[i], &at, 0),
                      "plan at a plus-only box"))
-      EXPECT_REJECTS(tb_segreduce_apply(at, TB_OP_MIN, in, out, NULL, 0), SA, box, NOT_MIN);
+      TB_EXPECT_REJECTS(tb_segreduce_apply(at, TB_OP_MIN, in, out, NULL, 0), SA, box, NOT_MIN);
     tb_seg_plan_free(at);
     break;
   }
   /* csr[0] = 5 in managed memory (direct; indirect with support_empty), in pinned host memory */
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, managed, S, NULL, false, out, NULL, NULL, 0),
       SC, kCsr0);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT32, TB_OP_PLUS, in, C, managed, S, zeros, true, out, NULL, NULL, 0),
       SC, kCsr0);
-  EXPECT_REJECTS(
+  TB_EXPECT_REJECTS(
       tb_segreduce_csr(TB_INT64, TB_OP_MAX, in, C, pinned, S, NULL, true, out, NULL, NULL, 0), SC,
       kCsr0);
 
   /* preprocess */
-  EXPECT_REJECTS(tb_segreduce_csr_preprocess(TB_INT32, C, csr, S, false, NULL, NULL, 0), SP,
-                 "plan is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_csr_preprocess(TB_INT32, C, csr, S, false, NULL, NULL, 0), SP,
+                    "plan is NULL");
   EXPECT_NO_PLAN(p, tb_segreduce_csr_preprocess(TB_INT32, C, csr, 0, false, NULL, &p, 0), SP,
                  "num_segments = 0", kRange1);
   EXPECT_NO_PLAN(p, tb_segreduce_csr_preprocess(TB_INT32, -1, csr, S, true, NULL, &p, 0), SP,
@@ -797,24 +797,25 @@ static void test_bad_input(void) {
   }
 
   /* apply (the plans are float) */
-  EXPECT_REJECTS(tb_segreduce_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), SA, "plan is NULL");
-  EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_PLUS, NULL, out, NULL, 0), SA, "d_in is NULL");
-  EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_PLUS, in, NULL, NULL, 0), SA, "d_out is NULL");
-  EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
-                 "operator bit_and does not apply to float");
-  EXPECT_REJECTS(tb_segreduce_apply(f.rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
-                 "the plan was made for reduce_by_key, not segreduce");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), SA, "plan is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_PLUS, NULL, out, NULL, 0), SA, "d_in is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_PLUS, in, NULL, NULL, 0), SA, "d_out is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
+                    "operator bit_and does not apply to float");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f.rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
+                    "the plan was made for reduce_by_key, not segreduce");
 
   /* validate */
-  EXPECT_REJECTS(tb_segreduce_validate(NULL, S, C, false, NULL, 0, NULL, 0), SV, "d_csr is NULL");
-  EXPECT_REJECTS(tb_segreduce_validate(csr, 0, C, false, NULL, 0, NULL, 0), SV, "num_segments = 0",
-                 kRange1);
-  EXPECT_REJECTS(tb_segreduce_validate(csr, S, -1, false, NULL, 0, NULL, 0), SV, "count = -1",
-                 kRange0);
-  EXPECT_REJECTS(tb_segreduce_validate(csr, S, big, false, NULL, 0, NULL, 0), SV,
-                 "count = 2147483648", kRange0);
-  EXPECT_REJECTS(tb_segreduce_validate(csr, S, C, false, zeros, -1, NULL, 0), SV, "x_len = -1",
-                 kRange0);
+  TB_EXPECT_REJECTS(tb_segreduce_validate(NULL, S, C, false, NULL, 0, NULL, 0), SV,
+                    "d_csr is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_validate(csr, 0, C, false, NULL, 0, NULL, 0), SV,
+                    "num_segments = 0", kRange1);
+  TB_EXPECT_REJECTS(tb_segreduce_validate(csr, S, -1, false, NULL, 0, NULL, 0), SV, "count = -1",
+                    kRange0);
+  TB_EXPECT_REJECTS(tb_segreduce_validate(csr, S, big, false, NULL, 0, NULL, 0), SV,
+                    "count = 2147483648", kRange0);
+  TB_EXPECT_REJECTS(tb_segreduce_validate(csr, S, C, false, zeros, -1, NULL, 0), SV, "x_len = -1",
+                    kRange0);
 
   bad_input_check_clean(&f);
 done:

@@ -431,13 +431,13 @@ static void test_plan_edges(void) {
       void *out = o.dev.ptr;
       const void *in = g.d_sources.ptr;
       const char *const PA = "tb_spmv_apply";
-      EXPECT_REJECTS(tb_spmv_apply(seg, TB_OP_PLUS, NULL, g.d_csr.ptr, in, 1, out, NULL, 0), PA,
-                     "the plan was made for segreduce, not spmv");
-      EXPECT_REJECTS(tb_spmv_apply(rbk, TB_OP_PLUS, NULL, g.d_csr.ptr, in, 1, out, NULL, 0), PA,
-                     "the plan was made for reduce_by_key, not spmv");
+      TB_EXPECT_REJECTS(tb_spmv_apply(seg, TB_OP_PLUS, NULL, g.d_csr.ptr, in, 1, out, NULL, 0), PA,
+                        "the plan was made for segreduce, not spmv");
+      TB_EXPECT_REJECTS(tb_spmv_apply(rbk, TB_OP_PLUS, NULL, g.d_csr.ptr, in, 1, out, NULL, 0), PA,
+                        "the plan was made for reduce_by_key, not spmv");
       if (tb_type_is_float((tb_type)t)) /* a float plan with bit_xor */
-        EXPECT_REJECTS(tb_spmv_apply(sp, TB_OP_BIT_XOR, NULL, g.d_csr.ptr, in, 1, out, NULL, 0), PA,
-                       "operator bit_xor does not apply to ", tb_type_name((tb_type)t));
+        TB_EXPECT_REJECTS(tb_spmv_apply(sp, TB_OP_BIT_XOR, NULL, g.d_csr.ptr, in, 1, out, NULL, 0),
+                          PA, "operator bit_xor does not apply to ", tb_type_name((tb_type)t));
     }
     tb_seg_plan_free(seg), tb_seg_plan_free(sp), tb_seg_plan_free(rbk);
   }
@@ -465,72 +465,73 @@ static void test_bad_input(void) {
   for (int i = 0; i < n_off; ++i) {
     char box[64]; /* a box not in the grid */
     snprintf(box, sizeof box, "launch box %dx%d", off_grid[i].nt, off_grid[i].vt);
-    EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false,
-                                     out, &off_grid[i], NULL, 0),
-                   SU, box, kNotInGrid);
+    TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false,
+                                        out, &off_grid[i], NULL, 0),
+                      SU, box, kNotInGrid);
   }
 
   /* tb_spmv_csr_unary / tb_spmv_csr_binary */
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, -1, csr, S, NULL, in, 4, true, out,
-                                   NULL, NULL, 0),
-                 SU, "nz = -1", kRange0);
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, big, csr, S, NULL, in, 4, true, out,
-                                   NULL, NULL, 0),
-                 SU, "nz = 2147483648", kRange0);
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, 0, NULL, in, 4, true, out,
-                                   NULL, NULL, 0),
-                 SU, "num_rows = 0", kRange1);
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, big, NULL, in, 4, true, out,
-                                   NULL, NULL, 0),
-                 SU, "num_rows = 2147483648", kRange1);
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, NULL, C, csr, S, NULL, in, 4, false, out,
-                                   NULL, NULL, 0),
-                 SU, "d_cols is NULL");
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, NULL, S, NULL, in, 4, false, out,
-                                   NULL, NULL, 0),
-                 SU, "d_csr is NULL");
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, NULL, 4, false,
-                                   out, NULL, NULL, 0),
-                 SU, "d_x is NULL");
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false, NULL,
-                                   NULL, NULL, 0),
-                 SU, "d_y is NULL");
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, -1, false, out,
-                                   NULL, NULL, 0),
-                 SU, "x_len = -1", kRange0);
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_BIT_AND, zeros, C, csr, S, NULL, in, 4, false,
-                                   out, NULL, NULL, 0),
-                 SU, "operator bit_and does not apply to float");
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_PLUS, zeros, C, managed, S, NULL, in, 4, false,
-                                   out, NULL, NULL, 0),
-                 SU, kCsr0);
-  EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false, out,
-                                   &zero_nt, NULL, 0),
-                 SU, "launch box 0x7", kNotInGrid);
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_PLUS, TB_OP_PLUS, in, zeros, C, csr, S, NULL,
-                                    in, 4, false, out, NULL, NULL, 0),
-                 SB, "mul_op plus: the kernels implement multiplies");
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_DOUBLE, TB_OP_MAX, TB_OP_PLUS, in, zeros, C, csr, S, NULL,
-                                    in, 4, false, out, NULL, NULL, 0),
-                 SB, "mul_op max: the kernels implement multiplies");
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT64, (tb_op)42, TB_OP_PLUS, in, zeros, C, csr, S, NULL, in,
-                                    4, false, out, NULL, NULL, 0),
-                 SB, "mul_op (invalid): the kernels implement multiplies");
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, NULL, zeros, C, csr, S,
-                                    NULL, in, 4, false, out, NULL, NULL, 0),
-                 SB, "d_matrix is NULL");
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_FLOAT, TB_OP_MULTIPLIES, TB_OP_BIT_OR, in, zeros, C, csr, S,
-                                    NULL, in, 4, false, out, NULL, NULL, 0),
-                 SB, "operator bit_or does not apply to float");
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, in, zeros, C, managed,
-                                    S, zeros, in, 4, true, out, NULL, NULL, 0),
-                 SB, kCsr0);
-  EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, in, zeros, C, csr, S,
-                                    NULL, in, 4, true, out, &negative, NULL, 0),
-                 SB, "launch box -128x5", kNotInGrid);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, -1, csr, S, NULL, in, 4, true,
+                                      out, NULL, NULL, 0),
+                    SU, "nz = -1", kRange0);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, big, csr, S, NULL, in, 4, true,
+                                      out, NULL, NULL, 0),
+                    SU, "nz = 2147483648", kRange0);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, 0, NULL, in, 4, true,
+                                      out, NULL, NULL, 0),
+                    SU, "num_rows = 0", kRange1);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, big, NULL, in, 4, true,
+                                      out, NULL, NULL, 0),
+                    SU, "num_rows = 2147483648", kRange1);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, NULL, C, csr, S, NULL, in, 4, false,
+                                      out, NULL, NULL, 0),
+                    SU, "d_cols is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, NULL, S, NULL, in, 4, false,
+                                      out, NULL, NULL, 0),
+                    SU, "d_csr is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, NULL, 4, false,
+                                      out, NULL, NULL, 0),
+                    SU, "d_x is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false,
+                                      NULL, NULL, NULL, 0),
+                    SU, "d_y is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, -1, false,
+                                      out, NULL, NULL, 0),
+                    SU, "x_len = -1", kRange0);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_BIT_AND, zeros, C, csr, S, NULL, in, 4, false,
+                                      out, NULL, NULL, 0),
+                    SU, "operator bit_and does not apply to float");
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_PLUS, zeros, C, managed, S, NULL, in, 4,
+                                      false, out, NULL, NULL, 0),
+                    SU, kCsr0);
+  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_FLOAT, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false,
+                                      out, &zero_nt, NULL, 0),
+                    SU, "launch box 0x7", kNotInGrid);
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_PLUS, TB_OP_PLUS, in, zeros, C, csr, S, NULL,
+                                       in, 4, false, out, NULL, NULL, 0),
+                    SB, "mul_op plus: the kernels implement multiplies");
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_DOUBLE, TB_OP_MAX, TB_OP_PLUS, in, zeros, C, csr, S, NULL,
+                                       in, 4, false, out, NULL, NULL, 0),
+                    SB, "mul_op max: the kernels implement multiplies");
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT64, (tb_op)42, TB_OP_PLUS, in, zeros, C, csr, S, NULL,
+                                       in, 4, false, out, NULL, NULL, 0),
+                    SB, "mul_op (invalid): the kernels implement multiplies");
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, NULL, zeros, C, csr,
+                                       S, NULL, in, 4, false, out, NULL, NULL, 0),
+                    SB, "d_matrix is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_FLOAT, TB_OP_MULTIPLIES, TB_OP_BIT_OR, in, zeros, C, csr,
+                                       S, NULL, in, 4, false, out, NULL, NULL, 0),
+                    SB, "operator bit_or does not apply to float");
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, in, zeros, C,
+                                       managed, S, zeros, in, 4, true, out, NULL, NULL, 0),
+                    SB, kCsr0);
+  TB_EXPECT_REJECTS(tb_spmv_csr_binary(TB_INT32, TB_OP_MULTIPLIES, TB_OP_PLUS, in, zeros, C, csr, S,
+                                       NULL, in, 4, true, out, &negative, NULL, 0),
+                    SB, "launch box -128x5", kNotInGrid);
 
   /* preprocess */
-  EXPECT_REJECTS(tb_spmv_preprocess(TB_INT32, C, csr, S, false, NULL, NULL, 0), PP, "plan is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_preprocess(TB_INT32, C, csr, S, false, NULL, NULL, 0), PP,
+                    "plan is NULL");
   EXPECT_NO_PLAN(p, tb_spmv_preprocess(TB_INT32, -1, csr, S, false, NULL, &p, 0), PP, "nz = -1",
                  kRange0);
   EXPECT_NO_PLAN(p, tb_spmv_preprocess(TB_INT32, C, csr, 0, false, NULL, &p, 0), PP, "num_rows = 0",
@@ -540,20 +541,20 @@ static void test_bad_input(void) {
   EXPECT_NO_PLAN(p, tb_spmv_preprocess(TB_INT32, C, managed, S, true, NULL, &p, 0), PP, kCsr0);
 
   /* apply (the plans are float) */
-  EXPECT_REJECTS(tb_spmv_apply(NULL, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
-                 "plan is NULL");
-  EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, NULL, NULL, in, 4, out, NULL, 0), PA,
-                 "d_cols is NULL");
-  EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, in, zeros, NULL, 4, out, NULL, 0), PA,
-                 "d_x is NULL");
-  EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, in, zeros, in, 4, NULL, NULL, 0), PA,
-                 "d_y is NULL");
-  EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, NULL, zeros, in, -1, out, NULL, 0), PA,
-                 "x_len = -1", kRange0);
-  EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_BIT_OR, NULL, zeros, in, 4, out, NULL, 0), PA,
-                 "operator bit_or does not apply to float");
-  EXPECT_REJECTS(tb_spmv_apply(f.seg, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
-                 "the plan was made for segreduce, not spmv");
+  TB_EXPECT_REJECTS(tb_spmv_apply(NULL, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
+                    "plan is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, NULL, NULL, in, 4, out, NULL, 0), PA,
+                    "d_cols is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, in, zeros, NULL, 4, out, NULL, 0), PA,
+                    "d_x is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, in, zeros, in, 4, NULL, NULL, 0), PA,
+                    "d_y is NULL");
+  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, NULL, zeros, in, -1, out, NULL, 0), PA,
+                    "x_len = -1", kRange0);
+  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_BIT_OR, NULL, zeros, in, 4, out, NULL, 0), PA,
+                    "operator bit_or does not apply to float");
+  TB_EXPECT_REJECTS(tb_spmv_apply(f.seg, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
+                    "the plan was made for segreduce, not spmv");
 
   bad_input_check_clean(&f);
 done:

@@ -52,6 +52,11 @@ bool tb_assert_status(tb_status st, tb_status expected, const char *what, int li
 bool tb_assert_rejects(tb_status st, const char *api, int line, const char *file, const char *fn,
                        ...);
 
+/* TB_ASSERT_REJECTS of a call made here, after the last message is
+ * cleared: the call runs first, then the message it left is read. */
+#define TB_EXPECT_REJECTS(call, api, ...) \
+  TB_ASSERT_REJECTS((tb_clear_error(), (call)), api, __VA_ARGS__, NULL)
+
 /* Whether msg is "tb_name: ..." with that name nowhere else in it; *name
  * (may be NULL) gets the name. */
 bool tb_message_well_formed(const char *msg, char *name, size_t cap);
