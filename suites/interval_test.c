@@ -57,7 +57,7 @@ static bool data_make(data *d, tb_type t, int64_t cap, tb_rng *r) {
   if (!d->values || !d->in || !d->want || !d->got) return false;
   fill_bits(r, d->values, bytes);
   fill_bits(r, d->in, bytes);
-  return upload(&d->d_values, d->values, bytes) && upload(&d->d_in, d->in, bytes) &&
+  return lb_upload(&d->d_values, d->values, bytes) && lb_upload(&d->d_in, d->in, bytes) &&
          TB_ASSERT_OK(tb_buffer_alloc(&d->d_out, bytes), "alloc out");
 }
 
@@ -249,7 +249,7 @@ static void test_golden_demos(void) {
 
   problem p = problem_from_counts(counts2, 20, &r);
   CU_ASSERT_EQUAL(p.n_items, 100);
-  upload(&vals, fib, sizeof fib);
+  lb_upload(&vals, fib, sizeof fib);
   for (int b = 0; b < 2; ++b) {
     const tb_launch_box *box = b ? &small : NULL;
     if (TB_ASSERT_OK(tb_interval_expand(TB_INT32, p.d_scan.ptr, 20, 100, vals.ptr, out.ptr, box,
@@ -265,7 +265,7 @@ static void test_golden_demos(void) {
   CU_ASSERT_EQUAL(p.n_items, 100);
   int32_t iota[100];
   for (int i = 0; i < 100; ++i) iota[i] = i;
-  upload(&in, iota, sizeof iota);
+  lb_upload(&in, iota, sizeof iota);
   tb_buffer_upload(&p.d_gather, gather3, sizeof gather3);
   tb_buffer_upload(&p.d_scatter, scatter3, sizeof scatter3);
   for (int b = 0; b < 2; ++b) {
@@ -353,7 +353,7 @@ static const char *first_broken(const int32_t *scan, int32_t n, int64_t n_items,
 static void expect_invalid(const int32_t *scan, int32_t n, int64_t n_items, int32_t index,
                            const char *what) {
   tb_buffer d = {0};
-  if (!upload(&d, scan, sizeof(int32_t) * n)) return;
+  if (!lb_upload(&d, scan, sizeof(int32_t) * n)) return;
   int32_t first = -1;
   const char *rule = first_broken(scan, n, n_items, &first);
   CU_ASSERT(rule != NULL && first == index); /* the test's own data */
@@ -371,7 +371,7 @@ static void test_validate(void) {
   if (!scan) return;
   for (int32_t i = 0; i < N; ++i) scan[i] = 3 * i;
   tb_buffer d = {0}, scratch = {0};
-  if (upload(&d, scan, sizeof(int32_t) * N)) {
+  if (lb_upload(&d, scan, sizeof(int32_t) * N)) {
     TB_ASSERT_OK(tb_interval_validate(d.ptr, N, 3 * (int64_t)N, &scratch, 0), "valid scan");
     TB_ASSERT_OK(tb_interval_validate(d.ptr, N, 3 * (int64_t)N - 3, NULL, 0), "last count 0");
   }
@@ -401,10 +401,10 @@ static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_item
     for (int32_t j = 0; j < n_objects; ++j) offsets[j] = (int32_t)tb_rng_range(&r, 0, n_items);
     memset(host, kCanary, sizeof(int64_t) * (n_objects > n_items ? n_objects : n_items));
   }
-  if (offsets && host && upload(&d_scan, scan, sizeof(int32_t) * n_objects) &&
-      upload(&d_off, offsets, sizeof(int32_t) * n_objects) &&
-      upload(&d_vals, host, sizeof(int64_t) * n_objects) &&
-      upload(&d_in, host, sizeof(int64_t) * n_items) && guarded_alloc(&d_out, n_items)) {
+  if (offsets && host && lb_upload(&d_scan, scan, sizeof(int32_t) * n_objects) &&
+      lb_upload(&d_off, offsets, sizeof(int32_t) * n_objects) &&
+      lb_upload(&d_vals, host, sizeof(int64_t) * n_objects) &&
+      lb_upload(&d_in, host, sizeof(int64_t) * n_items) && guarded_alloc(&d_out, n_items)) {
     const int64_t *vals = d_vals.ptr, *in = d_in.ptr;
     int64_t *out = (int64_t *)d_out.ptr + kGuard;
     const int32_t *off = d_off.ptr, *s = d_scan.ptr;

@@ -24,7 +24,7 @@ bool same_bits(tb_type t, const void *got, const void *want, int64_t n, const ch
   return TB_ASSERT_OK(tb_fail(TB_ERR_MISMATCH, "%s", text), what);
 }
 
-bool upload(tb_buffer *b, const void *host, size_t bytes) {
+bool lb_upload(tb_buffer *b, const void *host, size_t bytes) {
   return TB_ASSERT_OK(tb_buffer_alloc(b, bytes), "alloc") &&
          TB_ASSERT_OK(tb_buffer_upload(b, host, bytes), "upload");
 }
@@ -60,8 +60,8 @@ bool problem_finish(problem *p, tb_rng *r) {
   shuffled_layout(r, p->counts, p->num_objects, p->gather);
   shuffled_layout(r, p->counts, p->num_objects, p->scatter);
   const size_t bytes = sizeof(int32_t) * n;
-  return upload(&p->d_scan, p->scan, bytes) && upload(&p->d_gather, p->gather, bytes) &&
-         upload(&p->d_scatter, p->scatter, bytes);
+  return lb_upload(&p->d_scan, p->scan, bytes) && lb_upload(&p->d_gather, p->gather, bytes) &&
+         lb_upload(&p->d_scatter, p->scatter, bytes);
 }
 
 bool problem_make(problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r) {
@@ -145,7 +145,7 @@ bool guarded_alloc(tb_buffer *b, int32_t n_items) {
   int64_t *host = malloc(bytes);
   if (!host) return false;
   memset(host, kCanary, bytes);
-  const bool ok = upload(b, host, bytes);
+  const bool ok = lb_upload(b, host, bytes);
   free(host);
   return ok;
 }

@@ -19,7 +19,7 @@
 /* Bit-exact comparison with the first mismatch in the failure text. */
 bool same_bits(tb_type t, const void *got, const void *want, int64_t n, const char *what);
 
-bool upload(tb_buffer *b, const void *host, size_t bytes);
+bool lb_upload(tb_buffer *b, const void *host, size_t bytes);
 
 /* ---- a problem: counts, scan, interval placements ------------------------ */
 

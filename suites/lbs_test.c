@@ -137,7 +137,7 @@ static void test_empty_and_all_zero(void) {
     int64_t poison[16], got[16];
     memset(poison, 0x5a, sizeof poison);
     tb_buffer out = {0};
-    if (upload(&out, poison, sizeof poison)) {
+    if (lb_upload(&out, poison, sizeof poison)) {
       int32_t *obj = out.ptr;
       TB_ASSERT_OK(tb_lbs(p.d_scan.ptr, p.num_objects, 0, obj, obj, NULL, NULL, 0), "lbs all zero");
       TB_ASSERT_OK(tb_buffer_download(&out, got, sizeof got), "download");
@@ -237,7 +237,7 @@ static void test_bad_input(void) {
 static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_items,
                           const char *what) {
   tb_buffer d_scan = {0}, d_obj = {0}, d_rank = {0};
-  if (upload(&d_scan, scan, sizeof(int32_t) * n_objects) && guarded_alloc(&d_obj, n_items) &&
+  if (lb_upload(&d_scan, scan, sizeof(int32_t) * n_objects) && guarded_alloc(&d_obj, n_items) &&
       guarded_alloc(&d_rank, n_items)) {
     int32_t *obj32 = (int32_t *)((int64_t *)d_obj.ptr + kGuard);
     int32_t *rank32 = (int32_t *)((int64_t *)d_rank.ptr + kGuard);

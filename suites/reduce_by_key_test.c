@@ -84,7 +84,7 @@ static bool keyset_make(keyset *k, const geom *g, int mode, tb_rng *r) {
     prev = key, ++run;
   }
   snprintf(k->name, sizeof k->name, "%s, %s", g->name, kKeyModes[mode & 3]);
-  return upload(&k->d_keys, k->keys, sizeof(int32_t) * (size_t)k->count);
+  return seg_upload(&k->d_keys, k->keys, sizeof(int32_t) * (size_t)k->count);
 }
 
 /* The reference into o->want and o->want_keys; *runs the run count. */
@@ -134,15 +134,15 @@ static bool check_rbk(const keyset *k, const values *v, int variant, const tb_la
   bool ok = true;
   if (to_host) ok = count_matches(h_runs, runs, what, "host count") && ok;
   if (to_dev)
-    ok = fetch(&o->dev_num, &d_runs, sizeof d_runs, what) &&
+    ok = seg_fetch(&o->dev_num, &d_runs, sizeof d_runs, what) &&
          count_matches(d_runs, runs, what, "device count") && ok;
-  ok = fetch(&o->dev, o->got, (size_t)runs * sz, what) &&
-       compare(v->t, o->got, o->want, NULL, runs, what) && ok;
+  ok = seg_fetch(&o->dev, o->got, (size_t)runs * sz, what) &&
+       seg_compare(v->t, o->got, o->want, NULL, runs, what) && ok;
   if (with_keys) {
     char kwhat[520];
     snprintf(kwhat, sizeof kwhat, "%s (keys)", what);
-    ok = fetch(&o->dev_keys, o->got_keys, sizeof(int32_t) * (size_t)runs, kwhat) &&
-         compare(TB_INT32, o->got_keys, o->want_keys, NULL, runs, kwhat) && ok;
+    ok = seg_fetch(&o->dev_keys, o->got_keys, sizeof(int32_t) * (size_t)runs, kwhat) &&
+         seg_compare(TB_INT32, o->got_keys, o->want_keys, NULL, runs, kwhat) && ok;
   }
   return ok;
 }
@@ -250,7 +250,7 @@ static void test_reduce_by_key_empty_and_large(void) {
               tb_reduce_by_key((tb_type)t, TB_OP_PLUS, o.dev_keys.ptr, o.dev.ptr, 0, o.dev_keys.ptr,
                                o.dev.ptr, &h_runs, o.dev_num.ptr, NULL, NULL, 0),
               what) &&
-          fetch(&o.dev_num, &d_runs, sizeof d_runs, what)) {
+          seg_fetch(&o.dev_num, &d_runs, sizeof d_runs, what)) {
         count_matches(h_runs, 0, what, "host count");
         count_matches(d_runs, 0, what, "device count");
       }
@@ -315,7 +315,7 @@ static void test_real_data_rounding_bound(void) {
                     what) &&
                 rbk_reference(&k, &v, &o, &want_runs, sum_abs) &&
                 count_matches(runs, want_runs, what, "host count") &&
-                fetch(&o.dev, o.got, (size_t)want_runs * tb_type_size((tb_type)t), what))
+                seg_fetch(&o.dev, o.got, (size_t)want_runs * tb_type_size((tb_type)t), what))
               check_real_bound((tb_type)t, sum_abs, depth, want_runs, o.got, o.want, what);
           }
           keyset_free(&k);
@@ -379,12 +379,12 @@ static void test_preprocess_apply(void) {
                                                 o.want, o.want_keys, &runs),
                            "cpu reduce_by_key")) {
             count_matches(h_runs, runs, what, "host count from preprocess");
-            if (fetch(&o.dev_num, &d_runs, sizeof d_runs, what))
+            if (seg_fetch(&o.dev_num, &d_runs, sizeof d_runs, what))
               count_matches(d_runs, runs, what, "device count from preprocess");
             char kwhat[520];
             snprintf(kwhat, sizeof kwhat, "%s (keys)", what);
-            if (fetch(&o.dev_keys, o.got_keys, sizeof(int32_t) * (size_t)runs, kwhat))
-              compare(TB_INT32, o.got_keys, o.want_keys, NULL, runs, kwhat);
+            if (seg_fetch(&o.dev_keys, o.got_keys, sizeof(int32_t) * (size_t)runs, kwhat))
+              seg_compare(TB_INT32, o.got_keys, o.want_keys, NULL, runs, kwhat);
           }
           for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op)
             for (int rep = 0; rep < reps && op_swept_at((tb_type)t, op, boxes[b]); ++rep) {
@@ -398,8 +398,8 @@ static void test_preprocess_apply(void) {
                   !TB_ASSERT_OK(tb_reduce_by_key_apply(plan, (tb_op)op, v.dev.ptr, o.dev.ptr,
                                                        rep ? NULL : &scratch, 0),
                                 what) ||
-                  !fetch(&o.dev, o.got, (size_t)runs * tb_type_size((tb_type)t), what) ||
-                  !compare((tb_type)t, o.got, o.want, NULL, runs, what))
+                  !seg_fetch(&o.dev, o.got, (size_t)runs * tb_type_size((tb_type)t), what) ||
+                  !seg_compare((tb_type)t, o.got, o.want, NULL, runs, what))
                 ++failures;
               values_free(&v);
             }
@@ -571,8 +571,8 @@ static bool run_malformed(const malformed *mc, int32_t num_segments, int32_t cou
   const guarded *o3[] = {&keys_out, &rbk_out, &num};
   int64_t runs = 0;
   const tb_status st =
-      tb_reduce_by_key(t, TB_OP_PLUS, d.csr.ptr, d.in.ptr, num_segments, mid(&keys_out),
-                       mid(&rbk_out), &runs, mid(&num), NULL, NULL, 0);
+      tb_reduce_by_key(t, TB_OP_PLUS, d.csr.ptr, d.in.ptr, num_segments, guarded_mid(&keys_out),
+                       guarded_mid(&rbk_out), &runs, guarded_mid(&num), NULL, NULL, 0);
   ok = after_call(st, o3, 3, mc->label, "reduce_by_key, offsets as keys");
 done:
   malformed_inputs_free(&d);

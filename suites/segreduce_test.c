@@ -63,7 +63,7 @@ static bool run_segreduce(const geom *g, const values *v, bool indirect, bool su
                                        g->num_segments, indirect ? g->d_sources.ptr : NULL,
                                        support_empty, o->dev.ptr, box, scratch, 0),
                       what) &&
-         fetch(&o->dev, o->got, bytes, what);
+         seg_fetch(&o->dev, o->got, bytes, what);
 }
 
 static bool check_segreduce(const geom *g, const values *v, bool indirect, bool support_empty,
@@ -71,7 +71,7 @@ static bool check_segreduce(const geom *g, const values *v, bool indirect, bool 
   char what[400];
   return run_segreduce(g, v, indirect, support_empty, box, scratch, o, what, sizeof what) &&
          segreduce_reference(g, v, indirect, o, NULL) &&
-         compare(v->t, o->got, o->want, NULL, g->num_segments, what);
+         seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
 }
 
 /* Poisons, runs tb_segreduce_apply of plan over v's items and compares with
@@ -81,8 +81,8 @@ static bool check_apply(const tb_seg_plan *plan, const geom *g, const values *v,
   const size_t bytes = (size_t)g->num_segments * tb_type_size(v->t);
   return outputs_reserve(o, g->num_segments) && poison(o->dev.ptr, bytes) &&
          TB_ASSERT_OK(tb_segreduce_apply(plan, v->op, v->dev.ptr, o->dev.ptr, scratch, 0), what) &&
-         fetch(&o->dev, o->got, bytes, what) && segreduce_reference(g, v, false, o, NULL) &&
-         compare(v->t, o->got, o->want, NULL, g->num_segments, what);
+         seg_fetch(&o->dev, o->got, bytes, what) && segreduce_reference(g, v, false, o, NULL) &&
+         seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
 }
 
 /* Every type x operator x box (and the default) x geometry, direct and
@@ -639,7 +639,7 @@ static void test_plan_edges(void) {
         if (poison(o.dev.ptr, bytes) &&
             TB_ASSERT_OK(tb_segreduce_apply(seg, (tb_op)op, g.d_sources.ptr, o.dev.ptr, NULL, 0),
                          what) &&
-            fetch(&o.dev, o.got, bytes, what))
+            seg_fetch(&o.dev, o.got, bytes, what))
           all_identity((tb_type)t, (tb_op)op, o.got, g.num_segments, what);
       }
       /* The wrong kind of plan, and an operator the type does not take. */
@@ -874,7 +874,7 @@ static void test_validate(void) {
   if (!csr || !cols) goto done;
   for (int32_t i = 0; i < N; ++i) csr[i] = 3 * i;
   for (int64_t m = 0; m < count; ++m) cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);
-  if (!upload(&d, csr, sizeof(int32_t) * N) || !upload(&dc, cols, sizeof(int32_t) * count))
+  if (!seg_upload(&d, csr, sizeof(int32_t) * N) || !seg_upload(&dc, cols, sizeof(int32_t) * count))
     goto done;
   for (int se = 0; se < 2; ++se) {
     expect_verdict(&d, N, count, se, NULL, 0, -1, -1, NULL, NULL, "good csr");
@@ -944,7 +944,7 @@ static bool identity_everywhere(const int32_t *csr, int32_t num_segments, int32_
 static bool all_zero(const guarded *g, const char *what) {
   const size_t bytes = g->size * (size_t)(g->n + 2 * kGuard), guard = kGuard * g->size;
   unsigned char *host = malloc(bytes);
-  bool ok = host && fetch(&g->b, host, bytes, what);
+  bool ok = host && seg_fetch(&g->b, host, bytes, what);
   for (size_t i = guard; ok && i < bytes - guard; ++i) ok = host[i] == 0;
   free(host);
   if (!ok) printf("\n  %s: a segment is not the identity\n", what);
@@ -990,7 +990,7 @@ static bool run_malformed(const malformed *mc, int32_t num_segments, int32_t cou
     goto done;
   const int32_t *csr = d.csr.ptr, *src = d.sources.ptr, *cols = d.cols.ptr;
   const void *in = d.in.ptr;
-  void *y = mid(&out);
+  void *y = guarded_mid(&out);
   const guarded *o1[] = {&out};
   const char *L = mc->label;
   tb_status st;

@@ -12,7 +12,7 @@ static tb_status cuda_status(cudaError_t e, const char *what) {
   return e == cudaSuccess ? TB_OK : tb_fail(TB_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-bool upload(tb_buffer *b, const void *host, size_t bytes) {
+bool seg_upload(tb_buffer *b, const void *host, size_t bytes) {
   return TB_ASSERT_OK(tb_buffer_alloc(b, bytes ? bytes : 16), "alloc") &&
          (bytes == 0 || TB_ASSERT_OK(tb_buffer_upload(b, host, bytes), "upload"));
 }
@@ -146,7 +146,7 @@ bool geom_from_lens(geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, 
   snprintf(g->name, sizeof g->name, "%s: %d segments over %d items, %s sources", label,
            (int)g->num_segments, (int)g->count, overlap ? "overlapping" : "permuted");
   const size_t bytes = sizeof(int32_t) * (size_t)n;
-  return upload(&g->d_csr, g->csr, bytes) && upload(&g->d_sources, g->sources, bytes);
+  return seg_upload(&g->d_csr, g->csr, bytes) && seg_upload(&g->d_sources, g->sources, bytes);
 }
 
 geo_case spec_case(tb_geometry kind, double avg, bool strict, int64_t total) {
@@ -232,7 +232,7 @@ bool values_make_as(values *v, tb_type t, tb_op op, int64_t n, int64_t as_n, tb_
     return false;
   }
   tb_fill_random(r, t, op, v->host, as_n);
-  return upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
+  return seg_upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
 }
 
 bool values_make(values *v, tb_type t, tb_op op, int64_t n, tb_rng *r) {
@@ -252,7 +252,7 @@ bool values_make_real(values *v, tb_type t, int64_t n, tb_rng *r) {
       x.f64 = 2 * tb_rng_unit(r) - 1;
     tb_store(t, v->host, i, x);
   }
-  return upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
+  return seg_upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
 }
 
 void outputs_free(outputs *o) {
@@ -277,12 +277,12 @@ bool outputs_reserve(outputs *o, int64_t n) {
          TB_ASSERT_OK(tb_buffer_alloc(&o->dev_num, 8), "alloc count");
 }
 
-bool fetch(const tb_buffer *b, void *host, size_t bytes, const char *what) {
+bool seg_fetch(const tb_buffer *b, void *host, size_t bytes, const char *what) {
   return bytes == 0 || TB_ASSERT_OK(tb_buffer_download(b, host, bytes), what);
 }
 
-bool compare(tb_type t, const void *got, const void *want, const double *bound, int64_t n,
-             const char *what) {
+bool seg_compare(tb_type t, const void *got, const void *want, const double *bound, int64_t n,
+                 const char *what) {
   return TB_ASSERT_OK(tb_compare(t, got, want, bound, n, what), what);
 }
 
@@ -337,7 +337,7 @@ void check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n
   double *bound = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   if (!bound) return;
   for (int64_t s = 0; s < n; ++s) bound[s] = tb_sum_error_bound(t, depth, sum_abs[s]);
-  compare(t, got, want, bound, n, what);
+  seg_compare(t, got, want, bound, n, what);
   free(bound);
 }
 
@@ -375,7 +375,7 @@ bool bad_input_begin(bad_input *f) {
   for (int i = 0; i < S; ++i) csr_host[i] = 3 * i;
   int64_t h_runs = 0;
   const bool ready =
-      upload(&f->csr, csr_host, sizeof csr_host) &&
+      seg_upload(&f->csr, csr_host, sizeof csr_host) &&
       TB_ASSERT_OK(tb_buffer_alloc(&f->zeros, 4096), "alloc") &&
       TB_ASSERT_OK(tb_buffer_alloc(&f->out, 4096), "alloc") &&
       TB_ASSERT_OK(cuda_status(cudaMemset(f->zeros.ptr, 0, 4096), "memset"), "memset") &&
@@ -411,7 +411,8 @@ void bad_input_check_clean(const bad_input *f) {
   CU_ASSERT_EQUAL(free_after, f->free_before);
   unsigned char got[4096], want[4096];
   memset(want, kPoison, sizeof want);
-  if (fetch(&f->out, got, sizeof got, "download")) CU_ASSERT(memcmp(got, want, sizeof got) == 0);
+  if (seg_fetch(&f->out, got, sizeof got, "download"))
+    CU_ASSERT(memcmp(got, want, sizeof got) == 0);
 }
 
 void bad_input_end(bad_input *f) {
@@ -435,7 +436,7 @@ int boxes_off_grid(tb_type t, tb_launch_box *out, int cap) {
 
 /* ---- malformed descriptors stay memory safe --------------------------------------------- */
 
-void *mid(const guarded *g) { return (char *)g->b.ptr + kGuard * g->size; }
+void *guarded_mid(const guarded *g) { return (char *)g->b.ptr + kGuard * g->size; }
 
 bool guarded_make(guarded *g, size_t size, int64_t n) {
   g->size = size, g->n = n;
@@ -447,7 +448,7 @@ bool guarded_make(guarded *g, size_t size, int64_t n) {
 static bool guards_intact(const guarded *g, const char *what) {
   const size_t guard = kGuard * g->size, bytes = g->size * (size_t)(g->n + 2 * kGuard);
   unsigned char *host = malloc(bytes);
-  bool ok = host && fetch(&g->b, host, bytes, what);
+  bool ok = host && seg_fetch(&g->b, host, bytes, what);
   for (size_t i = 0; ok && i < guard; ++i)
     ok = host[i] == kCanary && host[bytes - 1 - i] == kCanary;
   free(host);
@@ -475,11 +476,11 @@ bool malformed_upload(malformed_inputs *d, const malformed *mc, int32_t num_segm
   void *host = malloc(sz * (size_t)count);
   if (!host) return false;
   tb_fill_random(r, t, TB_OP_PLUS, host, count);
-  const bool ok = upload(&d->csr, mc->csr, sizeof(int32_t) * (size_t)num_segments) &&
-                  upload(&d->sources, mc->sources, sizeof(int32_t) * (size_t)num_segments) &&
-                  upload(&d->cols, mc->cols, sizeof(int32_t) * (size_t)count) &&
-                  upload(&d->in, host, sz * (size_t)count) &&
-                  upload(&d->x, host, sz * (size_t)x_len);
+  const bool ok = seg_upload(&d->csr, mc->csr, sizeof(int32_t) * (size_t)num_segments) &&
+                  seg_upload(&d->sources, mc->sources, sizeof(int32_t) * (size_t)num_segments) &&
+                  seg_upload(&d->cols, mc->cols, sizeof(int32_t) * (size_t)count) &&
+                  seg_upload(&d->in, host, sz * (size_t)count) &&
+                  seg_upload(&d->x, host, sz * (size_t)x_len);
   free(host);
   return ok;
 }

@@ -25,7 +25,7 @@ enum { kMaxBoxes = 128, kMaxFailures = 10, kPoison = 0xa5 };
 
 /* A device copy of `bytes` of host data (at least 16 bytes are allocated, so
  * that an empty array is still a valid pointer). */
-bool upload(tb_buffer *b, const void *host, size_t bytes);
+bool seg_upload(tb_buffer *b, const void *host, size_t bytes);
 
 /* Fills bytes of device memory with kPoison. */
 bool poison(void *d, size_t bytes);
@@ -159,12 +159,12 @@ void outputs_free(outputs *o);
 /* Room for n results. */
 bool outputs_reserve(outputs *o, int64_t n);
 
-bool fetch(const tb_buffer *b, void *host, size_t bytes, const char *what);
+bool seg_fetch(const tb_buffer *b, void *host, size_t bytes, const char *what);
 
 /* got (n elements of t) against want (t for integers, double for floats);
  * bound NULL: exact. */
-bool compare(tb_type t, const void *got, const void *want, const double *bound, int64_t n,
-             const char *what);
+bool seg_compare(tb_type t, const void *got, const void *want, const double *bound, int64_t n,
+                 const char *what);
 
 /* Every result is the identity of op. */
 bool all_identity(tb_type t, tb_op op, const void *got, int64_t n, const char *what);
@@ -236,14 +236,14 @@ int boxes_off_grid(tb_type t, tb_launch_box *out, int cap);
 enum { kGuard = 4096, kCanary = 0x3c };
 
 /* A device array of n elements of `size` bytes with kGuard canary elements
- * on each side; mid() is what the call gets. */
+ * on each side; guarded_mid() is what the call gets. */
 typedef struct {
   tb_buffer b;
   size_t size;
   int64_t n;
 } guarded;
 
-void *mid(const guarded *g);
+void *guarded_mid(const guarded *g);
 bool guarded_make(guarded *g, size_t size, int64_t n);
 
 /* The device after a call on malformed input: healthy, guards intact. Any

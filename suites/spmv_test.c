@@ -73,7 +73,7 @@ static bool spmat_make(spmat *m, const geo_case *c, bool overlap, int32_t x_len,
   random_cols(r, m->cols, m->g.count, x_len);
   snprintf(m->g.name + strlen(m->g.name), sizeof m->g.name - strlen(m->g.name), ", x_len=%d",
            (int)x_len);
-  return upload(&m->d_cols, m->cols, sizeof(int32_t) * (size_t)m->g.count);
+  return seg_upload(&m->d_cols, m->cols, sizeof(int32_t) * (size_t)m->g.count);
 }
 
 /* SpMV data for (t, add_op): the matrix from {1, -1} (floats) or
@@ -130,9 +130,9 @@ static bool check_spmv(const spmat *m, const spvals *sv, tb_op add_op, bool bina
              : tb_spmv_csr_unary(t, add_op, m->d_cols.ptr, g->count, g->d_csr.ptr, g->num_segments,
                                  src, sv->x.dev.ptr, m->x_len, support_empty, o->dev.ptr, box,
                                  scratch, 0);
-  return TB_ASSERT_OK(st, what) && fetch(&o->dev, o->got, bytes, what) &&
+  return TB_ASSERT_OK(st, what) && seg_fetch(&o->dev, o->got, bytes, what) &&
          spmv_reference(m, sv, add_op, binary, indirect, o) &&
-         compare(t, o->got, o->want, NULL, g->num_segments, what);
+         seg_compare(t, o->got, o->want, NULL, g->num_segments, what);
 }
 
 /* Every type x add operator x box x a few row geometries, unary and binary,
@@ -198,7 +198,7 @@ static void test_spmv_edges_and_large(void) {
     if (geom_from_lens(&m.g, lens, 300, false, &r, "no nonzeros")) {
       m.x_len = 10;
       m.cols = alloc_i32(1);
-      if (upload(&m.d_cols, m.cols, 0))
+      if (seg_upload(&m.d_cols, m.cols, 0))
         for (int t = 0; t < TB_TYPE_COUNT; ++t)
           for (int op = TB_OP_PLUS; op <= TB_OP_MAX; ++op) {
             spvals sv;
@@ -297,7 +297,7 @@ static void test_real_data_rounding_bound(void) {
                                        indirect ? g->d_sources.ptr : NULL, x.dev.ptr, m.x_len,
                                        !cases[c].strict, o.dev.ptr, boxes[b], NULL, 0),
                     what) &&
-                fetch(&o.dev, o.got, bytes, what) &&
+                seg_fetch(&o.dev, o.got, bytes, what) &&
                 TB_ASSERT_OK(tb_cpu_spmv_csr_f64((tb_type)t, mat.host, m.cols, g->count, g->csr,
                                                  g->num_segments, indirect ? g->sources : NULL,
                                                  x.host, m.x_len, o.want, sum_abs),
@@ -376,9 +376,9 @@ static void test_preprocess_apply(void) {
                                         m.d_cols.ptr, sv.x.dev.ptr, m.x_len, o.dev.ptr,
                                         binary ? &scratch : NULL, 0),
                           what) ||
-                      !fetch(&o.dev, o.got, bytes, what) ||
+                      !seg_fetch(&o.dev, o.got, bytes, what) ||
                       !spmv_reference(&m, &sv, (tb_op)op, binary, false, &o) ||
-                      !compare((tb_type)t, o.got, o.want, NULL, g->num_segments, what))
+                      !seg_compare((tb_type)t, o.got, o.want, NULL, g->num_segments, what))
                     ++failures;
                 }
               spvals_free(&sv);
@@ -424,7 +424,7 @@ static void test_plan_edges(void) {
               TB_ASSERT_OK(tb_spmv_apply(sp, (tb_op)op, binary ? g.d_sources.ptr : NULL,
                                          g.d_csr.ptr, g.d_sources.ptr, 1, o.dev.ptr, NULL, 0),
                            what) &&
-              fetch(&o.dev, o.got, bytes, what))
+              seg_fetch(&o.dev, o.got, bytes, what))
             all_identity((tb_type)t, (tb_op)op, o.got, g.num_segments, what);
       }
       /* The wrong kind of plan, and an operator the type does not take. */
@@ -576,7 +576,7 @@ static bool run_malformed(const malformed *mc, int32_t num_segments, int32_t cou
     goto done;
   const int32_t *csr = d.csr.ptr, *src = d.sources.ptr, *cols = d.cols.ptr;
   const void *in = d.in.ptr, *x = d.x.ptr;
-  void *y = mid(&out);
+  void *y = guarded_mid(&out);
   const guarded *o1[] = {&out};
   const char *L = mc->label;
   tb_status st;
