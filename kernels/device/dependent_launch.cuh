@@ -76,6 +76,21 @@ struct Published {
   }
 };
 
+// kernel<<<grid, nt, shared, stream>>>(args...) with one launch attribute.
+template <typename... Params, typename... Args>
+tb_status launch_with(cudaLaunchAttribute attribute, void (*kernel)(Params...), unsigned grid,
+                      int nt, int shared, cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(unsigned(nt));
+  config.dynamicSmemBytes = size_t(shared);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  TB_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, Params(args)...));
+  return TB_OK;
+}
+
 // kernel<<<grid, nt, shared, stream>>>(args...) as a programmatic dependent
 // of the kernel ahead of it on the stream (after anything else, an ordinary
 // launch).
@@ -85,15 +100,7 @@ tb_status launch_dependent(void (*kernel)(Params...), unsigned grid, int nt, int
   cudaLaunchAttribute dependent = {};
   dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   dependent.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(unsigned(nt));
-  config.dynamicSmemBytes = size_t(shared);
-  config.stream = stream;
-  config.attrs = &dependent;
-  config.numAttrs = 1;
-  TB_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, Params(args)...));
-  return TB_OK;
+  return launch_with(dependent, kernel, grid, nt, shared, stream, args...);
 }
 
 // Whether a grid of kernel (nt threads, no dynamic shared memory) is
@@ -118,15 +125,7 @@ tb_status launch_cooperative(void (*kernel)(Params...), unsigned grid, int nt, i
   cudaLaunchAttribute cooperative = {};
   cooperative.id = cudaLaunchAttributeCooperative;
   cooperative.val.cooperative = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(unsigned(nt));
-  config.dynamicSmemBytes = size_t(shared);
-  config.stream = stream;
-  config.attrs = &cooperative;
-  config.numAttrs = 1;
-  TB_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, Params(args)...));
-  return TB_OK;
+  return launch_with(cooperative, kernel, grid, nt, shared, stream, args...);
 }
 
 }  // namespace tb
