@@ -45,6 +45,16 @@
 
 namespace tb {
 
+// Whether this set compiles the one-wave paths of its family (a call whose
+// tiles fit the GPU at once, without the pass ahead of its tiles): the
+// tuned set. The wide set's boxes are the sweeps' box rows, partitioned at
+// every size, which keeps its compile (most of the build) what it was.
+#ifdef TB_GRID_WIDE
+constexpr bool kOneWave = false;
+#else
+constexpr bool kOneWave = true;
+#endif
+
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Scratch areas start 256-byte aligned.
 constexpr size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }

@@ -34,7 +34,8 @@ __global__ void __launch_bounds__(NT)
     T values[LB::kTile + 1];
   } s;
   wait_for_prior_kernel();  // the partition, or the scan's producer
-  const typename LB::Tile t = LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
+  const typename LB::Tile t =
+      LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
   LB::clear(t, s.lb);  // before the loads (see clear())
   LB::load_scan(scan, t, s.lb);
   cta_load_slice<NT>(values + t.b_lo, t.n_slice, s.values);
@@ -72,7 +73,8 @@ __global__ void __launch_bounds__(NT)
     int scatter[kScatter ? kSlice : 1];
   } s;
   wait_for_prior_kernel();  // the partition, or the scan's producer
-  const typename LB::Tile t = LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
+  const typename LB::Tile t =
+      LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s.lb);
   LB::clear(t, s.lb);
   LB::load_scan(scan, t, s.lb);
   if (kGather) cta_load_slice<NT>(gather + t.b_lo, t.n_slice, s.gather);
@@ -136,15 +138,6 @@ constexpr BoxSpec kGrid[] = {
 #undef TB_BOX
 };
 using Boxes = Compiled<family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
-
-// The small sizes' one wave, in the tuned set: the wide set's boxes are the
-// sweeps' box rows, which keep the partitioned kernels alone (half the
-// family's compile).
-#ifdef TB_GRID_WIDE
-constexpr bool kOneWave = false;
-#else
-constexpr bool kOneWave = true;
-#endif
 
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,

@@ -56,7 +56,8 @@ __global__ void __launch_bounds__(NT)
   using LB = CtaLoadBalance<NT, VT>;
   __shared__ typename LB::Storage s;
   wait_for_prior_kernel();  // the partition, or the scan's producer
-  const typename LB::Tile t = LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s);
+  const typename LB::Tile t =
+      LB::template tile<kSearch>(partition, scan, blockIdx.x, n_items, n_objects, s);
   LB::load_scan(scan, t, s);
   LB::clear(t, s);
   cta_slices_landed();

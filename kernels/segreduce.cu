@@ -657,15 +657,6 @@ tb_status zeroed_carries(void* scratch, int tiles, cudaStream_t stream, TileCarr
   return TB_OK;
 }
 
-// The one-wave path (csr_run, apply_run) in the tuned set: the wide set's
-// boxes are the sweeps' box rows, partitioned at every size, and leaving
-// its kernels out keeps the wide set's compile what it was.
-#ifdef TB_GRID_WIDE
-constexpr bool kOneWave = false;
-#else
-constexpr bool kOneWave = true;
-#endif
-
 // The carries of one wave (WaveCarries) in the same scratch: carry-outs and
 // end flags where TileCarries keeps its 16-byte words, row-0 partials and
 // rows where it keeps them. Nothing is zeroed.
