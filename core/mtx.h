@@ -166,6 +166,11 @@ typedef struct tb_mtx_cache_info {
  * info (may be NULL) says so. Errors are tb_mtx_read's. */
 tb_status tb_mtx_load(const char *path, const char *dir, tb_mtx *out, tb_mtx_cache_info *info);
 
+/* Says on stderr what tb_mtx_load did, for who ("spmv"): the shape, what
+ * was expanded, and whether the cache served it. */
+void tb_mtx_say_loaded(const char *who, const char *path, const tb_mtx *m,
+                       const tb_mtx_cache_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -317,3 +317,17 @@ tb_status tb_mtx_load(const char *path, const char *dir, tb_mtx *out, tb_mtx_cac
   free(abs);
   return s;
 }
+
+void tb_mtx_say_loaded(const char *who, const char *path, const tb_mtx *m,
+                       const tb_mtx_cache_info *info) {
+  const char *how = info->event == TB_MTX_CACHE_HIT       ? "from the cache"
+                    : info->event == TB_MTX_CACHE_WRITTEN ? "parsed, cached"
+                    : info->event == TB_MTX_CACHE_REBUILT ? "parsed, cache entry rebuilt:"
+                                                          : "parsed, not cached:";
+  fprintf(stderr, "%s: %s: %d x %d, %lld nonzeros%s (%s%s%s)\n", who, path, m->csr.rows,
+          m->csr.cols, (long long)m->csr.nnz,
+          m->flags & TB_MTX_SKEW        ? ", skew-symmetric expanded"
+          : m->flags & TB_MTX_SYMMETRIC ? ", symmetric expanded"
+                                        : "",
+          how, info->why[0] ? " " : "", info->why);
+}

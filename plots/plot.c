@@ -13,8 +13,9 @@
  *                                                 swept size best box, tuned default, baseline
  * and, per type (<base> for types <base>_x<k>),
  *   S_ratio_<type>.{dat,png}                      tb / best baseline over n x (algorithm, L)
- * and, per type, when the file has real-matrix SpMV rows (spmv_mtx_<matrix>[_apply])
- *   S_matrices_ratio_<type>.{dat,png}             tb / best baseline per matrix, plain and _apply
+ * and, per family and type, when the file has real-matrix rows (<family>_mtx_<matrix>[_apply])
+ *   S[_<family>]_matrices_ratio_<type>.{dat,png}  tb / best baseline per matrix, plain and _apply
+ *                                                 (<family> left out where it is S: spmv)
  * and, for types named <base>_x<k> (a clause of k variables, as omp_reduce sweeps them),
  *   S_<alg>_<base>_by_vars.{dat,png}             each implementation / the reference baseline
  *                                                 (cub if measured) against k, at three sizes

@@ -73,10 +73,10 @@ int write_by_seg(const suite *s);
 int vars_of(const char *type, char *base, size_t size);
 int write_ratio_maps(const suite *s);
 
-/* ---- plot_matrices.c: the real-matrix SpMV rows, per type ---- */
+/* ---- plot_matrices.c: the real-matrix rows, per family and type ---- */
 
-/* S_matrices_ratio_<type>: tb / best baseline per matrix (spmv_mtx_<matrix>[_apply] rows); none
- * without such rows. */
+/* S[_<family>]_matrices_ratio_<type>: tb / best baseline per matrix (<family>_mtx_<matrix>[_apply]
+ * rows); none without such rows. */
 int write_matrix_ratios(const suite *s);
 
 #endif

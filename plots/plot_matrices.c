@@ -1,9 +1,9 @@
-/* The plot driver's chart of the real-matrix SpMV rows (spmv_mtx_<matrix>[_apply], see
- * docs/matrices.md): per type, one group of bars per matrix, sorted by nonzeros, holding tb's tuned
- * default over its best baseline (baseline.h) for the plain product (the better cuSPARSE
- * algorithm) and the _apply form (the better preprocessed one), on a linear axis with 1 marked
- * (matrices_ratio.gp). In the ratio map each matrix is a row of one cell, at its own n: nothing
- * there reads across matrices. */
+/* The plot driver's chart of the real-matrix rows (<family>_mtx_<matrix>[_apply], see
+ * docs/matrices.md: SpMV on the matrices; segmented reduction, reduce-by-key, LBS and interval
+ * expand on their rows' lengths): per family and type, one group of bars per matrix, sorted by
+ * nonzeros, holding tb's tuned default over its best baseline (baseline.h) for the plain form and
+ * the _apply form, on a linear axis with 1 marked (matrices_ratio.gp). In the ratio map each
+ * matrix is a row of one cell, at its own n: nothing there reads across matrices. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,15 @@
 #include "plots/style.h"
 #include "plots/tool.h"
 
-static const char MATRIX_PREFIX[] = "spmv_mtx_";
-enum { MAX_MATRICES = 256 };
+/* The families with matrix rows, by the names' start. */
+static const char *const kFamilies[] = {"spmv", "segreduce", "reduce_by_key", "lbs",
+                                        "interval_expand"};
+enum { NUM_FAMILIES = sizeof kFamilies / sizeof kFamilies[0], MAX_MATRICES = 256 };
+
+/* "<family>_mtx_", the start of the family's matrix rows. */
+static void prefix_of(const char *family, char *out, size_t cap) {
+  snprintf(out, cap, "%s_mtx_", family);
+}
 
 /* One matrix: its name, nonzeros, and tb's ratios (plain product, _apply form); ok: has one. */
 typedef struct {
@@ -31,15 +38,20 @@ static int by_nnz(const void *pa, const void *pb) {
   return strcmp(a->name, b->name);
 }
 
-/* The matrices of type with a tb ratio in either form, sorted by nonzeros; their number. */
-static int collect(const suite *s, const char *type, matrix_bars *m, int cap) {
-  const size_t prefix = sizeof MATRIX_PREFIX - 1;
+/* The family's matrices of type with a tb ratio in either form (the _indirect rows are not
+ * one), sorted by nonzeros; their number. */
+static int collect(const suite *s, const char *family, const char *type, matrix_bars *m,
+                   int cap) {
+  char start[64];
+  prefix_of(family, start, sizeof start);
+  const size_t prefix = strlen(start);
   int count = 0;
   for (size_t i = 0; i < s->nr; i++) {
     const rec *r = &s->r[i];
     ratio q;
     if (!is_tb(r) || r->nt != 0 || strcmp(r->type, type) != 0 ||
-        strncmp(r->alg, MATRIX_PREFIX, prefix) != 0 || ratio_of(s, r, &q) != 0)
+        strncmp(r->alg, start, prefix) != 0 || ends_with(r->alg, "_indirect") ||
+        ratio_of(s, r, &q) != 0)
       continue;
     const int apply = ends_with(r->alg, "_apply");
     char name[sizeof m->name];
@@ -59,13 +71,17 @@ static int collect(const suite *s, const char *type, matrix_bars *m, int cap) {
   return count;
 }
 
-/* The chart of one type; 0 also when it has no matrix rows. */
-static int write_type(const suite *s, const char *type) {
+/* The chart of one family and type; 0 also when it has no matrix rows. Named
+ * S_matrices_ratio_<type> for the suite's own family (spmv), else
+ * S_<family>_matrices_ratio_<type>. */
+static int write_type(const suite *s, const char *family, const char *type) {
   matrix_bars *m = calloc(MAX_MATRICES, sizeof *m);
   if (m == NULL) return -1;
-  const int count = collect(s, type, m, MAX_MATRICES);
-  char dat[PATH_LEN], png[PATH_LEN];
-  if (count == 0 || chart_paths(dat, png, "%s/%s_matrices_ratio_%s", s->dir, s->name, type) != 0) {
+  const int count = collect(s, family, type, m, MAX_MATRICES);
+  char dat[PATH_LEN], png[PATH_LEN], stem[96];
+  if (strcmp(family, s->name) == 0) snprintf(stem, sizeof stem, "%s", s->name);
+  else snprintf(stem, sizeof stem, "%s_%s", s->name, family);
+  if (count == 0 || chart_paths(dat, png, "%s/%s_matrices_ratio_%s", s->dir, stem, type) != 0) {
     free(m);
     return count == 0 ? 0 : -1;
   }
@@ -83,7 +99,7 @@ static int write_type(const suite *s, const char *type) {
       shown[f]++, losses[f] += q->ratio < 1 && !ratio_tie(q);
     }
   char what[384], title[768], note[256];
-  snprintf(what, sizeof what, "%s %s per matrix: tb / best baseline", s->name, type);
+  snprintf(what, sizeof what, "%s %s per matrix: tb / best baseline", family, type);
   chart_title(title, sizeof title, s, what, &commits);
   snprintf(note, sizeof note,
            "ratio of medians (best baseline time / tb time), > 1: tb faster; line at 1.0; tb "
@@ -96,8 +112,8 @@ static int write_type(const suite *s, const char *type) {
     return -1;
   }
   fprintf(f, "# %s\n# %s\n", title, note);
-  fputs("matrix\tnnz\tplain: tb / better cuSPARSE\t+-\tapply: tb / better preprocessed cuSPARSE"
-        "\t+-\tbest baseline\tbest baseline (apply)\n", f);
+  fputs("matrix\tnnz\tplain: tb / best baseline\t+-\tapply: tb / best baseline (preprocessed "
+        "where it has one)\t+-\tbest baseline\tbest baseline (apply)\n", f);
   for (int k = 0; k < count; k++) {
     char names[2][96];
     fprintf(f, "%s\t%lld", m[k].name, m[k].nnz);
@@ -131,15 +147,19 @@ static int write_type(const suite *s, const char *type) {
 
 int write_matrix_ratios(const suite *s) {
   int rc = 0;
-  char done[16][16];
-  int ndone = 0;
-  for (size_t i = 0; i < s->nr && ndone < 16; i++) {
-    const rec *r = &s->r[i];
-    int seen = strncmp(r->alg, MATRIX_PREFIX, sizeof MATRIX_PREFIX - 1) != 0;
-    for (int k = 0; k < ndone && !seen; k++) seen = strcmp(done[k], r->type) == 0;
-    if (seen) continue;
-    snprintf(done[ndone++], sizeof done[0], "%s", r->type);
-    if (write_type(s, r->type) != 0) rc = -1;
+  for (int fam = 0; fam < NUM_FAMILIES; fam++) {
+    char start[64];
+    prefix_of(kFamilies[fam], start, sizeof start);
+    char done[16][16];
+    int ndone = 0;
+    for (size_t i = 0; i < s->nr && ndone < 16; i++) {
+      const rec *r = &s->r[i];
+      int seen = strncmp(r->alg, start, strlen(start)) != 0;
+      for (int k = 0; k < ndone && !seen; k++) seen = strcmp(done[k], r->type) == 0;
+      if (seen) continue;
+      snprintf(done[ndone++], sizeof done[0], "%s", r->type);
+      if (write_type(s, kFamilies[fam], r->type) != 0) rc = -1;
+    }
   }
   return rc;
 }

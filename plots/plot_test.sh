@@ -16,6 +16,7 @@ PLOT=$1
 FIXTURE=$2
 SEGMENTED=$3
 MATRICES=$4
+MATRIX_ROWS=$5 # segmented reduction and reduce-by-key over matrices' rows
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 
@@ -116,6 +117,13 @@ for png in "$mtx"/spmv_matrices_ratio_{float,double}.png; do
   magic=$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
   [ "$magic" = 89504e470d0a1a0a ] || fail "$png is not a PNG file (magic '$magic')"
 done
+
+# The other families' matrix rows: one chart per family, the suite's own unprefixed; the
+# _indirect rows are no form of it; the apply form against its plain form's best baseline.
+"$PLOT" --out "$mtx" "$MATRIX_ROWS" 2>"$TMP/stderr" || fail "plot exited $? on $MATRIX_ROWS: $(cat "$TMP/stderr")"
+has_line "$mtx/segreduce_matrices_ratio_int32.dat" "zeta${tab}1000${tab}1.25${tab}0${tab}2${tab}0${tab}cub35_hint${tab}cub35_hint (segreduce_mtx_zeta)"
+has_line "$mtx/segreduce_reduce_by_key_matrices_ratio_int32.dat" "zeta${tab}1000${tab}0.5${tab}0${tab}-${tab}-${tab}cub${tab}-"
+[ "$(grep -vc '^#' "$mtx/segreduce_matrices_ratio_int32.dat")" = 2 ] || fail "segreduce chart: want its header and one matrix"
 
 # --- --no-render, default output directory = the JSON's directory ---
 mkdir -p "$TMP/res"

@@ -21,9 +21,11 @@
  * --tb_lengths=lognormal:SIGMA|zipf:S draws the counts from that model
  * instead (TB_GEOM_LOGNORMAL, TB_GEOM_ZIPF: mean L, never zero), and
  * --tb_segments=FILE takes them from the file, at its own size and mean
- * only (every type, every box, the moves too); the algorithm names then end
- * in "_lognormal", "_zipf" or "_file", so that they never mix with the
- * uniform rows.
+ * only (every type, every box, the moves too), and --tb_matrix=PATH takes
+ * each matrix's row lengths, at its nonzeros (lbs and expand, every type,
+ * tuned default and baselines); the algorithm names then carry
+ * "_lognormal", "_zipf", "_file" or "_mtx_<name>" (suites/sweep_lengths.h),
+ * so that they never mix with the uniform rows.
  *
  * Bytes that must move: lbs 4B + 4N; expand 4B + B s + N s; move, gather,
  * scatter 12B + 2N s (B objects, N items, s the element size). Every
@@ -70,6 +72,7 @@ typedef struct {
   tb_type t;
   int64_t n;
   int seg;
+  int set; /* tb_lengths_set; -1: the model */
   impl which;
   tb_launch_box box; /* {0, 0}: tuned default */
 } bench_case;
@@ -78,7 +81,7 @@ typedef struct {
 
 typedef struct {
   int64_t n;
-  int seg;
+  int seg, set;
   int32_t num; /* objects */
   int32_t *scan, *gather, *scatter;
   tb_buffer d_scan, d_gather, d_scatter;
@@ -93,7 +96,7 @@ static struct {
   algorithm alg;
   tb_type t;
   int64_t n;
-  int seg;
+  int seg, set;
   void *want;
 } ref = {.alg = ALG_COUNT};
 static tb_buffer d_out, scratch, thrust_scratch;
@@ -102,7 +105,7 @@ static struct {
   algorithm alg;
   tb_type t;
   int64_t n;
-  int seg;
+  int seg, set;
 } batches_for = {.alg = ALG_COUNT};
 
 static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 22); }
@@ -154,12 +157,12 @@ static void place(const int32_t *scan, int32_t num, int64_t n, tb_rng *r, int32_
   }
 }
 
-static tb_status problem_get(int64_t n, int seg, bool placed) {
-  if (prob.n != n || prob.seg != seg) {
+static tb_status problem_get(int64_t n, int seg, int set, bool placed) {
+  if (prob.n != n || prob.seg != seg || prob.set != set) {
     problem_release();
-    /* The counts: uniform, a model (--tb_lengths) or a file (--tb_segments). */
+    /* The counts: uniform, a model (--tb_lengths) or a set (a file, a matrix's rows). */
     const tb_geometry_spec spec = tb_lengths_spec(seg);
-    const tb_segments *file = tb_lengths_file();
+    const tb_segments *file = tb_lengths_set(set);
     const int64_t num = file ? file->num : tb_geometry_num_objects(&spec, n);
     tb_rng r;
     tb_rng_seed(&r, 0x1b5000u + (uint64_t)n * 131 + (uint64_t)seg);
@@ -175,7 +178,7 @@ static tb_status problem_get(int64_t n, int seg, bool placed) {
     if (st == TB_OK) tb_cpu_counts_scan(counts, (int32_t)num, prob.scan);
     free(counts);
     TB_TRY(st);
-    prob.n = n, prob.seg = seg, prob.num = (int32_t)num;
+    prob.n = n, prob.seg = seg, prob.set = set, prob.num = (int32_t)num;
     TB_TRY(tb_buffer_put(&prob.d_scan, prob.scan, sizeof(int32_t) * num));
   }
   if (placed && !prob.placed) {
@@ -206,7 +209,9 @@ static size_t out_size(const bench_case *c) {
 /* The CPU's output for the case's (algorithm, type, n, seg), kept while
  * the benchmarks of that combination run. */
 static tb_status reference_get(const bench_case *c) {
-  if (ref.alg == c->alg && ref.t == c->t && ref.n == c->n && ref.seg == c->seg) return TB_OK;
+  if (ref.alg == c->alg && ref.t == c->t && ref.n == c->n && ref.seg == c->seg &&
+      ref.set == c->set)
+    return TB_OK;
   free(ref.want);
   ref.alg = ALG_COUNT;
   ref.want = malloc((size_t)c->n * out_size(c));
@@ -232,7 +237,7 @@ static tb_status reference_get(const bench_case *c) {
     default:
       TB_TRY(tb_cpu_interval_scatter(t, prob.scatter, prob.scan, num, n, data.in.host, ref.want));
   }
-  ref.alg = c->alg, ref.t = c->t, ref.n = c->n, ref.seg = c->seg;
+  ref.alg = c->alg, ref.t = c->t, ref.n = c->n, ref.seg = c->seg, ref.set = c->set;
   return TB_OK;
 }
 
@@ -240,7 +245,7 @@ static tb_status reference_get(const bench_case *c) {
  * region, once per (algorithm, type, n, seg). */
 static tb_status batches_get(const bench_case *c) {
   if (batches_for.alg == c->alg && batches_for.t == c->t && batches_for.n == c->n &&
-      batches_for.seg == c->seg)
+      batches_for.seg == c->seg && batches_for.set == c->set)
     return TB_OK;
   batches_for.alg = ALG_COUNT;
   const bool inorder = c->alg == ALG_MOVE_INORDER;
@@ -248,7 +253,8 @@ static tb_status batches_get(const bench_case *c) {
   const int32_t *scatter = c->alg == ALG_GATHER ? NULL : inorder ? prob.d_scan.ptr : prob.d_scatter.ptr;
   TB_TRY(tb_cub_batches_make(&batches, c->t, gather, scatter, prob.d_scan.ptr, prob.num, c->n,
                              data.in.dev, d_out.ptr, 0));
-  batches_for.alg = c->alg, batches_for.t = c->t, batches_for.n = c->n, batches_for.seg = c->seg;
+  batches_for.alg = c->alg, batches_for.t = c->t, batches_for.n = c->n, batches_for.seg = c->seg,
+  batches_for.set = c->set;
   return TB_OK;
 }
 
@@ -316,7 +322,7 @@ static int64_t bytes_moved(const bench_case *c) {
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   const bool moves = c->alg >= ALG_MOVE;
-  tb_status s = problem_get(c->n, c->seg, moves && c->alg != ALG_MOVE_INORDER);
+  tb_status s = problem_get(c->n, c->seg, c->set, moves && c->alg != ALG_MOVE_INORDER);
   if (s == TB_OK && c->alg != ALG_LBS) s = inputs_get(c->t, prob.num, c->n);
   if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)c->n * out_size(c));
   if (s == TB_OK) s = reference_get(c);
@@ -330,16 +336,17 @@ static void run(tb_bench_state *st, void *arg) {
     return;
   }
   tb_sweep_measure(st, launch, (void *)c, c->n, bytes_moved(c));
-  tb_lengths_counters(st);
+  tb_lengths_counters(st, c->set);
 }
 
-static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_launch_box box) {
+static void add(algorithm alg, tb_type t, int64_t n, int seg, int set, impl which,
+                tb_launch_box box) {
   bench_case *c = malloc(sizeof *c);
   if (!c) return;
-  *c = (bench_case){alg, t, n, seg, which, box};
+  *c = (bench_case){alg, t, n, seg, set, which, box};
   static const char *kBaseline[ALG_COUNT] = {"thrust", "thrust", "cub", "cub", "cub", "cub"};
-  char name[192], alg_name[64];
-  tb_lengths_name(kAlgName[alg], alg_name, sizeof alg_name);
+  char name[192], alg_name[80];
+  tb_lengths_name(kAlgName[alg], set, alg_name, sizeof alg_name);
   tb_sweep_name(name, sizeof name, alg_name,
                 which == IMPL_TB ? "tb" : which == IMPL_CUB_FIND ? "cub35_find" : kBaseline[alg],
                 alg == ALG_LBS ? "int32" : tb_type_name(t), n, seg, box.nt, box.vt);
@@ -350,58 +357,52 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_lau
   tb_bench_set_iterations(tb_sweep_iterations(2 * n * s));
 }
 
-/* Boxes are swept at one small and one large size only: the heat maps and
- * the tuning table within one 10-minute run. */
-static bool sweeps_boxes(int64_t n) {
-  if (tb_lengths_file()) return true; /* its only size */
-  return tb_sweep.quick ? n == (1 << 20) : n == (1 << 20) || n == (1 << 26);
+/* The rows of one (n, seg): lbs, then every family of the types given
+ * (types outermost: the inputs are drawn once per type), tb beside the
+ * baselines, the box sweep where boxes says; moves: the move families too. */
+static void add_rows(int64_t n, int seg, int set, int types, bool boxes, bool moves) {
+  const tb_launch_box tuned = {0, 0};
+  tb_launch_box lbs_boxes[64], int_boxes[64];
+  const int n_lbs = boxes ? tb_lbs_grid(lbs_boxes, 64) : 0;
+  const int n_int = boxes ? tb_interval_grid(TB_INT32, int_boxes, 64) : 0;
+  add(ALG_LBS, TB_INT32, n, seg, set, IMPL_TB, tuned);
+  add(ALG_LBS, TB_INT32, n, seg, set, IMPL_BASELINE, tuned);
+  add(ALG_LBS, TB_INT32, n, seg, set, IMPL_CUB_FIND, tuned);
+  for (int b = 0; b < n_lbs && b < 64; ++b) add(ALG_LBS, TB_INT32, n, seg, set, IMPL_TB, lbs_boxes[b]);
+  for (int t = 0; t < types; ++t)
+    for (int a = ALG_EXPAND; a < (moves ? ALG_COUNT : ALG_EXPAND + 1); ++a) {
+      if (t != TB_INT32 && a != ALG_EXPAND && a != ALG_MOVE) continue;
+      add((algorithm)a, (tb_type)t, n, seg, set, IMPL_TB, tuned);
+      add((algorithm)a, (tb_type)t, n, seg, set, IMPL_BASELINE, tuned);
+      if (a == ALG_EXPAND) add((algorithm)a, (tb_type)t, n, seg, set, IMPL_CUB_FIND, tuned);
+      if (t == TB_INT32 && a <= ALG_MOVE)
+        for (int b = 0; b < n_int && b < 64; ++b)
+          add((algorithm)a, (tb_type)t, n, seg, set, IMPL_TB, int_boxes[b]);
+    }
 }
 
 static void register_all(void) {
   tb_cub_note_versions(tb_sweep_note_version);
   tb_sweep_note_version("thrust", tb_thrust_version());
-  static const int segs[] = {1, 2, 4, 16, 64, 256, 1024, 16384};
-  const tb_launch_box tuned = {0, 0};
-  tb_launch_box lbs_boxes[64], int_boxes[64];
-  const int n_lbs = tb_lbs_grid(lbs_boxes, 64);
-  const int n_int = tb_interval_grid(TB_INT32, int_boxes, 64);
-  int64_t n_first = 1 << 16, n_last = max_n();
-  int nseg = (int)(sizeof segs / sizeof segs[0]), file_seg = 0;
-  const tb_segments *file = tb_lengths_file();
   tb_lengths_context();
-  if (file) {
-    /* The file's size and mean count only. */
-    n_first = n_last = file->total;
-    file_seg = (int)llround((double)file->total / (double)file->num);
-    if (file_seg < 1) file_seg = 1; /* mostly empty: still a seg axis */
-    nseg = 1;
-  } else {
-    nseg = tb_lengths_reach("interval", segs, nseg);
-  }
-  for (int64_t n = n_first; n <= n_last; n <<= 2)
+  /* A file: its size and mean count only, every type, box and family. A
+   * matrix: lbs and expand over its rows, every type, no box sweep. */
+  const bool file = tb_sweep_flag("--tb_segments") != NULL;
+  for (int set = 0; set < tb_lengths_sets(); ++set)
+    add_rows(tb_lengths_set(set)->total, tb_lengths_set_seg(set), set, TB_TYPE_COUNT, file, file);
+  if (tb_lengths_sets() > 0) return;
+
+  static const int segs[] = {1, 2, 4, 16, 64, 256, 1024, 16384};
+  const int nseg = tb_lengths_reach("interval", segs, (int)(sizeof segs / sizeof segs[0]));
+  for (int64_t n = 1 << 16; n <= max_n(); n <<= 2)
     for (int g = 0; g < nseg; ++g) {
-      const int seg = file ? file_seg : segs[g];
-      const bool boxes = sweeps_boxes(n);
-      /* The other types where the published baseline figures are measured: 2^26 (the largest quick size). */
-      const int types =
-          file || n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
-      add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, tuned);
-      add(ALG_LBS, TB_INT32, n, seg, IMPL_BASELINE, tuned);
-      add(ALG_LBS, TB_INT32, n, seg, IMPL_CUB_FIND, tuned);
-      for (int b = 0; boxes && b < n_lbs && b < 64; ++b)
-        add(ALG_LBS, TB_INT32, n, seg, IMPL_TB, lbs_boxes[b]);
-      /* Types outermost: the inputs are drawn once per type. */
-      for (int t = 0; t < types; ++t)
-        for (int a = ALG_EXPAND; a < ALG_COUNT; ++a) {
-          if (t != TB_INT32 && a != ALG_EXPAND && a != ALG_MOVE) continue;
-          if (a >= ALG_MOVE && n > max_n() / 4 && !file) continue;
-          add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, tuned);
-          add((algorithm)a, (tb_type)t, n, seg, IMPL_BASELINE, tuned);
-          if (a == ALG_EXPAND) add((algorithm)a, (tb_type)t, n, seg, IMPL_CUB_FIND, tuned);
-          if (boxes && t == TB_INT32 && a <= ALG_MOVE)
-            for (int b = 0; b < n_int && b < 64; ++b)
-              add((algorithm)a, (tb_type)t, n, seg, IMPL_TB, int_boxes[b]);
-        }
+      /* Boxes at one small and one large size only: the heat maps and the
+       * tuning table within one 10-minute run. The other types where the
+       * published baseline figures are measured: 2^26 (the largest quick
+       * size). The moves stop at 2^26 (see the top). */
+      const bool boxes = tb_sweep.quick ? n == (1 << 20) : n == (1 << 20) || n == (1 << 26);
+      const int types = n == (tb_sweep.quick ? 1 << 22 : 1 << 26) ? TB_TYPE_COUNT : 1;
+      add_rows(n, segs[g], -1, types, boxes, n <= max_n() / 4);
     }
 }
 

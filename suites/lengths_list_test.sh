@@ -1,7 +1,8 @@
 #!/bin/bash
 # lengths_list_test SEGREDUCE INTERVAL: the rows the segmented sweeps list
-# (no GPU needed) with --tb_lengths and --tb_segments: uniform keeps today's
-# names, a model or a file renames every row it changes and only those, and
+# (no GPU needed) with --tb_lengths, --tb_segments and --tb_matrix: uniform
+# keeps today's names, a model, a file or a matrix renames every row it
+# changes and only those, and
 # a mistake is refused (exit 2) with the rule or the file's line.
 set -u
 SEGREDUCE=$1
@@ -61,6 +62,26 @@ printf '# lengths\n4\n0\n' >"$TMP/lengths.txt"
 [ "$(rows "$INTERVAL" --tb_segments="$TMP/lengths.txt" --tb_boxes=none | sed -n 1p)" = \
   "lbs_file/tb/int32/n:4/seg:2" ] || fail "interval: a lengths file's first row"
 
+# Matrices: each one's rows at its nonzeros and mean row length, renamed
+# _mtx_<name>, no box sweep; a folder gives every matrix in it, in order.
+export TB_MATRIX_CACHE=$TMP/cache
+mkdir -p "$TMP/mtx"
+printf '%%%%MatrixMarket matrix coordinate pattern general\n3 4 5\n1 1\n1 2\n1 4\n3 2\n3 3\n' >"$TMP/mtx/Web-A.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1.0\n2 1 2.0\n' >"$TMP/mtx/sym.mtx"
+rows "$SEGREDUCE" --tb_matrix="$TMP/mtx/Web-A.mtx" >"$TMP/m"
+[ "$(algorithms <"$TMP/m")" = \
+  "reduce_by_key_mtx_web_a reduce_by_key_mtx_web_a_apply segreduce_mtx_web_a segreduce_mtx_web_a_apply segreduce_mtx_web_a_indirect " ] ||
+  fail "segreduce matrix algorithms: $(algorithms <"$TMP/m")"
+[ "$(wc -l <"$TMP/m")" = 40 ] || fail "segreduce: want 40 rows of a matrix (10 a type), got $(wc -l <"$TMP/m")"
+grep -v '/n:5/seg:2$' "$TMP/m" | head -1 | grep -q . && fail "segreduce matrix rows: $(grep -v '/n:5/seg:2$' "$TMP/m" | head -1)"
+rows "$INTERVAL" --tb_matrix="$TMP/mtx" >"$TMP/m"
+[ "$(algorithms <"$TMP/m")" = "interval_expand_mtx_sym interval_expand_mtx_web_a lbs_mtx_sym lbs_mtx_web_a " ] ||
+  fail "interval matrix algorithms: $(algorithms <"$TMP/m")"
+# In path order (Web-A.mtx first); sym.mtx expanded: 3 nonzeros over 2 rows.
+[ "$(sed -n 1p "$TMP/m")" = "lbs_mtx_web_a/tb/int32/n:5/seg:2" ] || fail "interval: the first matrix row: $(sed -n 1p "$TMP/m")"
+grep -qx "lbs_mtx_sym/tb/int32/n:3/seg:2" "$TMP/m" || fail "interval: no row of sym.mtx at its 3 nonzeros"
+[ "$(grep -c '^interval_expand_mtx_web_a/' "$TMP/m")" = 12 ] || fail "interval: want 12 expand rows of a matrix (3 a type)"
+
 # Mistakes: exit 2, the rule or the file's line named.
 refused() { # refused PATTERN BIN FLAGS...
   local want=$1
@@ -73,6 +94,11 @@ refused() { # refused PATTERN BIN FLAGS...
 refused "segreduce: --tb_lengths: lengths are uniform, lognormal:SIGMA (0 < SIGMA <= 3) or zipf:S (0 < S <= 10), not 'zipf:0'" \
   "$SEGREDUCE" --tb_lengths=zipf:0
 refused "not 'lognormal'" "$INTERVAL" --tb_lengths=lognormal
+refused "give --tb_matrix or --tb_segments, not both" "$SEGREDUCE" --tb_matrix="$TMP/mtx" --tb_segments="$TMP/segs.txt"
+refused "give --tb_lengths or --tb_matrix, not both" "$INTERVAL" --tb_matrix="$TMP/mtx" --tb_lengths=zipf:1.5
+refused "$TMP/nowhere: No such file" "$SEGREDUCE" --tb_matrix="$TMP/nowhere"
+printf '%%%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n' >"$TMP/bad.mtx"
+refused "$TMP/bad.mtx:3" "$INTERVAL" --tb_matrix="$TMP/bad.mtx"
 printf '# offsets\n0\n5\n4\n' >"$TMP/bad.txt"
 refused "$TMP/bad.txt:4: offsets must not decrease (4 after 5)" "$SEGREDUCE" --tb_segments="$TMP/bad.txt"
 printf '# lengths\n2147483000\n647\n1\n' >"$TMP/over.txt"

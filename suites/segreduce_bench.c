@@ -12,10 +12,12 @@
  *
  * --tb_lengths=lognormal:SIGMA|zipf:S draws the lengths of every row but the
  * fixed-length ones from that model instead (TB_GEOM_LOGNORMAL, TB_GEOM_ZIPF:
- * mean L, never empty), and --tb_segments=FILE runs them on the file's
+ * mean L, never empty), --tb_segments=FILE runs them on the file's
  * segments, at its own size and mean length only (empty segments then get
- * support_empty). Their algorithm names carry the lengths' tag
- * (suites/sweep_lengths.h) so that they never mix with the uniform rows.
+ * support_empty), and --tb_matrix=PATH on each matrix's rows, at its
+ * nonzeros (tuned default and baselines; no box sweep). Their algorithm
+ * names carry the lengths' tag (suites/sweep_lengths.h:
+ * "segreduce_mtx_cage10") so that they never mix with the uniform rows.
  *
  * The indirect rows (tb only: CUB's segmented reduction has no sources
  * array) read segment s from sources[s] = n - csr[s + 1], the segments laid
@@ -87,14 +89,14 @@ static bool by_key(algorithm a) { return a == ALG_REDUCE_BY_KEY || a == ALG_REDU
 /* Direct CSR rows: every segment read where its offsets say. */
 static bool direct(algorithm a) { return a == ALG_SEGREDUCE || a == ALG_SEGREDUCE_FIXED; }
 
-/* The lengths: uniform, a model (--tb_lengths) or a file (--tb_segments). The
- * fixed-length rows are the same whatever they are: registered only with
- * uniform, their names never tagged. */
+/* The lengths: uniform, a model (--tb_lengths: set -1) or a set of them (a
+ * file, a matrix's rows). The fixed-length rows are the same whatever they
+ * are: registered only with uniform, their names never tagged. */
 static bool fixed(algorithm a) { return a == ALG_SEGREDUCE_FIXED; }
 
-static void algorithm_name(algorithm a, char *out, size_t cap) {
+static void algorithm_name(algorithm a, int set, char *out, size_t cap) {
   if (fixed(a)) snprintf(out, cap, "%s", kAlgName[a]);
-  else tb_lengths_name(kAlgName[a], out, cap);
+  else tb_lengths_name(kAlgName[a], set, out, cap);
 }
 
 static tb_geometry_spec spec_of(algorithm a, int seg) {
@@ -106,6 +108,7 @@ typedef struct {
   tb_type t;
   int64_t n;
   int seg;
+  int set; /* tb_lengths_set; -1: the model */
   impl which;
   tb_launch_box box; /* {0, 0}: tuned default */
 } bench_case;
@@ -118,7 +121,7 @@ static int64_t box_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
 
 typedef struct {
   int64_t n;
-  int seg;
+  int seg, set;
   tb_geometry kind;
   int32_t num;   /* segments */
   int32_t runs;  /* the non-empty ones: reduce-by-key's runs */
@@ -138,12 +141,13 @@ static void problem_release(void) {
   prob.n = -1;
 }
 
-static tb_status problem_get(int64_t n, int seg, algorithm a) {
+static tb_status problem_get(int64_t n, int seg, algorithm a, int set) {
   const tb_geometry_spec spec = spec_of(a, seg);
   const tb_geometry kind = spec.kind;
-  if (prob.n == n && prob.seg == seg && prob.kind == kind) return TB_OK;
+  if (fixed(a)) set = -1;
+  if (prob.n == n && prob.seg == seg && prob.kind == kind && prob.set == set) return TB_OK;
   problem_release();
-  const tb_segments *file = fixed(a) ? NULL : tb_lengths_file();
+  const tb_segments *file = tb_lengths_set(set);
   const int64_t num = file ? file->num : tb_geometry_num_objects(&spec, n);
   tb_rng r;
   tb_rng_seed(&r, 0x5e900000u + (uint64_t)n * 131 + (uint64_t)seg); /* FIXED draws nothing */
@@ -174,7 +178,7 @@ static tb_status problem_get(int64_t n, int seg, algorithm a) {
   }
   free(counts);
   TB_TRY(st);
-  prob.n = n, prob.seg = seg, prob.kind = kind, prob.num = (int32_t)num;
+  prob.n = n, prob.seg = seg, prob.set = set, prob.kind = kind, prob.num = (int32_t)num;
   TB_TRY(tb_buffer_put(&prob.d_csr, prob.csr, sizeof(int32_t) * (num + 1)));
   TB_TRY(tb_buffer_put(&prob.d_sources, prob.sources, sizeof(int32_t) * num));
   return tb_buffer_put(&prob.d_keys, prob.keys, sizeof(int32_t) * n);
@@ -192,7 +196,7 @@ static struct {
   tb_geometry kind;
   tb_type t;
   int64_t n;
-  int seg;
+  int seg, set;
   void *values;   /* num results of type t */
   int32_t *keys;  /* reduce-by-key: the key of each run */
   int32_t num;    /* reduce-by-key: the number of runs */
@@ -201,7 +205,7 @@ static struct {
 static tb_status reference_get(const bench_case *c) {
   const bool indirect = c->alg == ALG_SEGREDUCE_INDIRECT;
   if (ref.t == c->t && ref.by_key == by_key(c->alg) && ref.indirect == indirect && ref.n == c->n &&
-      ref.seg == c->seg && ref.kind == prob.kind)
+      ref.seg == c->seg && ref.set == prob.set && ref.kind == prob.kind)
     return TB_OK;
   free(ref.values), free(ref.keys);
   ref.keys = NULL;
@@ -227,7 +231,7 @@ static tb_status reference_get(const bench_case *c) {
   }
   ref.by_key = by_key(c->alg), ref.indirect = indirect, ref.kind = prob.kind, ref.t = c->t,
   ref.n = c->n,
-  ref.seg = c->seg;
+  ref.seg = c->seg, ref.set = prob.set;
   return TB_OK;
 }
 
@@ -293,7 +297,7 @@ static tb_status validate(const bench_case *c) {
   TB_TRY(launch((void *)c));
   char what[160], of[176];
   char alg[64];
-  algorithm_name(c->alg, alg, sizeof alg);
+  algorithm_name(c->alg, c->set, alg, sizeof alg);
   snprintf(what, sizeof what, "%s/%s %s n=%lld seg=%d (%d segments) box=%dx%d", alg,
            kImplName[c->which], tb_type_name(c->t), (long long)c->n, c->seg,
            prob.num, c->box.nt, c->box.vt);
@@ -325,8 +329,8 @@ static int64_t bytes_moved(algorithm alg, tb_type t, int64_t n, int64_t num, int
 static void run(tb_bench_state *st, void *arg) {
   const bench_case *c = arg;
   const size_t sz = tb_type_size(c->t);
-  tb_status s = problem_get(c->n, c->seg, c->alg);
-  /* A segment file may be larger than the sweep's sizes. */
+  tb_status s = problem_get(c->n, c->seg, c->alg, c->set);
+  /* A segment file or a matrix may be larger than the sweep's sizes. */
   const int64_t cap = c->n > max_n() ? c->n : max_n();
   if (s == TB_OK) s = tb_sweep_input_get(c->t, TB_OP_PLUS, TB_DRAW_EXACT, 0, cap, &values);
   if (s == TB_OK) s = tb_buffer_reserve(&d_out, (size_t)prob.num * sz);
@@ -355,71 +359,72 @@ static void run(tb_bench_state *st, void *arg) {
     tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
     tb_bench_set_counter(st, "vt", def.vt, TB_COUNTER_VALUE);
   }
-  if (s == TB_OK && !fixed(c->alg)) tb_lengths_counters(st);
+  if (s == TB_OK && !fixed(c->alg)) tb_lengths_counters(st, c->set);
 }
 
-static void add(algorithm alg, tb_type t, int64_t n, int seg, impl which, tb_launch_box box) {
+static void add(algorithm alg, tb_type t, int64_t n, int seg, int set, impl which,
+                tb_launch_box box) {
   bench_case *c = malloc(sizeof *c);
   if (!c) return;
-  *c = (bench_case){alg, t, n, seg, which, box};
-  char name[192], alg_name[64];
-  algorithm_name(alg, alg_name, sizeof alg_name);
+  *c = (bench_case){alg, t, n, seg, set, which, box};
+  char name[192], alg_name[80];
+  algorithm_name(alg, set, alg_name, sizeof alg_name);
   tb_sweep_name(name, sizeof name, alg_name, kImplName[which], tb_type_name(t), n, seg, box.nt,
                 box.vt);
   tb_bench_register(name, run, c, free);
   const tb_geometry_spec spec = spec_of(alg, seg);
-  const tb_segments *file = fixed(alg) ? NULL : tb_lengths_file();
+  const tb_segments *file = fixed(alg) ? NULL : tb_lengths_set(set);
   const int64_t num = file ? file->num : tb_geometry_num_objects(&spec, n);
   const int64_t runs = file ? file->num - file->empty : num;
   tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(alg, t, n, num, runs)));
 }
 
+/* The rows of one (n, seg): every type and family, tb beside CUB, the box
+ * sweep where boxes says. */
+static void add_rows(int64_t n, int seg, int set, bool boxes) {
+  const tb_launch_box tuned = {0, 0};
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    tb_launch_box grid[64];
+    const int nbox = boxes ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, 64) : 0;
+    for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
+      add((algorithm)a, (tb_type)t, n, seg, set, IMPL_TB, tuned);
+      add((algorithm)a, (tb_type)t, n, seg, set, IMPL_CUB, tuned);
+      add((algorithm)a, (tb_type)t, n, seg, set, IMPL_CUB35, tuned);
+      if (a == ALG_SEGREDUCE) add((algorithm)a, (tb_type)t, n, seg, set, IMPL_CUB35_HINT, tuned);
+      add((algorithm)(a + 1), (tb_type)t, n, seg, set, IMPL_TB, tuned); /* apply */
+      if (a == ALG_SEGREDUCE) add(ALG_SEGREDUCE_INDIRECT, (tb_type)t, n, seg, set, IMPL_TB, tuned);
+      for (int b = 0; b < nbox && b < 64; ++b)
+        add((algorithm)a, (tb_type)t, n, seg, set, IMPL_TB, grid[b]);
+    }
+  }
+}
+
 static void register_all(void) {
   tb_cub_note_versions(tb_sweep_note_version);
+  tb_lengths_context();
+  /* A file or matrices: each set at its own size and mean length only (a
+   * file's boxes too: its only size). */
+  for (int set = 0; set < tb_lengths_sets(); ++set)
+    add_rows(tb_lengths_set(set)->total, tb_lengths_set_seg(set), set,
+             tb_sweep_flag("--tb_segments") != NULL);
+  if (tb_lengths_sets() > 0) return;
+
   static const int segs[] = {1, 4, 16, 64, 256, 1024, 16384};
   static const int quick_segs[] = {1, 16, 256, 16384};
   const int *seg = tb_sweep.quick ? quick_segs : segs;
-  int nseg = tb_sweep.quick ? 4 : 7;
+  const int nseg = tb_lengths_reach("segreduce", seg, tb_sweep.quick ? 4 : 7);
   const tb_launch_box tuned = {0, 0};
-  int64_t n_first = tb_sweep_max(1 << 16, 1 << 18), n_last = max_n();
-  int file_seg[1];
-  const tb_segments *file = tb_lengths_file();
-  tb_lengths_context();
-  if (file) {
-    /* The file's size and mean length only (boxes there too: the only size). */
-    n_first = n_last = file->total;
-    file_seg[0] = (int)llround((double)file->total / (double)file->num);
-    if (file_seg[0] < 1) file_seg[0] = 1; /* mostly empty: still a seg axis */
-    seg = file_seg, nseg = 1;
-  } else {
-    nseg = tb_lengths_reach("segreduce", seg, nseg);
-  }
   /* Geometry outermost (built once per (n, seg)), then the type, then the
    * family: each reference is computed once. */
-  for (int64_t n = n_first; n <= n_last; n <<= 2)
+  for (int64_t n = tb_sweep_max(1 << 16, 1 << 18); n <= max_n(); n <<= 2)
     for (int g = 0; g < nseg; ++g) {
-      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-        tb_launch_box boxes[64];
-        const bool box_size = file || n == box_n();
-        const int nbox = box_size ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, boxes, 64) : 0;
-        for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
-          add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, tuned);
-          add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB, tuned);
-          add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB35, tuned);
-          if (a == ALG_SEGREDUCE) add((algorithm)a, (tb_type)t, n, seg[g], IMPL_CUB35_HINT, tuned);
-          add((algorithm)(a + 1), (tb_type)t, n, seg[g], IMPL_TB, tuned); /* apply */
-          if (a == ALG_SEGREDUCE)
-            add(ALG_SEGREDUCE_INDIRECT, (tb_type)t, n, seg[g], IMPL_TB, tuned);
-          for (int b = 0; b < nbox && b < 64; ++b)
-            add((algorithm)a, (tb_type)t, n, seg[g], IMPL_TB, boxes[b]);
-        }
-      }
+      add_rows(n, seg[g], -1, n == box_n());
       /* Every segment of length L: where CUB's fixed-size overload applies.
        * The same rows whatever the lengths: a uniform run has them. */
-      for (int t = 0; t < TB_TYPE_COUNT && tb_lengths_tag()[0] == '\0'; ++t) {
-        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_TB, tuned);
-        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_CUB35_HINT, tuned);
-        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], IMPL_CUB35_FIXED, tuned);
+      for (int t = 0; t < TB_TYPE_COUNT && tb_lengths_uniform(); ++t) {
+        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], -1, IMPL_TB, tuned);
+        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], -1, IMPL_CUB35_HINT, tuned);
+        add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], -1, IMPL_CUB35_FIXED, tuned);
       }
     }
 }

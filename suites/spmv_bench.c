@@ -161,18 +161,6 @@ static void files_release(void) {
 static bool is_file(int matrix) { return matrix >= kNumMatrices; }
 static const file_matrix *file_of(int matrix) { return &files.m[matrix - kNumMatrices]; }
 
-static void say_loaded(const char *path, const tb_mtx *m, const tb_mtx_cache_info *info) {
-  const char *how = info->event == TB_MTX_CACHE_HIT       ? "from the cache"
-                    : info->event == TB_MTX_CACHE_WRITTEN ? "parsed, cached"
-                    : info->event == TB_MTX_CACHE_REBUILT ? "parsed, cache entry rebuilt:"
-                                                          : "parsed, not cached:";
-  fprintf(stderr, "spmv: %s: %d x %d, %lld nonzeros%s (%s%s%s)\n", path, m->csr.rows, m->csr.cols,
-          (long long)m->csr.nnz,
-          m->flags & TB_MTX_SKEW ? ", skew-symmetric expanded"
-          : m->flags & TB_MTX_SYMMETRIC ? ", symmetric expanded" : "",
-          how, info->why[0] ? " " : "", info->why);
-}
-
 /* --tb_matrix's value: every matrix it names, loaded once (through the cache)
  * for its shape. Refused: a path without matrices, a file that cannot be
  * read, two files whose rows would have the same name. */
@@ -188,7 +176,7 @@ static tb_status files_parse(const char *value) {
     tb_mtx m;
     tb_mtx_cache_info info;
     if ((s = tb_mtx_load(path, NULL, &m, &info)) != TB_OK) break;
-    say_loaded(path, &m, &info);
+    tb_mtx_say_loaded("spmv", path, &m, &info);
     file_matrix f = {.sh = {m.csr.rows, m.csr.cols, m.csr.nnz}};
     for (int32_t r = 0; r < m.csr.rows; ++r)
       f.empty_rows |= m.csr.row_offsets[r + 1] == m.csr.row_offsets[r];

@@ -1,34 +1,115 @@
 #include "suites/sweep_lengths.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/mtx.h"
 #include "core/sweep.h"
+
+/* A set of segments and the tag of its rows' names. */
+typedef struct {
+  tb_segments seg;
+  char tag[8 + TB_MTX_NAME_MAX]; /* "_file", "_mtx_<name>" */
+} length_set;
 
 static tb_geometry_spec g_model = {TB_GEOM_UNIFORM, 1.0, 0.0, 0.0, 0.0};
 static bool g_model_given;
-static tb_segments g_file;
+static length_set *g_sets;
+static int g_nsets;
+static const char *g_source; /* the flag that gave the sets */
 
-/* A file's segments have their lengths: a model beside them is a mistake,
- * whichever flag comes first. */
-static tb_status one_of_them(void) {
-  if (g_model_given && g_file.num > 0)
+static void sets_release(void) {
+  for (int i = 0; i < g_nsets; ++i) tb_segments_free(&g_sets[i].seg);
+  free(g_sets);
+  g_sets = NULL, g_nsets = 0, g_source = NULL;
+}
+
+/* The sets' lengths are their own: a model beside them, or the two sources
+ * together, is a mistake, whichever flag comes first. */
+static tb_status one_source(const char *flag) {
+  if (g_model_given && g_source)
     return tb_fail(TB_ERR_INVALID_ARGUMENT,
-                   "give --tb_lengths or --tb_segments, not both (a file's segments have their "
-                   "own lengths)");
+                   "give --tb_lengths or %s, not both (its segments have their own lengths)",
+                   g_source);
+  if (g_source && strcmp(flag, "--tb_lengths") != 0 && strcmp(g_source, flag) != 0)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "give %s or %s, not both", g_source, flag);
   return TB_OK;
 }
 
 static tb_status lengths_parse(const char *value) {
   TB_TRY(tb_geometry_parse_lengths(value, &g_model));
   g_model_given = true;
-  return one_of_them();
+  return one_source("--tb_lengths");
+}
+
+static tb_status sets_new(int count, const char *flag) {
+  TB_TRY(one_source(flag));
+  sets_release(); /* given twice: the last counts */
+  g_source = flag;
+  TB_TRY(one_source(flag)); /* beside a model */
+  g_sets = calloc((size_t)count, sizeof *g_sets);
+  if (!g_sets) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", flag);
+  return TB_OK;
 }
 
 static tb_status segments_parse(const char *value) {
-  tb_segments_free(&g_file);
-  TB_TRY(tb_segments_read(value, &g_file));
-  return one_of_them();
+  TB_TRY(sets_new(1, "--tb_segments"));
+  TB_TRY(tb_segments_read(value, &g_sets[0].seg));
+  snprintf(g_sets[0].tag, sizeof g_sets[0].tag, "_file");
+  g_nsets = 1;
+  return TB_OK;
+}
+
+/* A matrix's rows as segments: row r's length is its nonzeros. */
+static tb_status rows_of(const tb_csr_matrix *m, tb_segments *out) {
+  *out = (tb_segments){.num = m->rows, .total = m->nnz};
+  out->counts = malloc(sizeof(int32_t) * (size_t)(m->rows > 0 ? m->rows : 1));
+  if (!out->counts) return tb_fail(TB_ERR_OUT_OF_MEMORY, "out of memory");
+  for (int32_t r = 0; r < m->rows; ++r) {
+    const int32_t len = m->row_offsets[r + 1] - m->row_offsets[r];
+    out->counts[r] = len;
+    out->empty += len == 0;
+    if (len > out->longest) out->longest = len;
+  }
+  return TB_OK;
+}
+
+/* --tb_matrix's value: every matrix it names with nonzeros (nnz is at most
+ * INT32_MAX: the reader's own limit), loaded through the cache. Refused: a
+ * path without matrices, a file that cannot be read, two files whose rows
+ * would have the same name. */
+static tb_status matrix_parse(const char *value) {
+  tb_mtx_files found;
+  TB_TRY(tb_mtx_find(value, &found));
+  tb_status s = sets_new(found.count, "--tb_matrix");
+  for (int i = 0; i < found.nskipped; ++i) fprintf(stderr, "lengths: left out %s\n", found.skipped[i]);
+  for (int i = 0; s == TB_OK && i < found.count; ++i) {
+    const char *path = found.paths[i];
+    tb_mtx m;
+    tb_mtx_cache_info info;
+    if ((s = tb_mtx_load(path, NULL, &m, &info)) != TB_OK) break;
+    tb_mtx_say_loaded("lengths", path, &m, &info);
+    length_set *set = &g_sets[g_nsets];
+    char name[TB_MTX_NAME_MAX + 1];
+    tb_mtx_name(path, name, sizeof name);
+    snprintf(set->tag, sizeof set->tag, "_mtx_%s", name);
+    if (m.csr.nnz == 0) fprintf(stderr, "lengths: left out %s: no nonzeros\n", path);
+    else s = rows_of(&m.csr, &set->seg);
+    tb_mtx_free(&m);
+    for (int j = 0; s == TB_OK && j < g_nsets; ++j)
+      if (strcmp(g_sets[j].tag, set->tag) == 0)
+        s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: a second matrix named %s: rename one", path,
+                    set->tag + 5);
+    if (s == TB_OK && set->seg.num > 0) ++g_nsets;
+    else tb_segments_free(&set->seg);
+  }
+  if (s == TB_OK && g_nsets == 0)
+    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", value);
+  tb_mtx_files_free(&found);
+  if (s != TB_OK) sets_release();
+  return s;
 }
 
 static const tb_sweep_flag_def kFlags[] = {
@@ -38,13 +119,26 @@ static const tb_sweep_flag_def kFlags[] = {
     {"--tb_segments", "FILE",
      "a segment file's lengths ('# offsets' or '# lengths', one integer a line): its size only",
      segments_parse, true},
+    {"--tb_matrix", "PATH",
+     "a Matrix Market file or a folder of them: each matrix's row lengths, at its own size",
+     matrix_parse, true},
 };
 
 void tb_lengths_declare(void) {
   tb_sweep_declare_flags(kFlags, (int)(sizeof kFlags / sizeof kFlags[0]));
 }
 
-const tb_segments *tb_lengths_file(void) { return g_file.num > 0 ? &g_file : NULL; }
+int tb_lengths_sets(void) { return g_nsets; }
+
+const tb_segments *tb_lengths_set(int set) {
+  return set >= 0 && set < g_nsets ? &g_sets[set].seg : NULL;
+}
+
+int tb_lengths_set_seg(int set) {
+  const tb_segments *s = tb_lengths_set(set);
+  const long long avg = s ? llround((double)s->total / (double)s->num) : 1;
+  return avg < 1 ? 1 : (int)avg;
+}
 
 tb_geometry_spec tb_lengths_spec(double avg) {
   tb_geometry_spec spec = g_model;
@@ -52,8 +146,8 @@ tb_geometry_spec tb_lengths_spec(double avg) {
   return spec;
 }
 
-const char *tb_lengths_tag(void) {
-  if (g_file.num > 0) return "_file";
+static const char *tag_of(int set) {
+  if (set >= 0 && set < g_nsets) return g_sets[set].tag;
   switch (g_model.kind) {
     case TB_GEOM_LOGNORMAL: return "_lognormal";
     case TB_GEOM_ZIPF: return "_zipf";
@@ -61,11 +155,13 @@ const char *tb_lengths_tag(void) {
   }
 }
 
-void tb_lengths_name(const char *alg, char *out, size_t cap) {
+bool tb_lengths_uniform(void) { return g_nsets == 0 && tag_of(-1)[0] == '\0'; }
+
+void tb_lengths_name(const char *alg, int set, char *out, size_t cap) {
   const char *form = strrchr(alg, '_');
   if (!form || (strcmp(form, "_apply") != 0 && strcmp(form, "_indirect") != 0))
     form = alg + strlen(alg);
-  snprintf(out, cap, "%.*s%s%s", (int)(form - alg), alg, tb_lengths_tag(), form);
+  snprintf(out, cap, "%.*s%s%s", (int)(form - alg), alg, tag_of(set), form);
 }
 
 int tb_lengths_reach(const char *suite, const int *segs, int n) {
@@ -79,18 +175,20 @@ int tb_lengths_reach(const char *suite, const int *segs, int n) {
 }
 
 void tb_lengths_context(void) {
-  const char *lengths = tb_sweep_flag("--tb_lengths"), *segments = tb_sweep_flag("--tb_segments");
-  if (lengths) tb_bench_add_context("lengths", lengths);
-  if (segments) tb_bench_add_context("segments", segments);
+  static const char *const kNames[] = {"--tb_lengths", "--tb_segments", "--tb_matrix"};
+  for (int i = 0; i < 3; ++i) {
+    const char *value = tb_sweep_flag(kNames[i]);
+    if (value) tb_bench_add_context(kNames[i] + 5, value); /* "lengths", "segments", "matrix" */
+  }
 }
 
-void tb_lengths_counters(tb_bench_state *st) {
-  if (g_file.num > 0)
-    tb_bench_set_counter(st, "empty_segments", (double)g_file.empty, TB_COUNTER_VALUE);
+void tb_lengths_counters(tb_bench_state *st, int set) {
+  const tb_segments *s = tb_lengths_set(set);
+  if (s) tb_bench_set_counter(st, "empty_segments", (double)s->empty, TB_COUNTER_VALUE);
   else if (g_model.kind == TB_GEOM_LOGNORMAL)
     tb_bench_set_counter(st, "lengths_sigma", g_model.shape, TB_COUNTER_VALUE);
   else if (g_model.kind == TB_GEOM_ZIPF)
     tb_bench_set_counter(st, "lengths_s", g_model.shape, TB_COUNTER_VALUE);
 }
 
-void tb_lengths_release(void) { tb_segments_free(&g_file); }
+void tb_lengths_release(void) { sets_release(); }

@@ -4,9 +4,13 @@
  *                 rows' lengths (core/geometry.h: TB_GEOM_UNIFORM, as ever,
  *                 TB_GEOM_LOGNORMAL, TB_GEOM_ZIPF)
  *   --tb_segments=FILE   a segment file's lengths (tb_segments_read)
- * one or the other, and what the rows make of them: the spec of a length L,
- * the tag their algorithm names carry, the run's context and each row's
- * counters. docs/sweeps.md, "Segment lengths: models and files". */
+ *   --tb_matrix=PATH     the row lengths of Matrix Market files (a .mtx file
+ *                 or a folder of them, core/mtx.h, read through its cache)
+ * one of them, and what the rows make of them: the spec of a length L, the
+ * tag their algorithm names carry, the run's context and each row's
+ * counters. A file or a matrix is a set of segments, run at its own size and
+ * mean length; the model is set -1. docs/sweeps.md, "Segment lengths: models
+ * and files". */
 #ifndef TB_SUITES_SWEEP_LENGTHS_H
 #define TB_SUITES_SWEEP_LENGTHS_H
 
@@ -19,38 +23,48 @@
 extern "C" {
 #endif
 
-/* Declares the two flags for the sweep; call before tb_sweep_main. Any of
- * them makes the run partial: its rows replace only themselves. */
+/* Declares the flags for the sweep; call before tb_sweep_main. Any of them
+ * makes the run partial: its rows replace only themselves. */
 void tb_lengths_declare(void);
 
-/* The segment file's lengths, NULL without --tb_segments. */
-const tb_segments *tb_lengths_file(void);
+/* The sets of segments given (--tb_segments: one; --tb_matrix: one per
+ * matrix with nonzeros); 0 without either: the rows then use the model. */
+int tb_lengths_sets(void);
+
+/* Set i's segments; NULL for i < 0 (the model). */
+const tb_segments *tb_lengths_set(int set);
+
+/* The mean length a set's rows are filed under: its total over its
+ * segments, rounded, at least 1 (a mostly empty file still has a seg axis). */
+int tb_lengths_set_seg(int set);
 
 /* The model at mean length L: UNIFORM unless --tb_lengths says otherwise. */
 tb_geometry_spec tb_lengths_spec(double avg);
 
-/* What the rows' algorithm names carry: "" for uniform (today's names), else
- * "_lognormal", "_zipf" or "_file". */
-const char *tb_lengths_tag(void);
+/* alg with the tag of set (the model's for -1: "" for uniform, as ever,
+ * "_lognormal", "_zipf"; a file's "_file"; a matrix's "_mtx_<name>",
+ * tb_mtx_name) before a trailing "_apply" or "_indirect", else after it
+ * ("segreduce_zipf_apply", "interval_expand_mtx_cage10"): the charts meet
+ * such rows with their plain form's baseline by that suffix. */
+void tb_lengths_name(const char *alg, int set, char *out, size_t cap);
 
-/* alg with the tag before a trailing "_apply" or "_indirect", else after it
- * ("segreduce_zipf_apply", "interval_expand_zipf"): the charts meet such rows
- * with their plain form's baseline by that suffix, as for uniform. */
-void tb_lengths_name(const char *alg, char *out, size_t cap);
+/* Whether the model is uniform and no set is given: the rows that exist
+ * only for uniform lengths (segreduce's fixed-length rows) run. */
+bool tb_lengths_uniform(void);
 
 /* How many of the ascending lengths segs[0..n) the model reaches (Zipf's
  * mean stops at tb_geometry_max_avg); says on stderr which it leaves out. */
 int tb_lengths_reach(const char *suite, const int *segs, int n);
 
-/* The run's context: "lengths" or "segments" as given (call from
+/* The run's context: "lengths", "segments" or "matrix" as given (call from
  * register_all). */
 void tb_lengths_context(void);
 
 /* A row's counters, what its name leaves out: "lengths_sigma" or
- * "lengths_s" (the model's parameter), "empty_segments" (a file's). */
-void tb_lengths_counters(tb_bench_state *st);
+ * "lengths_s" (the model's parameter), "empty_segments" (a set's). */
+void tb_lengths_counters(tb_bench_state *st, int set);
 
-/* Frees the file's lengths. */
+/* Frees the sets. */
 void tb_lengths_release(void);
 
 #ifdef __cplusplus

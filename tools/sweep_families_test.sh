@@ -98,6 +98,8 @@ refused "--tb_lengths takes uniform" sweep segreduce -- --tb_lengths=zipf:
 refused "--tb_segments: cannot read 'nowhere.txt'" sweep segreduce -- --tb_segments=nowhere.txt
 refused "--tb_segments needs a segment file" sweep segreduce -- --tb_segments=
 refused "only the interval segreduce sweeps have segment lengths, not scan" sweep segreduce scan -- --tb_lengths=zipf:1.5
+refused "--tb_matrix: only the interval segreduce spmv sweeps take matrices, not reduce" sweep spmv reduce -- --tb_matrix=.
+refused "--tb_matrix: no such file or folder" sweep segreduce -- --tb_matrix=nowhere
 refused "unknown option '--device'" sweep --device all
 refused "unknown family 'reduc'" sweep reduc
 refused "families go before --" sweep -- scan
@@ -147,6 +149,15 @@ rm -f "$TMP/ran"
 [ "$(cut -d' ' -f1 "$TMP/ran" | tr '\n' ' ')" = "interval segreduce " ] \
   || fail "--tb_segments ran '$(cat "$TMP/ran")', want interval and segreduce"
 grep -q -- "--tb_segments=$TMP/cwd/segs.txt" "$TMP/ran" || fail "the segment file's path not made whole: $(cat "$TMP/ran")"
+
+# Matrices: without families named, the sweeps that take them run alone.
+touch "$TMP/cwd/m.mtx"
+rm -f "$TMP/ran"
+(cd "$TMP/cwd" && TB_SWEEP_BIN=$BIN TB_RESULTS=$TMP/results "$TILEBENCH" sweep -- --tb_matrix=m.mtx \
+  >"$TMP/out" 2>&1) || fail "a sweep with --tb_matrix exited $?: $(cat "$TMP/out")"
+[ "$(cut -d' ' -f1 "$TMP/ran" | tr '\n' ' ')" = "interval segreduce spmv " ] \
+  || fail "--tb_matrix ran '$(cat "$TMP/ran")', want interval, segreduce and spmv"
+grep -q -- "--tb_matrix=$TMP/cwd/m.mtx" "$TMP/ran" || fail "the matrix's path not made whole: $(cat "$TMP/ran")"
 
 # --out DIR, from the caller's folder: the results there, each file written
 # named, what else the folder held left as it was.
