@@ -228,14 +228,15 @@ static int write_seg_chart(const suite *s, const rec *lo, const rec *hi, const s
 static int cmp_ll_desc(const void *a, const void *b) { return -cmp_ll(a, b); }
 
 /* Per segmented (algorithm, type), one chart at each n measured: at the largest n under the name
- * without a size (_by_seg), at the others with it (_by_seg_n<n>). */
+ * without a size (_by_seg), at the others with it (_by_seg_n<n>). A matrix's rows (<alg>_mtx_...)
+ * are one point, which its chart of matrices shows instead (plot_matrices.c). */
 int write_by_seg(const suite *s) {
   int rc = 0;
   for (const rec *lo = s->r, *end = s->r + s->nr, *hi; lo < end; lo = hi) {
     hi = lo;
     while (hi < end && strcmp(hi->alg, lo->alg) == 0 && strcmp(hi->type, lo->type) == 0) hi++;
     while (lo < hi && lo->seg < 0) lo++; /* records sort by seg: the segmented ones last */
-    if (lo == hi) continue;
+    if (lo == hi || strstr(lo->alg, "_mtx_") != NULL) continue;
     const seg_series ss = series_of(s, lo, hi);
     long long ns[64];
     int nn = 0;
