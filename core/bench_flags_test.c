@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/cunit.h"
+
 static int g_freed, g_called;
 
 static void free_arg(void *p) {
@@ -209,20 +211,15 @@ int main(void) {
   const char *tmp = getenv("TEST_TMPDIR");
   snprintf(g_tmp, sizeof g_tmp, "%s", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
 
-  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  CU_pSuite s = CU_add_suite("bench_flags", NULL, NULL);
-  if (s == NULL || CU_add_test(s, "unknown flag", test_unknown_flag) == NULL ||
-      CU_add_test(s, "positional argument", test_positional_argument) == NULL ||
-      CU_add_test(s, "known flags run", test_known_flags_run) == NULL ||
-      CU_add_test(s, "--tb_list", test_tb_list) == NULL ||
-      CU_add_test(s, "progress lines", test_progress) == NULL || CU_add_test(s, "csv", test_csv) == NULL ||
-      CU_add_test(s, "debug library note", test_debug_note) == NULL) {
-    CU_cleanup_registry();
-    return 2;
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
-  return failed != 0 ? 1 : 0;
+  static const CU_TestInfo tests[] = {
+      {"unknown flag", test_unknown_flag},
+      {"positional argument", test_positional_argument},
+      {"known flags run", test_known_flags_run},
+      {"--tb_list", test_tb_list},
+      {"progress lines", test_progress},
+      {"csv", test_csv},
+      {"debug library note", test_debug_note},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_run("bench_flags", tests, NULL);
 }

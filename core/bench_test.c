@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cunit.h"
+
 /* Per-benchmark argument: counts calls and frees. */
 typedef struct {
   int freed;
@@ -217,25 +219,20 @@ int main(void) {
   g_failures_after = tb_bench_failures();
   g_json = read_json(g_json_path);
 
-  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  CU_pSuite s = CU_add_suite("bench", NULL, NULL);
-  if (s == NULL || CU_add_test(s, "register rejects bad input", test_register_rejects) == NULL ||
-      CU_add_test(s, "return code and failures", test_return_code) == NULL ||
-      CU_add_test(s, "args freed once", test_args_freed_once) == NULL ||
-      CU_add_test(s, "name as registered", test_name) == NULL ||
-      CU_add_test(s, "json written", test_json_parsed) == NULL ||
-      CU_add_test(s, "manual time and rates", test_manual_time_and_rates) == NULL ||
-      CU_add_test(s, "error in json", test_error_in_json) == NULL ||
-      CU_add_test(s, "later setting wins", test_later_setting_wins) == NULL ||
-      CU_add_test(s, "custom context", test_context) == NULL ||
-      CU_add_test(s, "library build note", test_library_build_note) == NULL) {
-    CU_cleanup_registry();
-    return 2;
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
+  static const CU_TestInfo tests[] = {
+      {"register rejects bad input", test_register_rejects},
+      {"return code and failures", test_return_code},
+      {"args freed once", test_args_freed_once},
+      {"name as registered", test_name},
+      {"json written", test_json_parsed},
+      {"manual time and rates", test_manual_time_and_rates},
+      {"error in json", test_error_in_json},
+      {"later setting wins", test_later_setting_wins},
+      {"custom context", test_context},
+      {"library build note", test_library_build_note},
+      CU_TEST_INFO_NULL,
+  };
+  const int rc = tb_test_run("bench", tests, NULL);
   cJSON_Delete(g_json);
-  return failed != 0 ? 1 : 0;
+  return rc;
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cunit_contains.h"
+#include "core/cunit.h"
 #include "core/geometry.h"
 #include "core/rng.h"
 #include "core/slug.h"
@@ -900,54 +900,37 @@ static void test_segments_parse(void) {
 }
 
 int main(void) {
-  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  struct { const char *suite; const char *name; CU_TestFunc fn; } tests[] = {
-      {"status", "messages", test_status_messages},
-      {"status", "strings", test_status_strings},
-      {"status", "per_thread", test_status_per_thread},
-      {"types", "names", test_type_names},
-      {"types", "check_type_op", test_check_type_op},
-      {"types", "identities", test_identities},
-      {"types", "integer_wrap", test_integer_wrap},
-      {"types", "float_min_max_nan", test_float_min_max_nan},
-      {"types", "load_store", test_load_store},
-      {"rng", "stream", test_rng_stream},
-      {"rng", "range", test_rng_range},
-      {"rng", "fill_plus", test_fill_plus},
-      {"rng", "fill_multiplies", test_fill_multiplies},
-      {"rng", "fill_min_max_bitwise", test_fill_min_max_bitwise},
-      {"validate", "error_bound", test_error_bound},
-      {"validate", "compare_int", test_compare_int},
-      {"validate", "compare_float", test_compare_float},
-      {"validate", "compare_exact", test_compare_exact},
-      {"validate", "compare_special", test_compare_special},
-      {"validate", "compare_value", test_compare_value},
-      {"slug", "slug", test_slug},
-      {"geometry", "lengths_sum_exact", test_lengths_sum_exact},
-      {"geometry", "lengths_mean", test_lengths_mean},
-      {"geometry", "lengths_shape", test_lengths_shape},
-      {"geometry", "lengths_tail", test_lengths_tail},
-      {"geometry", "lengths_deterministic", test_lengths_deterministic},
-      {"geometry", "lengths_validation", test_lengths_validation},
-      {"geometry", "parse_lengths", test_parse_lengths},
-      {"geometry", "segments_parse", test_segments_parse},
+  static const CU_TestInfo tests[] = {
+      {"status: messages", test_status_messages},
+      {"status: strings", test_status_strings},
+      {"status: per_thread", test_status_per_thread},
+      {"types: names", test_type_names},
+      {"types: check_type_op", test_check_type_op},
+      {"types: identities", test_identities},
+      {"types: integer_wrap", test_integer_wrap},
+      {"types: float_min_max_nan", test_float_min_max_nan},
+      {"types: load_store", test_load_store},
+      {"rng: stream", test_rng_stream},
+      {"rng: range", test_rng_range},
+      {"rng: fill_plus", test_fill_plus},
+      {"rng: fill_multiplies", test_fill_multiplies},
+      {"rng: fill_min_max_bitwise", test_fill_min_max_bitwise},
+      {"validate: error_bound", test_error_bound},
+      {"validate: compare_int", test_compare_int},
+      {"validate: compare_float", test_compare_float},
+      {"validate: compare_exact", test_compare_exact},
+      {"validate: compare_special", test_compare_special},
+      {"validate: compare_value", test_compare_value},
+      {"slug: slug", test_slug},
+      {"geometry: lengths_sum_exact", test_lengths_sum_exact},
+      {"geometry: lengths_mean", test_lengths_mean},
+      {"geometry: lengths_shape", test_lengths_shape},
+      {"geometry: lengths_tail", test_lengths_tail},
+      {"geometry: lengths_deterministic", test_lengths_deterministic},
+      {"geometry: lengths_validation", test_lengths_validation},
+      {"geometry: parse_lengths", test_parse_lengths},
+      {"geometry: segments_parse", test_segments_parse},
+      CU_TEST_INFO_NULL,
   };
-  CU_pSuite suite = NULL;
-  const char *current = "";
-  for (size_t i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
-    if (strcmp(current, tests[i].suite) != 0) {
-      current = tests[i].suite;
-      suite = CU_add_suite(current, NULL, NULL);
-    }
-    if (suite == NULL || CU_add_test(suite, tests[i].name, tests[i].fn) == NULL) {
-      fprintf(stderr, "CUnit registration failed: %s\n", CU_get_error_msg());
-      CU_cleanup_registry();
-      return 2;
-    }
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-  CU_cleanup_registry();
-  return failures == 0 ? 0 : 1;
+  return tb_test_run("core", tests, NULL);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/cuda.h"
+#include "core/cunit.h"
 #include "core/meta.h"
 #include "core/timing.h"
 
@@ -118,20 +119,14 @@ int main(void) {
     fprintf(stderr, "FAIL: %s: %s\n", tb_status_string(s), tb_last_error());
     return 1;
   }
-  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  CU_pSuite suite = CU_add_suite("cuda", NULL, NULL);
-  if (suite == NULL || !CU_add_test(suite, "device", test_device) ||
-      !CU_add_test(suite, "buffer_round_trip", test_buffer_round_trip) ||
-      !CU_add_test(suite, "out_of_memory", test_out_of_memory) ||
-      !CU_add_test(suite, "cuda_error_message", test_cuda_error_message) ||
-      !CU_add_test(suite, "timer", test_timer) || !CU_add_test(suite, "meta", test_meta)) {
-    fprintf(stderr, "CUnit registration failed: %s\n", CU_get_error_msg());
-    CU_cleanup_registry();
-    return 2;
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-  CU_cleanup_registry();
-  return failures == 0 ? 0 : 1;
+  static const CU_TestInfo tests[] = {
+      {"device", test_device},
+      {"buffer_round_trip", test_buffer_round_trip},
+      {"out_of_memory", test_out_of_memory},
+      {"cuda_error_message", test_cuda_error_message},
+      {"timer", test_timer},
+      {"meta", test_meta},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_run("cuda", tests, NULL);
 }

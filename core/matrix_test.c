@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cunit_contains.h"
+#include "core/cunit.h"
 #include "core/matrix.h"
 #include "core/rng.h"
 #include "core/status.h"
@@ -455,34 +455,17 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
-  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  struct { const char *suite; const char *name; CU_TestFunc fn; } tests[] = {
-      {"matrix", "names", test_names},
-      {"matrix", "uniform_rows", test_uniform_rows},
-      {"matrix", "power_law_rows", test_power_law_rows},
-      {"matrix", "row_shapes", test_row_shapes},
-      {"matrix", "column_spread", test_column_spread},
-      {"matrix", "stencil_exact", test_stencil_exact},
-      {"matrix", "stencil_sizes", test_stencil_sizes},
-      {"matrix", "determinism", test_determinism},
-      {"matrix", "bad_input", test_bad_input},
+  static const CU_TestInfo tests[] = {
+      {"names", test_names},
+      {"uniform_rows", test_uniform_rows},
+      {"power_law_rows", test_power_law_rows},
+      {"row_shapes", test_row_shapes},
+      {"column_spread", test_column_spread},
+      {"stencil_exact", test_stencil_exact},
+      {"stencil_sizes", test_stencil_sizes},
+      {"determinism", test_determinism},
+      {"bad_input", test_bad_input},
+      CU_TEST_INFO_NULL,
   };
-  CU_pSuite suite = NULL;
-  const char *current = "";
-  for (size_t i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
-    if (strcmp(current, tests[i].suite) != 0) {
-      current = tests[i].suite;
-      suite = CU_add_suite(current, NULL, NULL);
-    }
-    if (suite == NULL || CU_add_test(suite, tests[i].name, tests[i].fn) == NULL) {
-      fprintf(stderr, "CUnit registration failed: %s\n", CU_get_error_msg());
-      CU_cleanup_registry();
-      return 2;
-    }
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  unsigned failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-  CU_cleanup_registry();
-  return failures == 0 ? 0 : 1;
+  return tb_test_run("matrix", tests, NULL);
 }

@@ -166,10 +166,17 @@ typedef struct tb_mtx_cache_info {
  * info (may be NULL) says so. Errors are tb_mtx_read's. */
 tb_status tb_mtx_load(const char *path, const char *dir, tb_mtx *out, tb_mtx_cache_info *info);
 
-/* Says on stderr what tb_mtx_load did, for who ("spmv"): the shape, what
- * was expanded, and whether the cache served it. */
-void tb_mtx_say_loaded(const char *who, const char *path, const tb_mtx *m,
-                       const tb_mtx_cache_info *info);
+/* Every matrix path names (tb_mtx_find), each loaded through the cache in
+ * turn and handed to each(ctx, path, name, m) (name: tb_mtx_name), which
+ * may keep what it needs but not m; a non-OK return stops the walk. What it
+ * does is said on stderr for who ("spmv"): each file's shape and whether
+ * the cache served it, the files left out (tb_mtx_find's, and those without
+ * nonzeros). Refused (TB_ERR_INVALID_ARGUMENT): two files of one name
+ * (their rows would have one name), no matrix with nonzeros; and
+ * tb_mtx_find's and tb_mtx_load's errors. */
+typedef tb_status (*tb_mtx_each_fn)(void *ctx, const char *path, const char *name,
+                                    const tb_mtx *m);
+tb_status tb_mtx_load_each(const char *path, const char *who, tb_mtx_each_fn each, void *ctx);
 
 #ifdef __cplusplus
 }

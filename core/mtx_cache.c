@@ -318,7 +318,7 @@ tb_status tb_mtx_load(const char *path, const char *dir, tb_mtx *out, tb_mtx_cac
   return s;
 }
 
-void tb_mtx_say_loaded(const char *who, const char *path, const tb_mtx *m,
+static void say_loaded(const char *who, const char *path, const tb_mtx *m,
                        const tb_mtx_cache_info *info) {
   const char *how = info->event == TB_MTX_CACHE_HIT       ? "from the cache"
                     : info->event == TB_MTX_CACHE_WRITTEN ? "parsed, cached"
@@ -330,4 +330,33 @@ void tb_mtx_say_loaded(const char *who, const char *path, const tb_mtx *m,
           : m->flags & TB_MTX_SYMMETRIC ? ", symmetric expanded"
                                         : "",
           how, info->why[0] ? " " : "", info->why);
+}
+
+tb_status tb_mtx_load_each(const char *path, const char *who, tb_mtx_each_fn each, void *ctx) {
+  tb_mtx_files found;
+  TB_TRY(tb_mtx_find(path, &found));
+  for (int i = 0; i < found.nskipped; ++i) fprintf(stderr, "%s: left out %s\n", who, found.skipped[i]);
+  char(*names)[TB_MTX_NAME_MAX + 1] = calloc((size_t)found.count, sizeof *names);
+  tb_status s = names ? TB_OK : tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  int kept = 0;
+  for (int i = 0; s == TB_OK && i < found.count; ++i) {
+    const char *file = found.paths[i];
+    tb_mtx m;
+    tb_mtx_cache_info info;
+    if ((s = tb_mtx_load(file, NULL, &m, &info)) != TB_OK) break;
+    say_loaded(who, file, &m, &info);
+    tb_mtx_name(file, names[kept], sizeof names[kept]);
+    for (int j = 0; j < kept && s == TB_OK; ++j)
+      if (strcmp(names[j], names[kept]) == 0)
+        s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: a second matrix named %s (its rows would "
+                    "have that name): rename one", file, names[kept]);
+    if (s == TB_OK && m.csr.nnz == 0) fprintf(stderr, "%s: left out %s: no nonzeros\n", who, file);
+    else if (s == TB_OK && (s = each(ctx, file, names[kept], &m)) == TB_OK) ++kept;
+    tb_mtx_free(&m);
+  }
+  if (s == TB_OK && kept == 0)
+    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", path);
+  free(names);
+  tb_mtx_files_free(&found);
+  return s;
 }

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/cunit_contains.h"
+#include "core/cunit.h"
 #include "core/mtx.h"
 #include "core/rng.h"
 #include "core/status.h"
@@ -528,9 +528,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mtx_test: mkdtemp %s: %s\n", g_tmp, strerror(errno));
     return 2;
   }
-  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  CU_pSuite suite = CU_add_suite("mtx", NULL, NULL);
-  const struct { const char *name; CU_TestFunc fn; } tests[] = {
+  static const CU_TestInfo tests[] = {
       {"fixtures read exactly", test_fixtures},
       {"files refused with their reason", test_refused},
       {"banner", test_banner},
@@ -540,16 +538,7 @@ int main(int argc, char **argv) {
       {"the files under a folder", test_find},
       {"cache: written, reused, rebuilt", test_cache},
       {"cache folder", test_cache_dir},
+      CU_TEST_INFO_NULL,
   };
-  for (size_t i = 0; i < sizeof tests / sizeof tests[0]; ++i)
-    if (!suite || !CU_add_test(suite, tests[i].name, tests[i].fn)) {
-      fprintf(stderr, "CUnit registration failed: %s\n", CU_get_error_msg());
-      CU_cleanup_registry();
-      return 2;
-    }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-  CU_cleanup_registry();
-  return failures == 0 ? 0 : 1;
+  return tb_test_run("mtx", tests, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cunit.h"
 #include "core/status.h"
 
 static const char *g_fake;
@@ -78,13 +79,10 @@ int main(int argc, char **argv) {
   static char fake[4096];
   snprintf(fake, sizeof fake, "%s%s", strchr(argv[1], '/') ? "" : "./", argv[1]);
   g_fake = fake;
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_pSuite s = CU_add_suite("nvml", NULL, NULL);
-  CU_add_test(s, "absent", test_absent);
-  CU_add_test(s, "stand-in library", test_fake);
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  static const CU_TestInfo tests[] = {
+      {"absent", test_absent},
+      {"stand-in library", test_fake},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_run("nvml", tests, NULL);
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cunit_contains.h"
+#include "core/cunit.h"
 
 static void test_params(void) {
   tb_row_params p;
@@ -437,15 +437,12 @@ static void test_reader(void) {
 int main(void) {
   const char *tmp = getenv("TEST_TMPDIR");
   snprintf(g_dir, sizeof g_dir, "%s", tmp ? tmp : "/tmp");
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_pSuite s = CU_add_suite("results", NULL, NULL);
-  CU_add_test(s, "row params", test_params);
-  CU_add_test(s, "commit, merge, refuse", test_commit);
-  CU_add_test(s, "provenance through merges", test_provenance);
-  CU_add_test(s, "the reader", test_reader);
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  static const CU_TestInfo tests[] = {
+      {"row params", test_params},
+      {"commit, merge, refuse", test_commit},
+      {"provenance through merges", test_provenance},
+      {"the reader", test_reader},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_run("results", tests, NULL);
 }

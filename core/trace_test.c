@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cunit.h"
+
 static const char *g_fake;
 
 #define US 1000ull         /* ns */
@@ -248,19 +250,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   g_fake = argv[1];
-  if (CU_initialize_registry() != CUE_SUCCESS) return CU_get_error();
-  CU_pSuite suite = CU_add_suite("trace", NULL, NULL);
-  if (!suite || !CU_add_test(suite, "summary arithmetic", test_summarise) ||
-      !CU_add_test(suite, "kernel names", test_short_name) ||
-      !CU_add_test(suite, "timeline text", test_write) ||
-      !CU_add_test(suite, "no CUPTI", test_absent) ||
-      !CU_add_test(suite, "stand-in CUPTI", test_fake)) {
-    CU_cleanup_registry();
-    return CU_get_error();
-  }
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failed = CU_get_number_of_failures();
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  static const CU_TestInfo tests[] = {
+      {"summary arithmetic", test_summarise},
+      {"kernel names", test_short_name},
+      {"timeline text", test_write},
+      {"no CUPTI", test_absent},
+      {"stand-in CUPTI", test_fake},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_run("trace", tests, NULL);
 }

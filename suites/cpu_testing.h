@@ -1,5 +1,6 @@
-/* What every CUnit suite shares, the CPU-only ones included: the runner, and
- * golden vectors (typed in as int32) turned into any element type. */
+/* What every CUnit suite shares, the CPU-only ones included: the runner
+ * (core/cunit.h), and golden vectors (typed in as int32) turned into any
+ * element type. */
 #ifndef TB_SUITES_CPU_TESTING_H
 #define TB_SUITES_CPU_TESTING_H
 
@@ -8,14 +9,10 @@
 
 #include <CUnit/CUnit.h>
 
+#include "core/cunit.h"
 #include "core/types.h"
 
 #define TB_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* Registers `tests` (only those whose name contains `only`, when it is not
- * NULL) as one suite, runs it verbosely and returns the process exit code:
- * 0 only when tests ran and none failed; 2 when `only` matches no test. */
-int tb_test_run(const char *suite, const CU_TestInfo *tests, const char *only);
 
 /* Whether op applies to t (tb_check_type_op, without leaving a message). */
 bool tb_test_fits(tb_type t, tb_op op);

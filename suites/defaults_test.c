@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/cunit.h"
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -117,14 +118,11 @@ static void test_arch(void) {
 }
 
 int main(void) {
-  if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-  CU_pSuite s = CU_add_suite("defaults", NULL, NULL);
-  CU_add_test(s, "reduce, scan, segreduce, omp_reduce", test_fixed_families);
-  CU_add_test(s, "lbs and intervals at every average count", test_counted_families);
-  CU_add_test(s, "the table's architecture", test_arch);
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
-  return failed ? 1 : 0;
+  static const CU_TestInfo tests[] = {
+      {"reduce, scan, segreduce, omp_reduce", test_fixed_families},
+      {"lbs and intervals at every average count", test_counted_families},
+      {"the table's architecture", test_arch},
+      CU_TEST_INFO_NULL,
+  };
+  return tb_test_run("defaults", tests, NULL);
 }

@@ -161,45 +161,31 @@ static void files_release(void) {
 static bool is_file(int matrix) { return matrix >= kNumMatrices; }
 static const file_matrix *file_of(int matrix) { return &files.m[matrix - kNumMatrices]; }
 
+/* One matrix of --tb_matrix: its shape and name, kept. */
+static tb_status file_add(void *ctx, const char *path, const char *name, const tb_mtx *m) {
+  (void)ctx;
+  file_matrix *f = &files.m[files.count];
+  *f = (file_matrix){.sh = {m->csr.rows, m->csr.cols, m->csr.nnz}};
+  for (int32_t r = 0; r < m->csr.rows; ++r)
+    f->empty_rows |= m->csr.row_offsets[r + 1] == m->csr.row_offsets[r];
+  snprintf(f->alg, sizeof f->alg, "spmv_mtx_%s", name);
+  if ((f->path = malloc(strlen(path) + 1)) == NULL)
+    return tb_fail(TB_ERR_OUT_OF_MEMORY, "out of memory");
+  memcpy(f->path, path, strlen(path) + 1);
+  ++files.count;
+  return TB_OK;
+}
+
 /* --tb_matrix's value: every matrix it names, loaded once (through the cache)
- * for its shape. Refused: a path without matrices, a file that cannot be
- * read, two files whose rows would have the same name. */
+ * for its shape. */
 static tb_status files_parse(const char *value) {
   files_release(); /* given twice: the last counts */
-  tb_mtx_files found;
+  tb_mtx_files found; /* for the count: tb_mtx_load_each finds them again */
   TB_TRY(tb_mtx_find(value, &found));
-  for (int i = 0; i < found.nskipped; ++i) fprintf(stderr, "spmv: left out %s\n", found.skipped[i]);
   files.m = calloc((size_t)found.count, sizeof *files.m);
-  tb_status s = files.m ? TB_OK : tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", value);
-  for (int i = 0; s == TB_OK && i < found.count; ++i) {
-    const char *path = found.paths[i];
-    tb_mtx m;
-    tb_mtx_cache_info info;
-    if ((s = tb_mtx_load(path, NULL, &m, &info)) != TB_OK) break;
-    tb_mtx_say_loaded("spmv", path, &m, &info);
-    file_matrix f = {.sh = {m.csr.rows, m.csr.cols, m.csr.nnz}};
-    for (int32_t r = 0; r < m.csr.rows; ++r)
-      f.empty_rows |= m.csr.row_offsets[r + 1] == m.csr.row_offsets[r];
-    tb_mtx_free(&m);
-    if (f.sh.nnz == 0) {
-      fprintf(stderr, "spmv: left out %s: no nonzeros, nothing to multiply\n", path);
-      continue;
-    }
-    char name[TB_MTX_NAME_MAX + 1];
-    tb_mtx_name(path, name, sizeof name);
-    snprintf(f.alg, sizeof f.alg, "spmv_mtx_%s", name);
-    for (int j = 0; j < files.count; ++j)
-      if (strcmp(files.m[j].alg, f.alg) == 0)
-        s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s and %s would both name rows %s/...: rename one",
-                    files.m[j].path, path, f.alg);
-    if (s == TB_OK && (f.path = malloc(strlen(path) + 1)) == NULL)
-      s = tb_fail(TB_ERR_OUT_OF_MEMORY, "out of memory");
-    if (s == TB_OK) memcpy(f.path, path, strlen(path) + 1);
-    if (s == TB_OK) files.m[files.count++] = f;
-  }
-  if (s == TB_OK && files.count == 0)
-    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", value);
   tb_mtx_files_free(&found);
+  if (!files.m) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", value);
+  const tb_status s = tb_mtx_load_each(value, "spmv", file_add, NULL);
   if (s != TB_OK) files_release();
   return s;
 }

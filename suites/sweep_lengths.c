@@ -76,38 +76,25 @@ static tb_status rows_of(const tb_csr_matrix *m, tb_segments *out) {
   return TB_OK;
 }
 
-/* --tb_matrix's value: every matrix it names with nonzeros (nnz is at most
- * INT32_MAX: the reader's own limit), loaded through the cache. Refused: a
- * path without matrices, a file that cannot be read, two files whose rows
- * would have the same name. */
+/* One matrix of --tb_matrix: its rows as the next set. */
+static tb_status matrix_add(void *ctx, const char *path, const char *name, const tb_mtx *m) {
+  (void)ctx, (void)path;
+  length_set *set = &g_sets[g_nsets];
+  snprintf(set->tag, sizeof set->tag, "_mtx_%s", name);
+  TB_TRY(rows_of(&m->csr, &set->seg));
+  ++g_nsets;
+  return TB_OK;
+}
+
+/* --tb_matrix's value: every matrix it names with nonzeros (at most
+ * INT32_MAX: the reader's own limit), loaded through the cache. */
 static tb_status matrix_parse(const char *value) {
-  tb_mtx_files found;
+  tb_mtx_files found; /* for the count: tb_mtx_load_each finds them again */
   TB_TRY(tb_mtx_find(value, &found));
-  tb_status s = sets_new(found.count, "--tb_matrix");
-  for (int i = 0; i < found.nskipped; ++i) fprintf(stderr, "lengths: left out %s\n", found.skipped[i]);
-  for (int i = 0; s == TB_OK && i < found.count; ++i) {
-    const char *path = found.paths[i];
-    tb_mtx m;
-    tb_mtx_cache_info info;
-    if ((s = tb_mtx_load(path, NULL, &m, &info)) != TB_OK) break;
-    tb_mtx_say_loaded("lengths", path, &m, &info);
-    length_set *set = &g_sets[g_nsets];
-    char name[TB_MTX_NAME_MAX + 1];
-    tb_mtx_name(path, name, sizeof name);
-    snprintf(set->tag, sizeof set->tag, "_mtx_%s", name);
-    if (m.csr.nnz == 0) fprintf(stderr, "lengths: left out %s: no nonzeros\n", path);
-    else s = rows_of(&m.csr, &set->seg);
-    tb_mtx_free(&m);
-    for (int j = 0; s == TB_OK && j < g_nsets; ++j)
-      if (strcmp(g_sets[j].tag, set->tag) == 0)
-        s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: a second matrix named %s: rename one", path,
-                    set->tag + 5);
-    if (s == TB_OK && set->seg.num > 0) ++g_nsets;
-    else tb_segments_free(&set->seg);
-  }
-  if (s == TB_OK && g_nsets == 0)
-    s = tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: no matrix with nonzeros", value);
+  const int count = found.count;
   tb_mtx_files_free(&found);
+  TB_TRY(sets_new(count, "--tb_matrix"));
+  const tb_status s = tb_mtx_load_each(value, "lengths", matrix_add, NULL);
   if (s != TB_OK) sets_release();
   return s;
 }
