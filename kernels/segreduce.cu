@@ -358,7 +358,9 @@ __global__ void __launch_bounds__(kEmptyThreads)
 // them and a fill after.
 // kWave: a grid of one wave, launched cooperatively (csr_run): each tile
 // searches its own limits and the carries are folded after a grid barrier
-// (WaveCarries), so that the whole call is this one launch.
+// (WaveCarries), so that the whole call is this one launch. With kEmpty the
+// rows a tile defers and a malformed CSR's identities are the grid's work
+// after the barrier too (csr_kernel), in place of empty_kernel and the fold.
 template <tb_op OP, bool kWave>
 using CarriesOf = std::conditional_t<kWave, WaveCarries<OP, T>, TileCarries<OP, T>>;
 
@@ -368,7 +370,7 @@ __device__ __forceinline__ void csr_tile(const Inputs& in, const int* __restrict
                                          int num_segments, int count, const TileLimits& limits,
                                          const CarriesOf<OP, kWave>& carries, T* __restrict__ out,
                                          const EmptyRows& empty) {
-  static_assert(!(kWave && (kEmpty || kPublished)), "a wave searches its limits, rows non-empty");
+  static_assert(!(kWave && kPublished), "a wave searches its own limits");
   using K = Tile<OP, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT, kEmpty, K::Seg::kMarks>;
   constexpr int kTile = K::kTile;
@@ -386,7 +388,7 @@ __device__ __forceinline__ void csr_tile(const Inputs& in, const int* __restrict
   if constexpr (kLong) K::template load<F>(in, first, count, v, u.direct.io, bar);
   auto limits_of = [&] {
     if constexpr (kWave)
-      return TileRangeSearch<kTile>(csr, num_segments, count, tile, gridDim.x);
+      return TileRangeSearch<kTile, kEmpty>(csr, num_segments, count, tile, gridDim.x);
     else
       return TileRangeLoad<kTile, kPublished, kEmpty>(limits, tile, gridDim.x, num_segments);
   }();
@@ -460,7 +462,23 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::template min_ctas<F, kEm
   csr_tile<F, OP, NT, VT, W, kLong, kPublished, kEmpty, kWave>(in, csr, num_segments, count,
                                                                limits, carries, out, empty);
   if constexpr (kWave) {
-    cooperative_groups::this_grid().sync();  // every tile's carries stored
+    auto grid = cooperative_groups::this_grid();
+    grid.sync();  // every tile's carries (and EmptyRows' flags) stored
+    if constexpr (kEmpty) {
+      // The flags are final after a barrier, so every CTA takes one branch.
+      const int64_t first = int64_t(blockIdx.x) * NT + threadIdx.x, step = int64_t(gridDim.x) * NT;
+      if (*empty.deferred) {  // empty_kernel's work, by the whole grid
+        bool bad = false;
+        for (int64_t s = first; s < num_segments; s += step)
+          EmptyRows::row<OP>(csr, int(s), num_segments, count, true, &bad, out);
+        if (bad) *empty.malformed = 1;
+        grid.sync();
+      }
+      if (*empty.malformed) {  // fold_kernel's answer to a malformed CSR
+        for (int64_t s = first; s < num_segments; s += step) out[s] = identity<OP>();
+        return;
+      }
+    }
     carries.template fold_tile<NT>(blockIdx.x, out);
   }
 }
@@ -673,6 +691,14 @@ WaveCarries<OP, T> wave_carries(void* scratch, int tiles) {
   return c;
 }
 
+// EmptyRows' two flags for one wave: where zeroed_carries keeps them, after
+// the partition's published limits (which a wave does not use), adjacent.
+EmptyRows wave_empty_rows(void* scratch, int tiles) {
+  unsigned* const tail = reinterpret_cast<unsigned*>(static_cast<char*>(scratch) +
+                                                     TileCarries<TB_OP_PLUS, T>::words_bytes(tiles));
+  return EmptyRows{tail + tiles + 1, tail + tiles + 2};
+}
+
 // The fold after the tiles.
 template <tb_op OP>
 tb_status fold(const TileCarries<OP, T>& carries, T* out, cudaStream_t stream,
@@ -750,6 +776,17 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
         return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
                                   num_segments, count, TileLimits{limits, {}},
                                   wave_carries<OP>(scratch, tiles), out, EmptyRows{});
+      // Empty rows in the tiles: their two flags zeroed, then the one launch.
+      if constexpr (Tile<OP, NT, VT>::Seg::kMarks) {
+        const auto wave_empty = csr_kernel<F, OP, NT, VT, false, false, false, true, true>;
+        if (!sources && empty && !d_num && fits_one_wave(wave_empty, NT, tiles)) {
+          const EmptyRows flags = wave_empty_rows(scratch, tiles);
+          TB_CUDA_TRY(cudaMemsetAsync(flags.malformed, 0, 2 * sizeof(unsigned), stream));
+          return launch_cooperative(wave_empty, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
+                                    num_segments, count, TileLimits{limits, {}},
+                                    wave_carries<OP>(scratch, tiles), out, flags);
+        }
+      }
     }
     TileCarries<OP, T> carries;
     TileLimits tile_limits{limits, {}};
@@ -930,7 +967,8 @@ extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box bo
   });
 }
 
-extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box, bool apply) {
+extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box,
+                                              tb_seg_wave_form form) {
   using namespace tb;
   int tiles = 0;
   (void)with_op<T>(op, [&](auto o) {
@@ -943,9 +981,14 @@ extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box, bool a
         const void* kernel = reinterpret_cast<const void*>(
             csr_kernel<F, o, b.NT, b.VT, W, false, false, false, true>);
         if constexpr (b.VT <= kCodeFlagBits)
-          if (apply)
+          if (form == TB_WAVE_APPLY)
             kernel = reinterpret_cast<const void*>(apply_kernel<F, o, b.NT, b.VT, W, true>);
-        if (apply && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
+        if constexpr (Tile<o, b.NT, b.VT>::Seg::kMarks)
+          if (form == TB_WAVE_CSR_EMPTY)
+            kernel = reinterpret_cast<const void*>(
+                csr_kernel<F, o, b.NT, b.VT, false, false, false, true, true>);
+        if (form == TB_WAVE_APPLY && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
+        if (form == TB_WAVE_CSR_EMPTY && !Tile<o, b.NT, b.VT>::Seg::kMarks) return TB_OK;
         int per_sm = 0, sms = 0;
         TB_TRY(tb_kernel_residency(kernel, b.NT, 0, &per_sm, &sms));
         tiles = per_sm * sms;

@@ -25,7 +25,7 @@ typedef struct per_type {
                       int32_t *, void *, size_t *, cudaStream_t);
   tb_status (*fill)(tb_op, const int32_t *, int, const int32_t *, const void *, void *,
                     cudaStream_t);
-  int (*wave_tiles)(tb_op, tb_launch_box, bool);
+  int (*wave_tiles)(tb_op, tb_launch_box, tb_seg_wave_form);
 } per_type;
 
 /* [type][kernel set] (kernels/grid.h); the fill is box-free, in the tuned
@@ -117,9 +117,9 @@ static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_
   return tb_seg_plan_box_check(fn, out->nt, out->vt);
 }
 
-int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, bool apply) {
+int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, tb_seg_wave_form form) {
   if (!tb_type_valid(type) || tb_grid_set_of(kGrids[type], op, box) < 0) return 0;
-  return kernels_of(type, op, box)->wave_tiles(op, box, apply);
+  return kernels_of(type, op, box)->wave_tiles(op, box, form);
 }
 
 /* ---- argument checks --------------------------------------------------------- */

@@ -63,12 +63,17 @@ static inline tb_status tb_seg_plan_box_check(const char *fn, int nt, int vt) {
                  vt, TB_SEG_PLAN_MAX_VT);
 }
 
-/* The most tiles at box whose direct CSR reduction (apply: a plan's apply)
- * over values is one cooperative launch on this GPU (kernels/segreduce.cu,
- * fits_one_wave); more take the partition, the tiles and the fold. 0 for a box
- * the build does not run for op, and for the wide kernel set's boxes, which
- * are partitioned at every size. For tests at the switch. */
-int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, bool apply);
+/* The forms tb_segreduce_wave_tiles answers for: the direct CSR reduction
+ * over values, a plan's apply, the direct one with empty rows in its tiles
+ * (support_empty at a box whose tiles take them, tb_seg_tile_marks). */
+typedef enum tb_seg_wave_form { TB_WAVE_CSR, TB_WAVE_APPLY, TB_WAVE_CSR_EMPTY } tb_seg_wave_form;
+
+/* The most tiles at box whose form over values is one cooperative launch on
+ * this GPU (kernels/segreduce.cu, fits_one_wave); more take the partition,
+ * the tiles and the fold. 0 for a box the build does not run for op or that
+ * has no such form, and for the wide kernel set's boxes, which are
+ * partitioned at every size. For tests at the switch. */
+int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, tb_seg_wave_form form);
 
 /* ---- segreduce_prep.cu ---- */
 
@@ -147,7 +152,7 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
   tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_ranks, int num_segments,                 \
                                const int32_t *d_num2, const void *d_tmp, void *d_out,              \
                                cudaStream_t stream);                                               \
-  int tb_seg_wave_tiles_##name(tb_op op, tb_launch_box box, bool apply);                           \
+  int tb_seg_wave_tiles_##name(tb_op op, tb_launch_box box, tb_seg_wave_form form);               \
   extern const tb_grid tb_seg_grid_##name, tb_rbk_grid_##name;
 TB_SEG_DECLARE(int32)
 TB_SEG_DECLARE(int64)

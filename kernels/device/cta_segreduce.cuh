@@ -144,8 +144,9 @@ struct TileRangeLoad {
 // where one thread's binary search takes 20), the same limits the partition
 // stores. Two steps as TileRangeLoad: the constructor searches (the other
 // warps go on to issue their loads), range() is the CTA barrier after which
-// every thread has them.
-template <int kTile>
+// every thread has them. kEmpty: segments may be empty (the partition's
+// search finds the same limits either way; tile_range reads them so).
+template <int kTile, bool kEmpty = false>
 struct TileRangeSearch {
   int64_t tile, tiles;
   int* shared_limits;
@@ -168,7 +169,8 @@ struct TileRangeSearch {
   }
   __device__ __forceinline__ SegRange range(int num_segments) {
     __syncthreads();
-    return tile_range<kTile>([&](int k) { return shared_limits[k]; }, tile, tiles, num_segments);
+    return tile_range<kTile, kEmpty>([&](int k) { return shared_limits[k]; }, tile, tiles,
+                                     num_segments);
   }
 };
 
