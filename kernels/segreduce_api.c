@@ -99,6 +99,16 @@ tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz
   return b.nt ? b : tb_segreduce_default_box(type);
 }
 tb_launch_box tb_spmv_default_box(tb_type type) { return tb_spmv_default_box_for(type, 0, 0); }
+
+/* A direct call's default with support_empty: the length's box where its
+ * tiles take empty rows, else the length-free one, whose tiles do (every
+ * type's: a plan's box): no CSR2 prepass and fill around the tiles, and
+ * one launch where the tiles fit one wave (tilebench.h). */
+static tb_launch_box direct_default(tb_type type, tb_launch_box length_box, bool support_empty) {
+  if (!support_empty || tb_seg_tile_marks(tb_type_size(type), length_box.nt, length_box.vt))
+    return length_box;
+  return tb_segreduce_default_box(type);
+}
 tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
   return tb_tuned_box(TB_TUNED_REDUCE_BY_KEY, type, 0);
@@ -263,8 +273,10 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
   tb_launch_box b;
-  const tb_launch_box def = d_sources ? tb_segreduce_default_box(type)
-                                      : tb_segreduce_default_box_for(type, num_segments, count);
+  const tb_launch_box def =
+      d_sources ? tb_segreduce_default_box(type)
+                : direct_default(type, tb_segreduce_default_box_for(type, num_segments, count),
+                                 support_empty);
   TB_TRY(resolve_box(fn, type, op, box, def, &b));
   const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
                          (int)num_segments, (int)count, support_empty, d_out};
@@ -289,7 +301,9 @@ tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, i
   static const char fn[] = "tb_spmv_csr_unary";
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, add_op, box, tb_spmv_default_box_for(type, num_rows, nz), &b));
+  const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
+  TB_TRY(resolve_box(fn, type, add_op, box,
+                     d_sources ? def : direct_default(type, def, support_empty), &b));
   const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -308,7 +322,9 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
   tb_launch_box b;
-  TB_TRY(resolve_box(fn, type, add_op, box, tb_spmv_default_box_for(type, num_rows, nz), &b));
+  const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
+  TB_TRY(resolve_box(fn, type, add_op, box,
+                     d_sources ? def : direct_default(type, def, support_empty), &b));
   const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};

@@ -340,7 +340,11 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
  * runs the box of the swept mean segment length nearest count /
  * num_segments (log scale); tb_segreduce_default_box is the box of no known
  * length, the best over every length among the boxes a plan takes, which
- * the indirect form and tb_segreduce_csr_preprocess run. */
+ * the indirect form and tb_segreduce_csr_preprocess run. With support_empty
+ * the direct forms (tb_segreduce_csr and tb_spmv_csr) run the length's box
+ * where its tiles take empty rows themselves, else (4-byte values at the
+ * widest boxes) tb_segreduce_default_box, whose tiles do: the others strip
+ * empty rows in a prepass and fill them after, three passes more. */
 tb_launch_box tb_segreduce_default_box(tb_type type);
 tb_launch_box tb_segreduce_default_box_for(tb_type type, int64_t num_segments, int64_t count);
 /* The most items a thread (VT) of a plan's box: its thread codes hold an
