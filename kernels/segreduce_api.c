@@ -100,14 +100,32 @@ tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz
 }
 tb_launch_box tb_spmv_default_box(tb_type type) { return tb_spmv_default_box_for(type, 0, 0); }
 
-/* A direct call's default with support_empty: the length's box where its
- * tiles take empty rows, else the length-free one, whose tiles do (every
- * type's: a plan's box): no CSR2 prepass and fill around the tiles, and
- * one launch where the tiles fit one wave (tilebench.h). */
-static tb_launch_box direct_default(tb_type type, tb_launch_box length_box, bool support_empty) {
-  if (!support_empty || tb_seg_tile_marks(tb_type_size(type), length_box.nt, length_box.vt))
+/* Up to this many items a direct call with support_empty leaves a length's
+ * box whose tiles take no empty rows for the length-free one, whose tiles
+ * do: the CSR2 prepass, the partition, the tiles, the fold and the fill
+ * become one launch (or three), 2.2-3.3x faster a call at 2^16-2^20, and
+ * 1.04-1.09x at 2^24 (H100, 4-byte values, L = 44-64, a tenth of the rows
+ * empty); at 2^26 (L = 256) the wider box and its prepass were 1.22x faster. */
+enum { kEmptyTilesUpTo = 1 << 24 };
+
+/* A direct call's default box (tilebench.h). */
+static tb_launch_box direct_default(tb_type type, tb_launch_box length_box, bool support_empty,
+                                    int64_t count) {
+  if (!support_empty || count > kEmptyTilesUpTo ||
+      tb_seg_tile_marks(tb_type_size(type), length_box.nt, length_box.vt))
     return length_box;
   return tb_segreduce_default_box(type);
+}
+
+tb_launch_box tb_spmv_default_box_empty(tb_type type, int64_t num_rows, int64_t nz) {
+  if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
+  return direct_default(type, tb_spmv_default_box_for(type, num_rows, nz), true, nz);
+}
+
+tb_launch_box tb_segreduce_default_box_empty(tb_type type, int64_t num_segments, int64_t count) {
+  if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
+  return direct_default(type, tb_segreduce_default_box_for(type, num_segments, count), true,
+                        count);
 }
 tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
@@ -276,7 +294,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   const tb_launch_box def =
       d_sources ? tb_segreduce_default_box(type)
                 : direct_default(type, tb_segreduce_default_box_for(type, num_segments, count),
-                                 support_empty);
+                                 support_empty, count);
   TB_TRY(resolve_box(fn, type, op, box, def, &b));
   const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
                          (int)num_segments, (int)count, support_empty, d_out};
@@ -303,7 +321,7 @@ tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, i
   tb_launch_box b;
   const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
   TB_TRY(resolve_box(fn, type, add_op, box,
-                     d_sources ? def : direct_default(type, def, support_empty), &b));
+                     d_sources ? def : direct_default(type, def, support_empty, nz), &b));
   const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};
@@ -324,7 +342,7 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
   tb_launch_box b;
   const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
   TB_TRY(resolve_box(fn, type, add_op, box,
-                     d_sources ? def : direct_default(type, def, support_empty), &b));
+                     d_sources ? def : direct_default(type, def, support_empty, nz), &b));
   const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
                          d_csr,   d_sources, (int)num_rows,
                          (int)nz, support_empty, d_y};

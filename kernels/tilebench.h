@@ -341,12 +341,15 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
  * num_segments (log scale); tb_segreduce_default_box is the box of no known
  * length, the best over every length among the boxes a plan takes, which
  * the indirect form and tb_segreduce_csr_preprocess run. With support_empty
- * the direct forms (tb_segreduce_csr and tb_spmv_csr) run the length's box
- * where its tiles take empty rows themselves, else (4-byte values at the
- * widest boxes) tb_segreduce_default_box, whose tiles do: the others strip
- * empty rows in a prepass and fill them after, three passes more. */
+ * and up to 2^24 items the direct forms (tb_segreduce_csr and tb_spmv_csr)
+ * run the length's box where its tiles take empty rows themselves, else
+ * (4-byte values at the widest boxes) tb_segreduce_default_box, whose tiles
+ * do: the others strip empty rows in a prepass and fill them after, three
+ * passes more, which only larger calls repay. tb_segreduce_default_box_empty
+ * is tb_segreduce_csr's box with support_empty. */
 tb_launch_box tb_segreduce_default_box(tb_type type);
 tb_launch_box tb_segreduce_default_box_for(tb_type type, int64_t num_segments, int64_t count);
+tb_launch_box tb_segreduce_default_box_empty(tb_type type, int64_t num_segments, int64_t count);
 /* The most items a thread (VT) of a plan's box: its thread codes hold an
  * end flag an item. Every preprocess refuses wider boxes of the segreduce
  * grid (TB_ERR_INVALID_ARGUMENT), which the plain forms run. */
@@ -360,9 +363,12 @@ tb_launch_box tb_reduce_by_key_default_box(tb_type type);
  * of the length nearest nz / num_rows (on a log scale). tb_spmv_default_box
  * is the box of no known length (num_rows or nz 0), which
  * tb_spmv_preprocess takes: the best over every matrix of the sweep of the
- * apply path. Other types take segreduce's. */
+ * apply path. Other types take segreduce's. With support_empty the rule of
+ * tb_segreduce_default_box_empty applies: tb_spmv_default_box_empty is the
+ * box tb_spmv_csr_* then run. */
 tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz);
 tb_launch_box tb_spmv_default_box(tb_type type);
+tb_launch_box tb_spmv_default_box_empty(tb_type type, int64_t num_rows, int64_t nz);
 
 #ifdef __cplusplus
 }

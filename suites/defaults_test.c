@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/cunit.h"
+#include "kernels/segreduce_dispatch.h" /* tb_seg_tile_marks */
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -59,6 +60,23 @@ static void test_fixed_families(void) {
         expect_in(grid, tb_segreduce_grid(type, op, grid, kMax),
                   tb_spmv_default_box_for(type, 1 << 10, (int64_t)(avg * (1 << 10))), what);
       }
+      /* support_empty: up to 2^24 items a box whose tiles take empty rows
+       * (a plan's box: its tiles hold marks), the length's own beyond. */
+      for (double avg = 1; avg <= 1 << 20; avg *= 1.19)
+        for (int64_t n = 1 << 16; n <= (int64_t)1 << 26; n <<= 2) {
+          const int64_t num = (int64_t)((double)n / avg) + 1;
+          const tb_launch_box seg = tb_segreduce_default_box_for(type, num, n),
+                              seg_e = tb_segreduce_default_box_empty(type, num, n),
+                              spmv = tb_spmv_default_box_for(type, num, n),
+                              spmv_e = tb_spmv_default_box_empty(type, num, n);
+          snprintf(what, sizeof what, "segreduce %s %s avg %.1f n %lld support_empty",
+                   tb_type_name(type), tb_op_name(op), avg, (long long)n);
+          expect_in(grid, tb_segreduce_grid(type, op, grid, kMax), seg_e, what);
+          if (n > 1 << 24) CU_ASSERT(seg_e.nt == seg.nt && seg_e.vt == seg.vt);
+          if (n <= 1 << 24) CU_ASSERT(tb_seg_tile_marks(tb_type_size(type), seg_e.nt, seg_e.vt));
+          if (n <= 1 << 24) CU_ASSERT(tb_seg_tile_marks(tb_type_size(type), spmv_e.nt, spmv_e.vt));
+          if (n > 1 << 24) CU_ASSERT(spmv_e.nt == spmv.nt && spmv_e.vt == spmv.vt);
+        }
       snprintf(what, sizeof what, "reduce_by_key %s %s", tb_type_name(type), tb_op_name(op));
       expect_in(grid, tb_reduce_by_key_grid(type, op, grid, kMax),
                 tb_reduce_by_key_default_box(type), what);

@@ -353,9 +353,10 @@ static void run(tb_bench_state *st, void *arg) {
   if (s == TB_OK && c->which == IMPL_TB && c->box.nt == 0) {
     /* The tuned default's box, for the plot driver's tuning table. */
     const tb_launch_box def = c->alg == ALG_REDUCE_BY_KEY ? tb_reduce_by_key_default_box(c->t)
-                              : direct(c->alg)
-                                  ? tb_segreduce_default_box_for(c->t, prob.num, c->n)
-                                  : tb_segreduce_default_box(c->t); /* plans, indirect */
+                              : !direct(c->alg) ? tb_segreduce_default_box(c->t) /* plans, indirect */
+                              : prob.runs < prob.num /* support_empty */
+                                  ? tb_segreduce_default_box_empty(c->t, prob.num, c->n)
+                                  : tb_segreduce_default_box_for(c->t, prob.num, c->n);
     tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
     tb_bench_set_counter(st, "vt", def.vt, TB_COUNTER_VALUE);
   }

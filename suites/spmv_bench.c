@@ -364,7 +364,9 @@ static void run(tb_bench_state *st, void *arg) {
   tb_cusparse_spmv_destroy(csp), csp = NULL;
   if (s == TB_OK && c->which == IMPL_TB && c->box.nt == 0) {
     /* The tuned default's box, for the plot driver's tuning table. */
-    const tb_launch_box def = tb_spmv_default_box_for(c->t, mat.m.rows, mat.m.nnz);
+    const tb_launch_box def = support_empty(c) && !c->apply
+                                  ? tb_spmv_default_box_empty(c->t, mat.m.rows, mat.m.nnz)
+                                  : tb_spmv_default_box_for(c->t, mat.m.rows, mat.m.nnz);
     tb_bench_set_counter(st, "nt", def.nt, TB_COUNTER_VALUE);
     tb_bench_set_counter(st, "vt", def.vt, TB_COUNTER_VALUE);
   }
