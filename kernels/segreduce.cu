@@ -751,6 +751,15 @@ constexpr bool words_fit() {
 }
 bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 == 0; }
 
+// Empty rows in one wave (kEmpty with kWave) for the values and SpMV-with-
+// values fronts and the arithmetic operators only: with every front and
+// operator its kernels cost a cold two-core build 85 s of its 600; pattern-
+// only SpMV and the bitwise operators keep the partitioned tiles with empty
+// rows.
+template <tb_seg_front F, tb_op OP>
+constexpr bool kWaveEmpty = kOneWave && F != TB_SEG_SPMV_UNARY && OP != TB_OP_BIT_AND &&
+                            OP != TB_OP_BIT_OR && OP != TB_OP_BIT_XOR;
+
 // The carries zeroed, the partition, the tiles, the fold: the tiles and the
 // fold launch as dependents of the kernel ahead (dependent_launch.cuh).
 // empty: segments may be empty (direct only, EmptyRows): empty_kernel
@@ -777,7 +786,7 @@ tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, i
                                   num_segments, count, TileLimits{limits, {}},
                                   wave_carries<OP>(scratch, tiles), out, EmptyRows{});
       // Empty rows in the tiles: their two flags zeroed, then the one launch.
-      if constexpr (Tile<OP, NT, VT>::Seg::kMarks) {
+      if constexpr (Tile<OP, NT, VT>::Seg::kMarks && kWaveEmpty<F, OP>) {
         const auto wave_empty = csr_kernel<F, OP, NT, VT, false, false, false, true, true>;
         if (!sources && empty && !d_num && fits_one_wave(wave_empty, NT, tiles)) {
           const EmptyRows flags = wave_empty_rows(scratch, tiles);
@@ -983,12 +992,13 @@ extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box,
         if constexpr (b.VT <= kCodeFlagBits)
           if (form == TB_WAVE_APPLY)
             kernel = reinterpret_cast<const void*>(apply_kernel<F, o, b.NT, b.VT, W, true>);
-        if constexpr (Tile<o, b.NT, b.VT>::Seg::kMarks)
+        constexpr bool kEmptyWave = Tile<o, b.NT, b.VT>::Seg::kMarks && kWaveEmpty<F, o>;
+        if constexpr (kEmptyWave)
           if (form == TB_WAVE_CSR_EMPTY)
             kernel = reinterpret_cast<const void*>(
                 csr_kernel<F, o, b.NT, b.VT, false, false, false, true, true>);
         if (form == TB_WAVE_APPLY && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
-        if (form == TB_WAVE_CSR_EMPTY && !Tile<o, b.NT, b.VT>::Seg::kMarks) return TB_OK;
+        if (form == TB_WAVE_CSR_EMPTY && !kEmptyWave) return TB_OK;
         int per_sm = 0, sms = 0;
         TB_TRY(tb_kernel_residency(kernel, b.NT, 0, &per_sm, &sms));
         tiles = per_sm * sms;

@@ -65,7 +65,8 @@ static inline tb_status tb_seg_plan_box_check(const char *fn, int nt, int vt) {
 
 /* The forms tb_segreduce_wave_tiles answers for: the direct CSR reduction
  * over values, a plan's apply, the direct one with empty rows in its tiles
- * (support_empty at a box whose tiles take them, tb_seg_tile_marks). */
+ * (support_empty at a box whose tiles take them, tb_seg_tile_marks; not for
+ * the bitwise operators, which keep the partitioned tiles there). */
 typedef enum tb_seg_wave_form { TB_WAVE_CSR, TB_WAVE_APPLY, TB_WAVE_CSR_EMPTY } tb_seg_wave_form;
 
 /* The most tiles at box whose form over values is one cooperative launch on

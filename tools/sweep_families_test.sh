@@ -139,25 +139,21 @@ while read -r spec; do
   esac
 done <"$TMP/flags"
 
-# Segment lengths: without families named, the sweeps that have them run
-# alone; a segment file's path is the caller's, handed on whole.
+# Segment lengths and matrices: without families named, the sweeps that
+# take them run alone; a path is the caller's, handed on whole.
+# takes_path FLAG FILE FAMILIES
+takes_path() {
+  rm -f "$TMP/ran"
+  (cd "$TMP/cwd" && TB_SWEEP_BIN=$BIN TB_RESULTS=$TMP/results "$TILEBENCH" sweep -- "$1=$2" \
+    >"$TMP/out" 2>&1) || fail "a sweep with $1 exited $?: $(cat "$TMP/out")"
+  [ "$(cut -d' ' -f1 "$TMP/ran" | tr '\n' ' ')" = "$3" ] || fail "$1 ran '$(cat "$TMP/ran")', want $3"
+  grep -q -- "$1=$TMP/cwd/$2" "$TMP/ran" || fail "$1: the path not made whole: $(cat "$TMP/ran")"
+}
 mkdir -p "$TMP/cwd"
 printf '# offsets\n0\n5\n' >"$TMP/cwd/segs.txt"
-rm -f "$TMP/ran"
-(cd "$TMP/cwd" && TB_SWEEP_BIN=$BIN TB_RESULTS=$TMP/results "$TILEBENCH" sweep -- --tb_segments=segs.txt \
-  >"$TMP/out" 2>&1) || fail "a sweep with --tb_segments exited $?: $(cat "$TMP/out")"
-[ "$(cut -d' ' -f1 "$TMP/ran" | tr '\n' ' ')" = "interval segreduce " ] \
-  || fail "--tb_segments ran '$(cat "$TMP/ran")', want interval and segreduce"
-grep -q -- "--tb_segments=$TMP/cwd/segs.txt" "$TMP/ran" || fail "the segment file's path not made whole: $(cat "$TMP/ran")"
-
-# Matrices: without families named, the sweeps that take them run alone.
 touch "$TMP/cwd/m.mtx"
-rm -f "$TMP/ran"
-(cd "$TMP/cwd" && TB_SWEEP_BIN=$BIN TB_RESULTS=$TMP/results "$TILEBENCH" sweep -- --tb_matrix=m.mtx \
-  >"$TMP/out" 2>&1) || fail "a sweep with --tb_matrix exited $?: $(cat "$TMP/out")"
-[ "$(cut -d' ' -f1 "$TMP/ran" | tr '\n' ' ')" = "interval segreduce spmv " ] \
-  || fail "--tb_matrix ran '$(cat "$TMP/ran")', want interval, segreduce and spmv"
-grep -q -- "--tb_matrix=$TMP/cwd/m.mtx" "$TMP/ran" || fail "the matrix's path not made whole: $(cat "$TMP/ran")"
+takes_path --tb_segments segs.txt "interval segreduce "
+takes_path --tb_matrix m.mtx "interval segreduce spmv "
 
 # --out DIR, from the caller's folder: the results there, each file written
 # named, what else the folder held left as it was.
