@@ -63,7 +63,8 @@ static void test_fixed_families(void) {
       /* support_empty: up to 2^24 items a box whose tiles take empty rows
        * (a plan's box: its tiles hold marks), the length's own beyond. */
       for (double avg = 1; avg <= 1 << 20; avg *= 1.19)
-        for (int64_t n = 1 << 16; n <= (int64_t)1 << 26; n <<= 2) {
+        for (int64_t k = 16; k <= 27; ++k) { /* 2^16 .. 2^26, and 2^24 + 1 (k = 27) */
+          const int64_t n = k == 27 ? ((int64_t)1 << 24) + 1 : (int64_t)1 << k;
           const int64_t num = (int64_t)((double)n / avg) + 1;
           const tb_launch_box seg = tb_segreduce_default_box_for(type, num, n),
                               seg_e = tb_segreduce_default_box_empty(type, num, n),

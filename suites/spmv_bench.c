@@ -164,6 +164,9 @@ static const file_matrix *file_of(int matrix) { return &files.m[matrix - kNumMat
 /* One matrix of --tb_matrix: its shape and name, kept. */
 static tb_status file_add(void *ctx, const char *path, const char *name, const tb_mtx *m) {
   (void)ctx;
+  file_matrix *grown = realloc(files.m, sizeof *files.m * (size_t)(files.count + 1));
+  if (!grown) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  files.m = grown;
   file_matrix *f = &files.m[files.count];
   *f = (file_matrix){.sh = {m->csr.rows, m->csr.cols, m->csr.nnz}};
   for (int32_t r = 0; r < m->csr.rows; ++r)
@@ -180,11 +183,6 @@ static tb_status file_add(void *ctx, const char *path, const char *name, const t
  * for its shape. */
 static tb_status files_parse(const char *value) {
   files_release(); /* given twice: the last counts */
-  tb_mtx_files found; /* for the count: tb_mtx_load_each finds them again */
-  TB_TRY(tb_mtx_find(value, &found));
-  files.m = calloc((size_t)found.count, sizeof *files.m);
-  tb_mtx_files_free(&found);
-  if (!files.m) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", value);
   const tb_status s = tb_mtx_load_each(value, "spmv", file_add, NULL);
   if (s != TB_OK) files_release();
   return s;

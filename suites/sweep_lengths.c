@@ -49,6 +49,7 @@ static tb_status sets_new(int count, const char *flag) {
   sets_release(); /* given twice: the last counts */
   g_source = flag;
   TB_TRY(one_source(flag)); /* beside a model */
+  if (count == 0) return TB_OK; /* the matrices: grown one at a time (matrix_add) */
   g_sets = calloc((size_t)count, sizeof *g_sets);
   if (!g_sets) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", flag);
   return TB_OK;
@@ -79,7 +80,11 @@ static tb_status rows_of(const tb_csr_matrix *m, tb_segments *out) {
 /* One matrix of --tb_matrix: its rows as the next set. */
 static tb_status matrix_add(void *ctx, const char *path, const char *name, const tb_mtx *m) {
   (void)ctx, (void)path;
+  length_set *grown = realloc(g_sets, sizeof *g_sets * (size_t)(g_nsets + 1));
+  if (!grown) return tb_fail(TB_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  g_sets = grown;
   length_set *set = &g_sets[g_nsets];
+  memset(set, 0, sizeof *set);
   snprintf(set->tag, sizeof set->tag, "_mtx_%s", name);
   TB_TRY(rows_of(&m->csr, &set->seg));
   ++g_nsets;
@@ -89,11 +94,7 @@ static tb_status matrix_add(void *ctx, const char *path, const char *name, const
 /* --tb_matrix's value: every matrix it names with nonzeros (at most
  * INT32_MAX: the reader's own limit), loaded through the cache. */
 static tb_status matrix_parse(const char *value) {
-  tb_mtx_files found; /* for the count: tb_mtx_load_each finds them again */
-  TB_TRY(tb_mtx_find(value, &found));
-  const int count = found.count;
-  tb_mtx_files_free(&found);
-  TB_TRY(sets_new(count, "--tb_matrix"));
+  TB_TRY(sets_new(0, "--tb_matrix"));
   const tb_status s = tb_mtx_load_each(value, "lengths", matrix_add, NULL);
   if (s != TB_OK) sets_release();
   return s;
