@@ -68,6 +68,19 @@ template <> constexpr tb_type kTypeOf<int64> = TB_INT64;
 template <> constexpr tb_type kTypeOf<float> = TB_FLOAT;
 template <> constexpr tb_type kTypeOf<double> = TB_DOUBLE;
 
+// Calls f(T()) for a run-time element type (a value of T as its tag); R()
+// for an unknown one.
+template <class R, class F>
+R with_type(tb_type type, F&& f) {
+  switch (type) {
+    case TB_INT32: return f(int32());
+    case TB_INT64: return f(int64());
+    case TB_FLOAT: return f(float());
+    case TB_DOUBLE: return f(double());
+    default: return R();
+  }
+}
+
 // ---- operators -------------------------------------------------------------
 
 // Calls f(std::integral_constant<tb_op, OP>()) for a run-time operator of T:
@@ -183,6 +196,32 @@ tb_status with_box(tb_launch_box box, F&& f) {
   tb_status st = TB_OK;
   if (find_box<Grid, Keep>(box, f, st, std::make_index_sequence<kGridSize<Grid>>())) return st;
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not compiled", box.nt, box.vt);
+}
+
+template <class R, const auto& Grid, class Keep, template <tb_op, int, int> class Policy, tb_op OP,
+          size_t I>
+const R* policy_if(tb_launch_box box) {
+  constexpr BoxSpec b = Grid[I];
+  if constexpr (Keep::template verdict<b.nt, b.vt>() == TB_BOX_RUNS) {
+    if (box.nt == b.nt && box.vt == b.vt) return &Policy<OP, b.nt, b.vt>::kTable;
+  }
+  return nullptr;
+}
+
+template <class R, const auto& Grid, class Keep, template <tb_op, int, int> class Policy, tb_op OP,
+          size_t... I>
+const R* find_policy(tb_launch_box box, std::index_sequence<I...>) {
+  const R* r = nullptr;
+  (void)((r = policy_if<R, Grid, Keep, Policy, OP, I>(box)) || ...);
+  return r;
+}
+
+// The table (Policy<OP, NT, VT>::kTable, an R) of the box of Grid that
+// equals box, if Keep compiles it; null otherwise. A call resolves its
+// policy once and launches through the table.
+template <class R, const auto& Grid, class Keep, template <tb_op, int, int> class Policy, tb_op OP>
+const R* find_policy(tb_launch_box box) {
+  return find_policy<R, Grid, Keep, Policy, OP>(box, std::make_index_sequence<kGridSize<Grid>>());
 }
 
 template <const auto& Grid, class Keep, size_t... I>

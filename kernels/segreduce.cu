@@ -712,17 +712,6 @@ Inputs inputs_of(const tb_seg_inputs* in) {
                 in->x_len};
 }
 
-// Calls F with the front-end as a compile-time value.
-template <class F>
-tb_status with_front(tb_seg_front front, F f) {
-  switch (front) {
-    case TB_SEG_VALUES: return f(std::integral_constant<tb_seg_front, TB_SEG_VALUES>());
-    case TB_SEG_SPMV_UNARY: return f(std::integral_constant<tb_seg_front, TB_SEG_SPMV_UNARY>());
-    case TB_SEG_SPMV_BINARY: return f(std::integral_constant<tb_seg_front, TB_SEG_SPMV_BINARY>());
-  }
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "unknown segmented-reduction front-end %d", int(front));
-}
-
 // A one-pass kernel's launch: dynamic shared memory past 48 KiB allowed,
 // the status words zeroed, the look-back delay of the scan (fixed on grids
 // of more than one wave), then launch(status, delay) puts the kernel on the
@@ -742,14 +731,7 @@ tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scrat
   return TB_OK;
 }
 
-// Whether a tile (direct CSR or apply) may take its values as one bulk copy
-// (Tile::Words): the values front, unpadded warp buffers, and values
-// 16-byte aligned.
-template <tb_seg_front F, tb_op OP, int NT, int VT>
-constexpr bool words_fit() {
-  return F == TB_SEG_VALUES && Tile<OP, NT, VT>::kWordsFit;
-}
-bool words_aligned(const tb_seg_inputs* in) { return uintptr_t(in->values) % 16 == 0; }
+bool words_aligned(const tb_seg_inputs& in) { return uintptr_t(in.values) % 16 == 0; }
 
 // Empty rows in one wave (kEmpty with kWave) for the values and SpMV-with-
 // values fronts and the arithmetic operators only: with every front and
@@ -760,142 +742,239 @@ template <tb_seg_front F, tb_op OP>
 constexpr bool kWaveEmpty = kOneWave && F != TB_SEG_SPMV_UNARY && OP != TB_OP_BIT_AND &&
                             OP != TB_OP_BIT_OR && OP != TB_OP_BIT_XOR;
 
-// The carries zeroed, the partition, the tiles, the fold: the tiles and the
-// fold launch as dependents of the kernel ahead (dependent_launch.cuh).
-// empty: segments may be empty (direct only, EmptyRows): empty_kernel
-// between the tiles and the fold.
+// ---- the policy of one box ----------------------------------------------
+//
+// Segmented reduction and SpMV over CSR, and a plan's apply, at one box:
+// which kernels a call runs and how they are launched. Every choice between
+// variants, and every size threshold behind one, is here.
+//
+// Over CSR (csr), in order:
+//   one wave (kOneWave sets only): a grid whose tiles are all resident at
+//     once runs as one cooperative launch that searches its own limits and
+//     folds its carries after a grid barrier; with empty rows too where the
+//     tiles take them (kMarks, kWaveEmpty);
+//   indirect (sources): the partition, csr_indirect_kernel, the fold;
+//   empty rows (the tiles take them): the partition, the tiles,
+//     empty_kernel, the fold;
+//   otherwise the partition, the tiles (values as one bulk copy where they
+//     fit and are aligned; which wait on the partition by the rows' mean
+//     length) and the fold.
+// Behind the CSR2 prepass (d_num_segments given) the segment count is on
+// the device: never one wave.
 template <tb_op OP, int NT, int VT>
-tb_status csr_run(const tb_seg_inputs* in, const int* csr, const int* sources, int num_segments,
-                  const int* d_num, bool empty, int count, int* limits, void* scratch,
-                  size_t* scratch_bytes, T* out, cudaStream_t stream) {
-  const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
-  if (!scratch) {
-    *scratch_bytes = carries_bytes(tiles);
-    return TB_OK;
+struct SegPolicy {
+  using K = Tile<OP, NT, VT>;
+  static constexpr tb_launch_box kBox{NT, VT};
+  // The direct tiles hold a row mark per item, which empty rows need (the
+  // host's tb_seg_tile_marks).
+  static constexpr bool kMarks = K::Seg::kMarks;
+  // A plan's thread codes hold VT end flags.
+  static constexpr bool kPlan = VT <= kCodeFlagBits;
+  // Values as one bulk copy a tile (Tile::Words), where aligned: the values
+  // front, unpadded warp buffers.
+  template <tb_seg_front F>
+  static constexpr bool kWords = F == TB_SEG_VALUES && K::kWordsFit;
+
+  static int tiles_of(const tb_seg_call* c) { return int(tb_tiles(c->count, kBox)); }
+  template <tb_seg_front F>
+  static bool words(const tb_seg_call* c) {
+    if constexpr (kWords<F>) return words_aligned(c->in);
+    return false;
   }
-  if (tiles == 0) return TB_OK;
-  return with_front(in->front, [&](auto f) {
-    constexpr tb_seg_front F = decltype(f)::value;
+  // Segments of two tiles or more on average: most tiles end none, and the
+  // values load ahead of the limits (csr_tile's kLong).
+  static bool long_rows(const tb_seg_call* c) {
+    return c->count / 2 >= int64_t(NT * VT) * c->num_segments;
+  }
+  // Rows under 8 items on average keep the wait for the whole partition:
+  // waiting on published limits there ran 2-4% slower end to end (H200),
+  // and a tile compiled with both waits 3-8% slower alone (ncu, int32 at
+  // L = 1 and 4).
+  static bool short_rows(const tb_seg_call* c) {
+    return c->count / 8 < int64_t(c->num_segments);
+  }
+
+  // The one-wave kernels over CSR, without and with empty rows.
+  template <tb_seg_front F>
+  static auto wave_kernel() {
+    return csr_kernel<F, OP, NT, VT, kWords<F>, false, false, false, true>;
+  }
+  template <tb_seg_front F>
+  static auto wave_empty_kernel() {
+    return csr_kernel<F, OP, NT, VT, false, false, false, true, true>;
+  }
+
+  static tb_status csr(tb_seg_call* c) {
+    if (!c->scratch) {
+      c->scratch_bytes = carries_bytes(tiles_of(c));
+      return TB_OK;
+    }
+    if (tiles_of(c) == 0) return TB_OK;
+    switch (c->in.front) {
+      case TB_SEG_VALUES: return csr_front<TB_SEG_VALUES>(c);
+      case TB_SEG_SPMV_UNARY: return csr_front<TB_SEG_SPMV_UNARY>(c);
+      case TB_SEG_SPMV_BINARY: return csr_front<TB_SEG_SPMV_BINARY>(c);
+    }
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "unknown segmented-reduction front %d", int(c->in.front));
+  }
+
+  template <tb_seg_front F>
+  static tb_status csr_front(tb_seg_call* c) {
+    const int tiles = tiles_of(c);
+    const Inputs in = inputs_of(&c->in);
+    T* out = static_cast<T*>(c->out);
+    const bool direct = !c->sources && !c->d_num_segments;
     if constexpr (kOneWave) {
-      constexpr bool W = words_fit<F, OP, NT, VT>();
-      const auto wave = csr_kernel<F, OP, NT, VT, W, false, false, false, true>;
-      // Not behind the CSR2 prepass, whose segment count is on the device (d_num).
-      if (!sources && !empty && !d_num && (!W || words_aligned(in)) &&
-          fits_one_wave(wave, NT, tiles))
-        return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                                  num_segments, count, TileLimits{limits, {}},
-                                  wave_carries<OP>(scratch, tiles), out, EmptyRows{});
-      // Empty rows in the tiles: their two flags zeroed, then the one launch.
-      if constexpr (Tile<OP, NT, VT>::Seg::kMarks && kWaveEmpty<F, OP>) {
-        const auto wave_empty = csr_kernel<F, OP, NT, VT, false, false, false, true, true>;
-        if (!sources && empty && !d_num && fits_one_wave(wave_empty, NT, tiles)) {
-          const EmptyRows flags = wave_empty_rows(scratch, tiles);
-          TB_CUDA_TRY(cudaMemsetAsync(flags.malformed, 0, 2 * sizeof(unsigned), stream));
-          return launch_cooperative(wave_empty, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                                    num_segments, count, TileLimits{limits, {}},
-                                    wave_carries<OP>(scratch, tiles), out, flags);
+      if (direct && !c->empty && (!kWords<F> || words<F>(c)) &&
+          fits_one_wave(wave_kernel<F>(), NT, tiles))
+        return launch_cooperative(wave_kernel<F>(), unsigned(tiles), NT, 0, c->stream, in, c->csr,
+                                  c->num_segments, c->count, TileLimits{c->limits, {}},
+                                  wave_carries<OP>(c->scratch, tiles), out, EmptyRows{});
+      if constexpr (kMarks && kWaveEmpty<F, OP>) {
+        if (direct && c->empty && fits_one_wave(wave_empty_kernel<F>(), NT, tiles)) {
+          const EmptyRows flags = wave_empty_rows(c->scratch, tiles);
+          TB_CUDA_TRY(cudaMemsetAsync(flags.malformed, 0, 2 * sizeof(unsigned), c->stream));
+          return launch_cooperative(wave_empty_kernel<F>(), unsigned(tiles), NT, 0, c->stream, in,
+                                    c->csr, c->num_segments, c->count, TileLimits{c->limits, {}},
+                                    wave_carries<OP>(c->scratch, tiles), out, flags);
         }
       }
     }
     TileCarries<OP, T> carries;
-    TileLimits tile_limits{limits, {}};
-    EmptyRows empty_rows{};
-    TB_TRY(
-        zeroed_carries<OP>(scratch, tiles, stream, &carries, &tile_limits.published, &empty_rows));
-    TB_TRY(tb_seg_partition_run(csr, num_segments, d_num, count, tb_launch_box{NT, VT}, limits,
-                                tile_limits.published.words, stream));
-    if (sources) {
-      TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0, stream,
-                              inputs_of(in), csr, sources, num_segments, count, tile_limits,
+    TileLimits limits{c->limits, {}};
+    EmptyRows empty{};
+    TB_TRY(zeroed_carries<OP>(c->scratch, tiles, c->stream, &carries, &limits.published, &empty));
+    TB_TRY(tb_seg_partition_run(c->csr, c->num_segments, c->d_num_segments, c->count, kBox,
+                                c->limits, limits.published.words, c->stream));
+    if (c->sources) {
+      TB_TRY(launch_dependent(csr_indirect_kernel<F, OP, NT, VT>, unsigned(tiles), NT, 0,
+                              c->stream, in, c->csr, c->sources, c->num_segments, c->count, limits,
                               carries, out));
-    } else if (empty) {
-      // Tiles without the marks leave empty rows to the prepass (the host's
-      // tb_seg_tile_marks).
-      if constexpr (!Tile<OP, NT, VT>::Seg::kMarks)
+      return fold(carries, out, c->stream);
+    }
+    if (c->empty) {
+      // Tiles without the marks leave empty rows to the prepass (the host
+      // sends such calls there: tb_seg_tile_marks).
+      if constexpr (!kMarks) {
         return tb_fail(TB_ERR_INVALID_ARGUMENT,
                        "segreduce: box %dx%d takes no empty rows in its tiles", NT, VT);
-      else {
+      } else {
         TB_TRY(launch_dependent(csr_kernel<F, OP, NT, VT, false, false, true, true>,
-                                unsigned(tiles), NT, 0, stream, inputs_of(in), csr, num_segments,
-                                count, tile_limits, carries, out, empty_rows));
-        TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, stream, csr,
-                                num_segments, count, empty_rows, out));
+                                unsigned(tiles), NT, 0, c->stream, in, c->csr, c->num_segments,
+                                c->count, limits, carries, out, empty));
+        TB_TRY(launch_dependent(empty_kernel<OP>, kEmptyCtas, kEmptyThreads, 0, c->stream, c->csr,
+                                c->num_segments, c->count, empty, out));
+        return fold(carries, out, c->stream, empty.malformed, c->num_segments);
       }
-    } else {
-      auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
-      if constexpr (words_fit<F, OP, NT, VT>()) {
-        // Rows under 8 items on average keep the wait for the whole
-        // partition: waiting on published limits there ran 2-4% slower end
-        // to end (H200), and a tile compiled with both waits 3-8% slower
-        // alone (ncu, int32 at L = 1 and 4).
-        const bool long_rows = count / 2 >= int64_t(NT * VT) * num_segments;
-        const bool short_rows = count / 8 < int64_t(num_segments);
-        if (words_aligned(in))
-          kernel = long_rows    ? csr_kernel<F, OP, NT, VT, true, true, true>
-                   : short_rows ? csr_kernel<F, OP, NT, VT, true, false, false>
-                                : csr_kernel<F, OP, NT, VT, true, false, true>;
-      }
-      TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), csr,
-                              num_segments, count, tile_limits, carries, out, EmptyRows{}));
     }
-    return fold(carries, out, stream, empty && !sources ? empty_rows.malformed : nullptr,
-                num_segments);
-  });
-}
-
-template <tb_op OP, int NT, int VT>
-tb_status apply_run(const tb_seg_inputs* in, const int* codes, const int* limits, int num_segments,
-                    int count, void* scratch, size_t* scratch_bytes, T* out, cudaStream_t stream) {
-  const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
-  if (!scratch) {
-    *scratch_bytes = carries_bytes(tiles);
-    return TB_OK;
+    auto kernel = csr_kernel<F, OP, NT, VT, false, false, true>;
+    if constexpr (kWords<F>) {
+      if (words<F>(c))
+        kernel = long_rows(c)    ? csr_kernel<F, OP, NT, VT, true, true, true>
+                 : short_rows(c) ? csr_kernel<F, OP, NT, VT, true, false, false>
+                                 : csr_kernel<F, OP, NT, VT, true, false, true>;
+    }
+    TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, c->stream, in, c->csr,
+                            c->num_segments, c->count, limits, carries, out, EmptyRows{}));
+    return fold(carries, out, c->stream);
   }
-  if constexpr (VT > kCodeFlagBits) {  // no apply kernel for a box wider than a plan's codes
-    return tb_seg_plan_box_check("segreduce apply", NT, VT);
-  } else {
-    if (tiles == 0) return TB_OK;
-    return with_front(in->front, [&](auto f) {
-      constexpr tb_seg_front F = decltype(f)::value;
-      if constexpr (kOneWave) {
-        constexpr bool W = words_fit<F, OP, NT, VT>();
-        const auto wave = apply_kernel<F, OP, NT, VT, W, true>;
-        if ((!W || words_aligned(in)) && fits_one_wave(wave, NT, tiles))
-          return launch_cooperative(wave, unsigned(tiles), NT, 0, stream, inputs_of(in), codes,
-                                    limits, num_segments, count,
-                                    wave_carries<OP>(scratch, tiles), out);
+
+  // A plan's apply: one wave where the tiles fit, else the tiles and the
+  // fold over the plan's complete limits.
+  static tb_status apply(tb_seg_call* c) {
+    if (!c->scratch) {
+      c->scratch_bytes = carries_bytes(tiles_of(c));
+      return TB_OK;
+    }
+    if constexpr (!kPlan) {  // no apply kernel for a box wider than a plan's codes
+      return tb_seg_plan_box_check("segreduce apply", NT, VT);
+    } else {
+      if (tiles_of(c) == 0) return TB_OK;
+      switch (c->in.front) {
+        case TB_SEG_VALUES: return apply_front<TB_SEG_VALUES>(c);
+        case TB_SEG_SPMV_UNARY: return apply_front<TB_SEG_SPMV_UNARY>(c);
+        case TB_SEG_SPMV_BINARY: return apply_front<TB_SEG_SPMV_BINARY>(c);
       }
-      TileCarries<OP, T> carries;
-      TB_TRY(zeroed_carries<OP>(scratch, tiles, stream, &carries));  // the plan's limits: complete
-      auto kernel = apply_kernel<F, OP, NT, VT, false>;
-      if constexpr (words_fit<F, OP, NT, VT>())
-        if (words_aligned(in)) kernel = apply_kernel<F, OP, NT, VT, true>;
-      TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, stream, inputs_of(in), codes, limits,
-                              num_segments, count, carries, out));
-      return fold(carries, out, stream);
-    });
+      return tb_fail(TB_ERR_INVALID_ARGUMENT, "unknown segmented-reduction front %d",
+                     int(c->in.front));
+    }
   }
-}
 
+  template <tb_seg_front F>
+  static tb_status apply_front(tb_seg_call* c) {
+    const int tiles = tiles_of(c);
+    const Inputs in = inputs_of(&c->in);
+    T* out = static_cast<T*>(c->out);
+    if constexpr (kOneWave) {
+      const auto wave = apply_kernel<F, OP, NT, VT, kWords<F>, true>;
+      if ((!kWords<F> || words<F>(c)) && fits_one_wave(wave, NT, tiles))
+        return launch_cooperative(wave, unsigned(tiles), NT, 0, c->stream, in, c->codes,
+                                  c->limits, c->num_segments, c->count,
+                                  wave_carries<OP>(c->scratch, tiles), out);
+    }
+    TileCarries<OP, T> carries;
+    TB_TRY(zeroed_carries<OP>(c->scratch, tiles, c->stream, &carries));
+    auto kernel = apply_kernel<F, OP, NT, VT, false>;
+    if constexpr (kWords<F>) {
+      if (words<F>(c)) kernel = apply_kernel<F, OP, NT, VT, true>;
+    }
+    TB_TRY(launch_dependent(kernel, unsigned(tiles), NT, 0, c->stream, in, c->codes, c->limits,
+                            c->num_segments, c->count, carries, out));
+    return fold(carries, out, c->stream);
+  }
+
+  // The one-wave capacity of a form over values (0: none at this box).
+  static int wave_tiles(tb_seg_wave_form form) {
+    if constexpr (!kOneWave) {
+      return 0;  // partitioned at every size
+    } else {
+      constexpr tb_seg_front F = TB_SEG_VALUES;
+      const void* kernel = reinterpret_cast<const void*>(wave_kernel<F>());
+      if (form == TB_WAVE_APPLY) {
+        if constexpr (!kPlan) return 0;
+        else kernel = reinterpret_cast<const void*>(apply_kernel<F, OP, NT, VT, kWords<F>, true>);
+      }
+      if (form == TB_WAVE_CSR_EMPTY) {
+        if constexpr (!(kMarks && kWaveEmpty<F, OP>)) return 0;
+        else kernel = reinterpret_cast<const void*>(wave_empty_kernel<F>());
+      }
+      int per_sm = 0, sms = 0;
+      if (tb_kernel_residency(kernel, NT, 0, &per_sm, &sms) != TB_OK) return 0;
+      return per_sm * sms;
+    }
+  }
+
+  static constexpr tb_seg_policy kTable = {kBox, csr, apply, wave_tiles};
+};
+
+// Reduce-by-key in one pass at one box.
 template <tb_op OP, int NT, int VT>
-tb_status by_key_run(const int* keys, const T* values, int count, int* keys_out, T* values_out,
-                     int* d_num, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  const int tiles = int(tb_tiles(count, tb_launch_box{NT, VT}));
-  if (!scratch) {
-    *scratch_bytes = status_bytes(tiles);
-    return TB_OK;
+struct ByKeyPolicy {
+  static constexpr int kShared = sizeof(typename CtaReduceByKey<OP, T, NT, VT>::Storage);
+
+  static tb_status by_key(tb_seg_call* c) {
+    const int tiles = int(tb_tiles(c->count, tb_launch_box{NT, VT}));
+    if (!c->scratch) {
+      c->scratch_bytes = status_bytes(tiles);
+      return TB_OK;
+    }
+    if (tiles == 0) {
+      if (c->d_num) TB_CUDA_TRY(cudaMemsetAsync(c->d_num, 0, sizeof(int), c->stream));
+      return TB_OK;
+    }
+    const T* values = static_cast<const T*>(c->in.values);
+    T* out = static_cast<T*>(c->out);
+    auto kernel = by_key_kernel<OP, NT, VT>;
+    return run_one_pass(kernel, NT, kShared, tiles, c->scratch, c->stream,
+                        [&](auto status, auto delay) {
+                          kernel<<<tiles, NT, kShared, c->stream>>>(c->keys, values, c->count,
+                                                                    status, delay, c->keys_out,
+                                                                    out, c->d_num);
+                        });
   }
-  if (tiles == 0) {
-    if (d_num) TB_CUDA_TRY(cudaMemsetAsync(d_num, 0, sizeof(int), stream));
-    return TB_OK;
-  }
-  auto kernel = by_key_kernel<OP, NT, VT>;
-  constexpr int kShared = sizeof(typename CtaReduceByKey<OP, T, NT, VT>::Storage);
-  return run_one_pass(kernel, NT, kShared, tiles, scratch, stream, [&](auto status, auto delay) {
-    kernel<<<tiles, NT, kShared, stream>>>(keys, values, count, status, delay, keys_out,
-                                           values_out, d_num);
-  });
-}
+
+  static constexpr tb_seg_launch kTable = by_key;
+};
 
 // ---- the grid -------------------------------------------------------------
 
@@ -915,116 +994,74 @@ using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_SPMV
 template <tb_op OP>
 using ByKeyBoxes = Compiled<family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
 
-template <tb_op OP>
-tb_status fill_run(const uint2* ranks, int num_segments, const int* num2, const T* tmp, T* out,
-                   cudaStream_t stream) {
-  return launch_dependent(fill_kernel<OP>,
-                          unsigned(ceil_div(num_segments, kFillThreads * kFillRows)), kFillThreads,
-                          0, stream, ranks, num_segments, num2, tmp, out);
-}
-
-}  // namespace
-}  // namespace tb
-
-// ---- entry points (kernels/segreduce_dispatch.h) ----------------------------
-
-extern "C" tb_status TB_EXPORT(tb_seg_csr_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
-                                            const int32_t* d_csr, const int32_t* d_sources,
-                                            int num_segments, const int32_t* d_num_segments,
-                                            bool empty, int count, int32_t* d_limits, void* scratch,
-                                            size_t* scratch_bytes, void* d_out,
-                                            cudaStream_t stream) {
-  using namespace tb;
-  T* out = static_cast<T*>(d_out);
-  return with_op<T>(op, [&](auto o) {
-    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      return csr_run<o, b.NT, b.VT>(in, d_csr, d_sources, num_segments, d_num_segments, empty,
-                                    count, d_limits, scratch, scratch_bytes, out, stream);
-    });
-  });
-}
-
-extern "C" tb_status TB_EXPORT(tb_seg_apply_)(tb_op op, tb_launch_box box, const tb_seg_inputs* in,
-                                              const int32_t* d_codes, const int32_t* d_limits,
-                                              int num_segments, int count, void* scratch,
-                                              size_t* scratch_bytes, void* d_out,
-                                              cudaStream_t stream) {
-  using namespace tb;
-  T* out = static_cast<T*>(d_out);
-  return with_op<T>(op, [&](auto o) {
-    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      return apply_run<o, b.NT, b.VT>(in, d_codes, d_limits, num_segments, count, scratch,
-                                      scratch_bytes, out, stream);
-    });
-  });
-}
-
-extern "C" tb_status TB_EXPORT(tb_seg_reduce_by_key_)(tb_op op, tb_launch_box box,
-                                                      const int32_t* d_keys, const void* d_values,
-                                                      int count, int32_t* d_keys_out,
-                                                      void* d_values_out, int32_t* d_num,
-                                                      void* scratch, size_t* scratch_bytes,
-                                                      cudaStream_t stream) {
-  using namespace tb;
-  const T* values = static_cast<const T*>(d_values);
-  T* out = static_cast<T*>(d_values_out);
-  return with_op<T>(op, [&](auto o) {
-    return with_box<kGrid, ByKeyBoxes<o>>(box, [&](auto b) {
-      return by_key_run<o, b.NT, b.VT>(d_keys, values, count, d_keys_out, out, d_num, scratch,
-                                       scratch_bytes, stream);
-    });
-  });
-}
-
-extern "C" int TB_EXPORT(tb_seg_wave_tiles_)(tb_op op, tb_launch_box box,
-                                              tb_seg_wave_form form) {
-  using namespace tb;
-  int tiles = 0;
-  (void)with_op<T>(op, [&](auto o) {
-    return with_box<kGrid, Boxes<o>>(box, [&](auto b) {
-      if constexpr (!kOneWave) {
-        return TB_OK;  // partitioned at every size
-      } else {
-        constexpr tb_seg_front F = TB_SEG_VALUES;
-        constexpr bool W = words_fit<F, o, b.NT, b.VT>();
-        const void* kernel = reinterpret_cast<const void*>(
-            csr_kernel<F, o, b.NT, b.VT, W, false, false, false, true>);
-        if constexpr (b.VT <= kCodeFlagBits)
-          if (form == TB_WAVE_APPLY)
-            kernel = reinterpret_cast<const void*>(apply_kernel<F, o, b.NT, b.VT, W, true>);
-        constexpr bool kEmptyWave = Tile<o, b.NT, b.VT>::Seg::kMarks && kWaveEmpty<F, o>;
-        if constexpr (kEmptyWave)
-          if (form == TB_WAVE_CSR_EMPTY)
-            kernel = reinterpret_cast<const void*>(
-                csr_kernel<F, o, b.NT, b.VT, false, false, false, true, true>);
-        if (form == TB_WAVE_APPLY && b.VT > kCodeFlagBits) return TB_OK;  // no plan at this box
-        if (form == TB_WAVE_CSR_EMPTY && !kEmptyWave) return TB_OK;
-        int per_sm = 0, sms = 0;
-        TB_TRY(tb_kernel_residency(kernel, b.NT, 0, &per_sm, &sms));
-        tiles = per_sm * sms;
-        return TB_OK;
-      }
-    });
-  });
-  return tiles;
-}
-
-#ifndef TB_GRID_WIDE  // box-free: the tuned set has them
-extern "C" tb_status TB_CAT(tb_seg_fill_, TB_ELEM)(tb_op op, const int32_t* d_ranks,
-                                                   int num_segments, const int32_t* d_num2,
-                                                   const void* d_tmp, void* d_out,
-                                                   cudaStream_t stream) {
-  using namespace tb;
-  const T* tmp = static_cast<const T*>(d_tmp);
-  T* out = static_cast<T*>(d_out);
-  return with_op<T>(op, [&](auto o) {
-    return fill_run<o>(reinterpret_cast<const uint2*>(d_ranks), num_segments, d_num2, tmp, out,
-                       stream);
-  });
-}
+#ifdef TB_GRID_WIDE
+constexpr bool kWideSet = true;
+#else
+constexpr bool kWideSet = false;
 #endif
 
-extern "C" const tb_grid TB_EXPORT(tb_seg_grid_) =
-    tb::OpGrid<tb::T, tb::kGrid, tb::Boxes>::grid("segreduce");
-extern "C" const tb_grid TB_EXPORT(tb_rbk_grid_) =
-    tb::OpGrid<tb::T, tb::kGrid, tb::ByKeyBoxes>::grid("reduce_by_key");
+constexpr tb_grid kSegGrid = OpGrid<T, kGrid, Boxes>::grid("segreduce");
+constexpr tb_grid kByKeyGrid = OpGrid<T, kGrid, ByKeyBoxes>::grid("reduce_by_key");
+
+}  // namespace
+
+// ---- what segreduce_entry.cu maps a run-time type to ----------------------
+
+namespace seg {
+
+template <class U, bool kWide>
+const tb_seg_policy* resolve(tb_op op, tb_launch_box box) {
+  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
+  const tb_seg_policy* p = nullptr;
+  if (op_applies<T>(op))
+    (void)with_op<T>(op, [&](auto o) {
+      p = find_policy<tb_seg_policy, kGrid, Boxes<o>, SegPolicy, o>(box);
+      return TB_OK;
+    });
+  return p;
+}
+
+template <class U, bool kWide>
+tb_seg_launch resolve_by_key(tb_op op, tb_launch_box box) {
+  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
+  const tb_seg_launch* p = nullptr;
+  if (op_applies<T>(op))
+    (void)with_op<T>(op, [&](auto o) {
+      p = find_policy<tb_seg_launch, kGrid, ByKeyBoxes<o>, ByKeyPolicy, o>(box);
+      return TB_OK;
+    });
+  return p ? *p : nullptr;
+}
+
+template <class U, bool kWide>
+const tb_grid* grid() {
+  return &kSegGrid;
+}
+
+template <class U, bool kWide>
+const tb_grid* by_key_grid() {
+  return &kByKeyGrid;
+}
+
+template const tb_seg_policy* resolve<T, kWideSet>(tb_op, tb_launch_box);
+template tb_seg_launch resolve_by_key<T, kWideSet>(tb_op, tb_launch_box);
+template const tb_grid* grid<T, kWideSet>();
+template const tb_grid* by_key_grid<T, kWideSet>();
+
+#ifndef TB_GRID_WIDE  // box-free: the tuned set has it
+template <class U>
+tb_status fill(tb_seg_call* c) {
+  const T* tmp = static_cast<const T*>(c->tmp);
+  T* out = static_cast<T*>(c->out);
+  const uint2* ranks = reinterpret_cast<const uint2*>(c->ranks);
+  return with_op<T>(c->op, [&](auto o) {
+    return launch_dependent(fill_kernel<o>,
+                            unsigned(ceil_div(c->num_segments, kFillThreads * kFillRows)),
+                            kFillThreads, 0, c->stream, ranks, c->num_segments, c->num2, tmp, out);
+  });
+}
+template tb_status fill<T>(tb_seg_call*);
+#endif
+
+}  // namespace seg
+}  // namespace tb

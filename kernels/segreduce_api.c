@@ -12,69 +12,70 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-/* ---- per-type kernels ------------------------------------------------------ */
+/* ---- the kernel sets ---------------------------------------------------------- */
 
-/* Each run sizes its scratch when given none (core/cuda.h). */
-typedef struct per_type {
-  tb_status (*csr)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
-                   int, const int32_t *, bool, int, int32_t *, void *, size_t *, void *,
-                   cudaStream_t);
-  tb_status (*apply)(tb_op, tb_launch_box, const tb_seg_inputs *, const int32_t *, const int32_t *,
-                     int, int, void *, size_t *, void *, cudaStream_t);
-  tb_status (*by_key)(tb_op, tb_launch_box, const int32_t *, const void *, int, int32_t *, void *,
-                      int32_t *, void *, size_t *, cudaStream_t);
-  tb_status (*fill)(tb_op, const int32_t *, int, const int32_t *, const void *, void *,
-                    cudaStream_t);
-  int (*wave_tiles)(tb_op, tb_launch_box, tb_seg_wave_form);
-} per_type;
+/* A family's grid in each kernel set, as kernels/grid.h takes them. */
+typedef struct grid_sets {
+  const tb_grid *set[TB_KERNEL_SETS];
+} grid_sets;
 
-/* [type][kernel set] (kernels/grid.h); the fill is box-free, in the tuned
- * set. */
-#define TB_KERNELS(T, S) \
-  {                                                                                     \
-    tb_seg_csr_##T##S, tb_seg_apply_##T##S, tb_seg_reduce_by_key_##T##S, tb_seg_fill_##T, \
-        tb_seg_wave_tiles_##T##S                                                          \
-  }
+static grid_sets seg_grids(tb_type t) {
 #ifdef TB_WIDE_SET
-#define TB_PER_TYPE(T) \
-  { TB_KERNELS(T, ), TB_KERNELS(T, _wide) }
+  return (grid_sets){{tb_seg_grid(t), tb_seg_grid_wide(t)}};
 #else
-#define TB_PER_TYPE(T) \
-  { TB_KERNELS(T, ) }
+  return (grid_sets){{tb_seg_grid(t)}};
 #endif
-static const per_type kKernels[TB_TYPE_COUNT][TB_KERNEL_SETS] = {
-    TB_PER_TYPE(int32), TB_PER_TYPE(int64), TB_PER_TYPE(float), TB_PER_TYPE(double)};
-#undef TB_PER_TYPE
-#undef TB_KERNELS
-static const tb_grid *const kGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_seg_grid_);
+}
 
 /* Reduce-by-key in one pass has boxes of its own (its tuned ones for every
  * operator). */
-static const tb_grid *const kByKeyGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
-    TB_SETS_PER_TYPE(tb_rbk_grid_);
+static grid_sets by_key_grids(tb_type t) {
+#ifdef TB_WIDE_SET
+  return (grid_sets){{tb_rbk_grid(t), tb_rbk_grid_wide(t)}};
+#else
+  return (grid_sets){{tb_rbk_grid(t)}};
+#endif
+}
 
-/* The kernels of the set that runs box for op (the box is resolved). */
-static const per_type *kernels_of(tb_type t, tb_op op, tb_launch_box box) {
-  return &kKernels[t][tb_grid_set_of(kGrids[t], op, box)];
+/* The policy of a resolved box: the tuned set's, else the wide set's. */
+static const tb_seg_policy *policy_of(tb_type t, tb_op op, tb_launch_box box) {
+  const tb_seg_policy *p = tb_seg_resolve(t, op, box);
+#ifdef TB_WIDE_SET
+  if (!p) p = tb_seg_resolve_wide(t, op, box);
+#endif
+  return p;
+}
+
+static tb_seg_launch by_key_of(tb_type t, tb_op op, tb_launch_box box) {
+  tb_seg_launch k = tb_rbk_resolve(t, op, box);
+#ifdef TB_WIDE_SET
+  if (!k) k = tb_rbk_resolve_wide(t, op, box);
+#endif
+  return k;
 }
 
 /* The preprocessed forms are type-free, with sets of their own. */
-typedef tb_status (*codes_fn)(tb_launch_box, const int32_t *, int, int, const int32_t *, int32_t *,
-                              cudaStream_t);
-typedef tb_status (*key_runs_fn)(tb_launch_box, const int32_t *, int, int32_t *, int32_t *,
-                                 int32_t *, int32_t *, void *, size_t *, cudaStream_t);
-static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = TB_SETS(tb_seg_prep_grid);
-static const codes_fn kCodes[TB_KERNEL_SETS] = TB_SETS(tb_seg_csr_codes_run);
-static const key_runs_fn kKeyRuns[TB_KERNEL_SETS] = TB_SETS(tb_seg_key_runs_run);
+#ifdef TB_WIDE_SET
+static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = {&tb_seg_prep_grid,
+                                                          &tb_seg_prep_grid_wide};
+static tb_seg_codes_fn *const kCodes[TB_KERNEL_SETS] = {tb_seg_csr_codes_run,
+                                                        tb_seg_csr_codes_run_wide};
+static tb_seg_key_runs_fn *const kKeyRuns[TB_KERNEL_SETS] = {tb_seg_key_runs_run,
+                                                             tb_seg_key_runs_run_wide};
+#else
+static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = {&tb_seg_prep_grid};
+static tb_seg_codes_fn *const kCodes[TB_KERNEL_SETS] = {tb_seg_csr_codes_run};
+static tb_seg_key_runs_fn *const kKeyRuns[TB_KERNEL_SETS] = {tb_seg_key_runs_run};
+#endif
 
 /* ---- launch boxes ------------------------------------------------------------ */
 
 int tb_segreduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? tb_grid_list(kGrids[type], op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(seg_grids(type).set, op, out, cap) : 0;
 }
 
 int tb_reduce_by_key_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? tb_grid_list(kByKeyGrids[type], op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(by_key_grids(type).set, op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): per type, the best geometric
@@ -135,7 +136,20 @@ tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
 /* The box of a call with op (a preprocess: plus, which every box has). */
 static tb_status resolve_box(const char *fn, tb_type type, tb_op op, const tb_launch_box *box,
                              tb_launch_box def, tb_launch_box *out) {
-  return tb_resolve_box(fn, kGrids[type], type, op, box, def, out);
+  return tb_resolve_box(fn, seg_grids(type).set, type, op, box, def, out);
+}
+
+/* The box of a call with op and its policy, resolved once for the call. */
+static tb_status resolve_policy(const char *fn, tb_type type, tb_op op, const tb_launch_box *box,
+                                tb_launch_box def, const tb_seg_policy **out) {
+  tb_launch_box b;
+  TB_TRY(resolve_box(fn, type, op, box, def, &b));
+  *out = policy_of(type, op, b);
+  if (!*out)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s: box %dx%d runs, but no kernel set has its policy", fn,
+                   b.nt, b.vt);
+  return TB_OK;
 }
 
 /* A plan's box: its thread codes hold VT end flags. */
@@ -146,8 +160,8 @@ static tb_status resolve_plan_box(const char *fn, tb_type type, const tb_launch_
 }
 
 int tb_segreduce_wave_tiles(tb_type type, tb_op op, tb_launch_box box, tb_seg_wave_form form) {
-  if (!tb_type_valid(type) || tb_grid_set_of(kGrids[type], op, box) < 0) return 0;
-  return kernels_of(type, op, box)->wave_tiles(op, box, form);
+  const tb_seg_policy *p = tb_type_valid(type) ? policy_of(type, op, box) : NULL;
+  return p ? p->wave_tiles(form) : 0;
 }
 
 /* ---- argument checks --------------------------------------------------------- */
@@ -233,52 +247,63 @@ static void lay_out(tb_scratch *s, reduce_layout *l) {
 
 /* ---- the reduction over CSR (segreduce and SpMV) ------------------------------- */
 
-typedef struct csr_problem {
-  tb_type type;
-  tb_op op;
-  tb_seg_inputs in;
-  const int32_t *csr, *sources;
-  int num_segments, count;
-  bool support_empty;
-  void *out;
-} csr_problem;
+/* The fill of a reduction's segments: every one the identity (ranks NULL),
+ * or each non-empty one its compacted result in tmp. */
+static tb_status fill(const tb_seg_call *c, const int32_t *ranks, const int32_t *num2,
+                      const void *tmp, void *out) {
+  tb_seg_call f = {.type = c->type,
+                   .op = c->op,
+                   .ranks = ranks,
+                   .num2 = num2,
+                   .tmp = tmp,
+                   .num_segments = c->num_segments,
+                   .out = out,
+                   .stream = c->stream};
+  return tb_seg_fill(&f);
+}
 
-static tb_status run_csr(const csr_problem *p, tb_launch_box box, tb_buffer *scratch,
-                         cudaStream_t stream) {
-  const per_type *k = kernels_of(p->type, p->op, box);
-  reduce_layout l = {.tiles = (int)tb_tiles(p->count, box),
-                     .num_segments = p->num_segments,
-                     .elem = tb_type_size(p->type),
-                     .empty = p->support_empty,
-                     .indirect = p->sources != NULL,
-                     .marks = tb_seg_tile_marks(tb_type_size(p->type), box.nt, box.vt)};
-  TB_TRY(k->csr(p->op, box, &p->in, NULL, NULL, p->num_segments, NULL, false, p->count, NULL, NULL,
-                &l.kernel_bytes, NULL, stream));
-  if (p->support_empty && !tiles_take_empty(&l))
-    TB_TRY(tb_seg_csr2_run(NULL, NULL, p->num_segments, p->count, NULL, NULL, NULL, NULL, NULL,
-                           &l.status_bytes, stream));
+/* The whole reduction over CSR at the policy's box: the call's kernels,
+ * with empty segments in the tiles or through the CSR2 prepass and the
+ * fill. */
+static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_empty,
+                         tb_buffer *scratch) {
+  reduce_layout l = {.tiles = (int)tb_tiles(c->count, k->box),
+                     .num_segments = c->num_segments,
+                     .elem = tb_type_size(c->type),
+                     .empty = support_empty,
+                     .indirect = c->sources != NULL,
+                     .marks = tb_seg_tile_marks(tb_type_size(c->type), k->box.nt, k->box.vt)};
+  c->scratch = NULL;
+  TB_TRY(k->csr(c));
+  l.kernel_bytes = c->scratch_bytes;
+  if (support_empty && !tiles_take_empty(&l))
+    TB_TRY(tb_seg_csr2_run(NULL, NULL, c->num_segments, c->count, NULL, NULL, NULL, NULL, NULL,
+                           &l.status_bytes, c->stream));
   tb_scratch s = {0};
   lay_out(&s, &l);
   TB_TRY(tb_scratch_begin(&s, scratch));
   lay_out(&s, &l);
+  c->limits = l.limits;
+  c->scratch = l.kernel;
 
   tb_status st = TB_OK;
-  if (p->count == 0) {
-    st = k->fill(p->op, NULL, p->num_segments, NULL, NULL, p->out, stream);
-  } else if (!p->support_empty || tiles_take_empty(&l)) {
-    st = k->csr(p->op, box, &p->in, p->csr, p->sources, p->num_segments, NULL, p->support_empty,
-                p->count, l.limits, l.kernel, &l.kernel_bytes, p->out, stream);
+  if (c->count == 0) {
+    st = fill(c, NULL, NULL, NULL, c->out);
+  } else if (!support_empty || tiles_take_empty(&l)) {
+    c->empty = support_empty;
+    st = k->csr(c);
   } else {
-    st = tb_seg_csr2_run(p->csr, p->sources, p->num_segments, p->count, l.ranks, l.csr2, l.sources2,
-                         l.num2, l.status, &l.status_bytes, stream);
-    /* On a malformed CSR the tiles may leave compacted results unwritten;
-     * the fill then gives the identity without reading them. */
-    if (st == TB_OK)
-      st = k->csr(p->op, box, &p->in, l.csr2, l.sources2, p->num_segments, l.num2, false, p->count,
-                  l.limits, l.kernel, &l.kernel_bytes, l.tmp, stream);
-    if (st == TB_OK) st = k->fill(p->op, l.ranks, p->num_segments, l.num2, l.tmp, p->out, stream);
+    st = tb_seg_csr2_run(c->csr, c->sources, c->num_segments, c->count, l.ranks, l.csr2,
+                         l.sources2, l.num2, l.status, &l.status_bytes, c->stream);
+    /* The tiles reduce the non-empty segments into tmp; on a malformed CSR
+     * they may leave some of it unwritten, and the fill then gives the
+     * identity without reading it. */
+    void *const out = c->out;
+    c->csr = l.csr2, c->sources = l.sources2, c->d_num_segments = l.num2, c->out = l.tmp;
+    if (st == TB_OK) st = k->csr(c);
+    if (st == TB_OK) st = fill(c, l.ranks, l.num2, l.tmp, out);
   }
-  return tb_scratch_end(&s, st, stream);
+  return tb_scratch_end(&s, st, c->stream);
 }
 
 tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
@@ -290,15 +315,22 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   TB_TRY(check_csr(fn, d_csr, num_segments, count, "count", "num_segments"));
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
-  tb_launch_box b;
   const tb_launch_box def =
       d_sources ? tb_segreduce_default_box(type)
                 : direct_default(type, tb_segreduce_default_box_for(type, num_segments, count),
                                  support_empty, count);
-  TB_TRY(resolve_box(fn, type, op, box, def, &b));
-  const csr_problem p = {type, op, {TB_SEG_VALUES, d_in, NULL, NULL, 0}, d_csr, d_sources,
-                         (int)num_segments, (int)count, support_empty, d_out};
-  return run_csr(&p, b, scratch, stream);
+  const tb_seg_policy *k;
+  TB_TRY(resolve_policy(fn, type, op, box, def, &k));
+  tb_seg_call c = {.type = type,
+                   .op = op,
+                   .in = {TB_SEG_VALUES, d_in, NULL, NULL, 0},
+                   .csr = d_csr,
+                   .sources = d_sources,
+                   .num_segments = (int)num_segments,
+                   .count = (int)count,
+                   .out = d_out,
+                   .stream = stream};
+  return run_csr(k, &c, support_empty, scratch);
 }
 
 static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const int32_t *d_cols,
@@ -312,20 +344,36 @@ static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const in
   return check_ptr(fn, "d_y", d_y);
 }
 
+/* SpMV over CSR, checked: the rows' reduction with x (and the matrix) as
+ * its front. */
+static tb_status spmv(const char *fn, tb_type type, tb_op add_op, tb_seg_inputs in, int64_t nz,
+                      const int32_t *d_csr, int64_t num_rows, const int32_t *d_sources,
+                      bool support_empty, void *d_y, const tb_launch_box *box, tb_buffer *scratch,
+                      cudaStream_t stream) {
+  const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
+  const tb_seg_policy *k;
+  TB_TRY(resolve_policy(fn, type, add_op, box,
+                        d_sources ? def : direct_default(type, def, support_empty, nz), &k));
+  tb_seg_call c = {.type = type,
+                   .op = add_op,
+                   .in = in,
+                   .csr = d_csr,
+                   .sources = d_sources,
+                   .num_segments = (int)num_rows,
+                   .count = (int)nz,
+                   .out = d_y,
+                   .stream = stream};
+  return run_csr(k, &c, support_empty, scratch);
+}
+
 tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, int64_t nz,
                             const int32_t *d_csr, int64_t num_rows, const int32_t *d_sources,
                             const void *d_x, int64_t x_len, bool support_empty, void *d_y,
                             const tb_launch_box *box, tb_buffer *scratch, cudaStream_t stream) {
   static const char fn[] = "tb_spmv_csr_unary";
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
-  tb_launch_box b;
-  const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
-  TB_TRY(resolve_box(fn, type, add_op, box,
-                     d_sources ? def : direct_default(type, def, support_empty, nz), &b));
-  const csr_problem p = {type,    add_op,    {TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
-                         d_csr,   d_sources, (int)num_rows,
-                         (int)nz, support_empty, d_y};
-  return run_csr(&p, b, scratch, stream);
+  return spmv(fn, type, add_op, (tb_seg_inputs){TB_SEG_SPMV_UNARY, NULL, d_cols, d_x, (int)x_len},
+              nz, d_csr, num_rows, d_sources, support_empty, d_y, box, scratch, stream);
 }
 
 tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const void *d_matrix,
@@ -339,14 +387,9 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
                    fn, tb_op_valid(mul_op) ? tb_op_name(mul_op) : "(invalid)");
   TB_TRY(check_spmv(fn, type, add_op, d_cols, nz, d_csr, num_rows, d_x, x_len, d_y));
   if (nz > 0) TB_TRY(check_ptr(fn, "d_matrix", d_matrix));
-  tb_launch_box b;
-  const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
-  TB_TRY(resolve_box(fn, type, add_op, box,
-                     d_sources ? def : direct_default(type, def, support_empty, nz), &b));
-  const csr_problem p = {type,    add_op,   {TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len},
-                         d_csr,   d_sources, (int)num_rows,
-                         (int)nz, support_empty, d_y};
-  return run_csr(&p, b, scratch, stream);
+  return spmv(fn, type, add_op,
+              (tb_seg_inputs){TB_SEG_SPMV_BINARY, d_matrix, d_cols, d_x, (int)x_len}, nz, d_csr,
+              num_rows, d_sources, support_empty, d_y, box, scratch, stream);
 }
 
 /* ---- reduce-by-key -------------------------------------------------------------- */
@@ -372,21 +415,31 @@ tb_status tb_reduce_by_key(tb_type type, tb_op op, const int32_t *d_keys, const 
     TB_TRY(check_ptr(fn, "d_values_out", d_values_out));
   }
   tb_launch_box b;
-  TB_TRY(
-      tb_resolve_box(fn, kByKeyGrids[type], type, op, box, tb_reduce_by_key_default_box(type), &b));
-  const per_type *k = &kKernels[type][tb_grid_set_of(kByKeyGrids[type], op, b)];
-  size_t bytes = 0;
-  TB_TRY(k->by_key(op, b, NULL, NULL, (int)count, NULL, NULL, NULL, NULL, &bytes, stream));
+  TB_TRY(tb_resolve_box(fn, by_key_grids(type).set, type, op, box,
+                        tb_reduce_by_key_default_box(type), &b));
+  const tb_seg_launch by_key = by_key_of(type, op, b);
+  if (!by_key)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: box %dx%d runs, but no kernel set has it", fn,
+                   b.nt, b.vt);
+  tb_seg_call c = {.type = type,
+                   .op = op,
+                   .in = {TB_SEG_VALUES, d_values, NULL, NULL, 0},
+                   .keys = d_keys,
+                   .keys_out = d_keys_out,
+                   .count = (int)count,
+                   .out = d_values_out,
+                   .stream = stream};
+  TB_TRY(by_key(&c));
   tb_scratch s = {0};
-  void *status = tb_scratch_take(&s, bytes);
+  void *status = tb_scratch_take(&s, c.scratch_bytes);
   int32_t *num = tb_scratch_take(&s, sizeof(int32_t));
   TB_TRY(tb_scratch_begin(&s, scratch));
-  status = tb_scratch_take(&s, bytes);
+  status = tb_scratch_take(&s, c.scratch_bytes);
   num = tb_scratch_take(&s, sizeof(int32_t));
-  int32_t *d_num = d_num_segments ? d_num_segments : num;
-  tb_status st = k->by_key(op, b, d_keys, d_values, (int)count, d_keys_out, d_values_out, d_num,
-                           status, &bytes, stream);
-  if (st == TB_OK && h_num_segments) st = num_to_host(d_num, h_num_segments, stream);
+  c.scratch = status;
+  c.d_num = d_num_segments ? d_num_segments : num;
+  tb_status st = by_key(&c);
+  if (st == TB_OK && h_num_segments) st = num_to_host(c.d_num, h_num_segments, stream);
   return tb_scratch_end(&s, st, stream);
 }
 
@@ -534,7 +587,7 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
   TB_TRY(resolve_plan_box(fn, type, box, tb_segreduce_default_box(type), &b));
-  const key_runs_fn key_runs = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)];
+  tb_seg_key_runs_fn *const key_runs = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)];
   size_t extra[kMaxExtra] = {0, 0};
   TB_TRY(key_runs(b, NULL, (int)count, NULL, NULL, NULL, NULL, NULL, &extra[0], stream));
   void *extra_ptr[kMaxExtra];
@@ -571,32 +624,40 @@ static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind k
 
 static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,
                            tb_buffer *scratch, cudaStream_t stream) {
-  const per_type *k = kernels_of(p->type, op, p->box);
+  const tb_seg_policy *k = policy_of(p->type, op, p->box); /* check_plan resolved the box */
   reduce_layout l = {.tiles = p->tiles,
                      .num_segments = p->num_segments,
                      .elem = tb_type_size(p->type),
                      .empty = p->support_empty,
                      .planned = true};
-  TB_TRY(k->apply(op, p->box, in, NULL, NULL, p->num_segments, p->count, NULL, &l.kernel_bytes,
-                  NULL, stream));
+  tb_seg_call c = {.type = p->type,
+                   .op = op,
+                   .in = *in,
+                   .codes = p->codes,
+                   .limits = p->limits,
+                   .num_segments = p->num_segments,
+                   .count = p->count,
+                   .out = d_out,
+                   .stream = stream};
+  TB_TRY(k->apply(&c));
+  l.kernel_bytes = c.scratch_bytes;
   tb_scratch s = {0};
   lay_out(&s, &l);
   TB_TRY(tb_scratch_begin(&s, scratch));
   lay_out(&s, &l);
+  c.scratch = l.kernel;
 
   tb_status st = TB_OK;
   if (p->count == 0) {
-    if (p->kind != PLAN_BY_KEY) st = k->fill(op, NULL, p->num_segments, NULL, NULL, d_out, stream);
+    if (p->kind != PLAN_BY_KEY) st = fill(&c, NULL, NULL, NULL, d_out);
   } else if (!p->support_empty) {
-    st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.kernel,
-                  &l.kernel_bytes, d_out, stream);
+    st = k->apply(&c);
   } else {
     /* A malformed CSR's fill gives the identity without reading the
      * compacted results, which its tiles may not all have written. */
-    if (!p->malformed)
-      st = k->apply(op, p->box, in, p->codes, p->limits, p->num_segments, p->count, l.kernel,
-                    &l.kernel_bytes, l.tmp, stream);
-    if (st == TB_OK) st = k->fill(op, p->ranks, p->num_segments, p->num2, l.tmp, d_out, stream);
+    c.out = l.tmp;
+    if (!p->malformed) st = k->apply(&c);
+    if (st == TB_OK) st = fill(&c, p->ranks, p->num2, l.tmp, d_out);
   }
   return tb_scratch_end(&s, st, stream);
 }

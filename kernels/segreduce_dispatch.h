@@ -105,66 +105,106 @@ tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int nu
  * kernel set (kernels/grid.h); the two forms below take the set's name. */
 extern const tb_grid tb_seg_prep_grid, tb_seg_prep_grid_wide;
 /* The preprocessed form of a CSR geometry: codes from limits. */
-#define TB_SEG_CODES(name)                                                             \
-  tb_status name(tb_launch_box box, const int32_t *d_csr, int num_segments, int count, \
-                 const int32_t *d_limits, int32_t *d_codes, cudaStream_t stream);
-TB_SEG_CODES(tb_seg_csr_codes_run)
-TB_SEG_CODES(tb_seg_csr_codes_run_wide)
-#undef TB_SEG_CODES
+typedef tb_status tb_seg_codes_fn(tb_launch_box box, const int32_t *d_csr, int num_segments,
+                                  int count, const int32_t *d_limits, int32_t *d_codes,
+                                  cudaStream_t stream);
+tb_seg_codes_fn tb_seg_csr_codes_run, tb_seg_csr_codes_run_wide;
 /* The runs of equal adjacent keys, preprocessed: limits, codes, the first
  * key of each run (d_keys_out, may be NULL) and the run count (d_num, may be
  * NULL; limits[tiles] has it too). */
-#define TB_SEG_KEY_RUNS(name)                                                            \
-  tb_status name(tb_launch_box box, const int32_t *d_keys, int count, int32_t *d_limits, \
-                 int32_t *d_codes, int32_t *d_keys_out, int32_t *d_num, void *scratch,   \
-                 size_t *scratch_bytes, cudaStream_t stream);
-TB_SEG_KEY_RUNS(tb_seg_key_runs_run)
-TB_SEG_KEY_RUNS(tb_seg_key_runs_run_wide)
-#undef TB_SEG_KEY_RUNS
+typedef tb_status tb_seg_key_runs_fn(tb_launch_box box, const int32_t *d_keys, int count,
+                                     int32_t *d_limits, int32_t *d_codes, int32_t *d_keys_out,
+                                     int32_t *d_num, void *scratch, size_t *scratch_bytes,
+                                     cudaStream_t stream);
+tb_seg_key_runs_fn tb_seg_key_runs_run, tb_seg_key_runs_run_wide;
 /* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
 
-/* ---- segreduce.cu, per type ---- */
+/* ---- segreduce.cu: one call, by name ---- */
 
-/* csr: the whole reduction over CSR (direct, or indirect with d_sources):
- * the partition into d_limits (tb_seg_partition_run, segments from
- * *d_num_segments when given), the tiles, the fold. empty (direct only):
- * segments may be empty; the tiles take them and store the identity into
- * them, and a malformed CSR gives every segment the identity
- * (kernels/tilebench.h). apply: the same from codes (direct only).
- * reduce_by_key: in one pass. fill: out[s] = tmp[the rank of s] for
- * non-empty s, the identity for empty ones (every s when d_ranks is NULL);
- * d_ranks as tb_seg_csr2_run writes them. */
-#define TB_SEG_DECLARE(name)                                                                       \
-  tb_status tb_seg_csr_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,                \
-                              const int32_t *d_csr, const int32_t *d_sources, int num_segments,    \
-                              const int32_t *d_num_segments, bool empty, int count,                \
-                              int32_t *d_limits, void *scratch, size_t *scratch_bytes,             \
-                              void *d_out, cudaStream_t stream);                                   \
-  tb_status tb_seg_apply_##name(tb_op op, tb_launch_box box, const tb_seg_inputs *in,              \
-                                const int32_t *d_codes, const int32_t *d_limits, int num_segments, \
-                                int count, void *scratch, size_t *scratch_bytes, void *d_out,      \
-                                cudaStream_t stream);                                              \
-  tb_status tb_seg_reduce_by_key_##name(tb_op op, tb_launch_box box, const int32_t *d_keys,        \
-                                        const void *d_values, int count, int32_t *d_keys_out,      \
-                                        void *d_values_out, int32_t *d_num, void *scratch,         \
-                                        size_t *scratch_bytes, cudaStream_t stream);               \
-  tb_status tb_seg_fill_##name(tb_op op, const int32_t *d_ranks, int num_segments,                 \
-                               const int32_t *d_num2, const void *d_tmp, void *d_out,              \
-                               cudaStream_t stream);                                               \
-  int tb_seg_wave_tiles_##name(tb_op op, tb_launch_box box, tb_seg_wave_form form);               \
-  extern const tb_grid tb_seg_grid_##name, tb_rbk_grid_##name;
-TB_SEG_DECLARE(int32)
-TB_SEG_DECLARE(int64)
-TB_SEG_DECLARE(float)
-TB_SEG_DECLARE(double)
-/* The wide kernel set's (kernels/grid.h): csr, apply, reduce_by_key, grid. */
-TB_SEG_DECLARE(int32_wide)
-TB_SEG_DECLARE(int64_wide)
-TB_SEG_DECLARE(float_wide)
-TB_SEG_DECLARE(double_wide)
-#undef TB_SEG_DECLARE
+/* A call of the per-type kernels, filled by segreduce_api.c (which has
+ * checked the arguments) and passed to a policy's launch. Which fields a
+ * form reads:
+ *   csr:    in, csr, sources (the indirect form, or NULL), d_num_segments
+ *           (behind the CSR2 prepass: the segment count on the device, or
+ *           NULL), empty (segments may be empty: the direct tiles take them
+ *           and store the identity, and a malformed CSR gives every segment
+ *           the identity, kernels/tilebench.h), num_segments, count, limits
+ *           (the partition's output), out;
+ *   apply:  in, codes, limits (the plan's), num_segments, count, out;
+ *   by_key: keys, in.values, count, keys_out, out (the values), d_num;
+ *   fill:   ranks, num2, tmp, num_segments, out: out[s] = tmp[the rank of
+ *           s] for a non-empty s, the identity for an empty one (every s
+ *           when ranks is NULL); ranks as tb_seg_csr2_run writes them.
+ * Every launch but the fill sizes its scratch when scratch is NULL: it sets
+ * scratch_bytes and launches nothing (core/cuda.h). */
+typedef struct tb_seg_call {
+  tb_type type;
+  tb_op op;
+  tb_seg_inputs in;
+  const int32_t *csr, *sources, *d_num_segments, *codes, *keys;
+  int32_t *limits, *keys_out, *d_num;
+  const int32_t *ranks, *num2;
+  const void *tmp;
+  int num_segments, count;
+  bool empty;
+  void *out;
+  void *scratch;
+  size_t scratch_bytes;
+  cudaStream_t stream;
+} tb_seg_call;
+
+typedef tb_status (*tb_seg_launch)(tb_seg_call *call);
+
+/* The launches of one compiled (type, operator, box): a SegPolicy
+ * (segreduce.cu), which owns the choice between its kernels' variants. */
+typedef struct tb_seg_policy {
+  tb_launch_box box;
+  tb_seg_launch csr;   /* segmented reduction and SpMV over CSR */
+  tb_seg_launch apply; /* a plan's apply (a box wider than a plan's: the refusal) */
+  /* The most tiles whose form over values is one cooperative launch on this
+   * GPU; 0 where the form has none at this box. */
+  int (*wave_tiles)(tb_seg_wave_form form);
+} tb_seg_policy;
+
+/* The policy of (type, op, box) in the tuned kernel set (_wide: the wide
+ * set, linked by the tests and sweeps), NULL where the set does not compile
+ * it; reduce-by-key in one pass has boxes of its own. */
+const tb_seg_policy *tb_seg_resolve(tb_type type, tb_op op, tb_launch_box box);
+const tb_seg_policy *tb_seg_resolve_wide(tb_type type, tb_op op, tb_launch_box box);
+tb_seg_launch tb_rbk_resolve(tb_type type, tb_op op, tb_launch_box box);
+tb_seg_launch tb_rbk_resolve_wide(tb_type type, tb_op op, tb_launch_box box);
+/* The box-free fill (tuned set). */
+tb_status tb_seg_fill(tb_seg_call *call);
+/* The sets' grids of segmented reduction and of reduce-by-key for type. */
+const tb_grid *tb_seg_grid(tb_type type);
+const tb_grid *tb_seg_grid_wide(tb_type type);
+const tb_grid *tb_rbk_grid(tb_type type);
+const tb_grid *tb_rbk_grid_wide(tb_type type);
+
+#ifdef __cplusplus
+}  // extern "C"
+
+// What each type's translation unit (segreduce.cu, once per type and set)
+// instantiates for segreduce_entry.cu, which maps a run-time type to them.
+namespace tb {
+namespace seg {
+template <class T, bool kWide>
+const tb_seg_policy *resolve(tb_op op, tb_launch_box box);
+template <class T, bool kWide>
+tb_seg_launch resolve_by_key(tb_op op, tb_launch_box box);
+template <class T, bool kWide>
+const tb_grid *grid();
+template <class T, bool kWide>
+const tb_grid *by_key_grid();
+template <class T>
+tb_status fill(tb_seg_call *call);
+}  // namespace seg
+}  // namespace tb
+
+extern "C" {
+#endif
 
 #ifdef __cplusplus
 }

@@ -268,11 +268,11 @@ extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sour
 }
 #endif
 
-extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, const int32_t* d_csr,
-                                                         int num_segments, int count,
-                                                         const int32_t* d_limits, int32_t* d_codes,
-                                                         cudaStream_t stream) {
-  using namespace tb;
+namespace tb {
+namespace {
+
+tb_status csr_codes(tb_launch_box box, const int32_t* d_csr, int num_segments, int count,
+                    const int32_t* d_limits, int32_t* d_codes, cudaStream_t stream) {
   return with_box<kGrid, Boxes>(box, [&](auto b) {
     if constexpr (b.VT > kCodeFlagBits) {
       return tb_seg_plan_box_check("segreduce plan", b.NT, b.VT);
@@ -287,13 +287,9 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_csr_codes_run)(tb_launch_box box, cons
   });
 }
 
-extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const int32_t* d_keys,
-                                                        int count, int32_t* d_limits,
-                                                        int32_t* d_codes, int32_t* d_keys_out,
-                                                        int32_t* d_num, void* scratch,
-                                                        size_t* scratch_bytes,
-                                                        cudaStream_t stream) {
-  using namespace tb;
+tb_status key_runs(tb_launch_box box, const int32_t* d_keys, int count, int32_t* d_limits,
+                   int32_t* d_codes, int32_t* d_keys_out, int32_t* d_num, void* scratch,
+                   size_t* scratch_bytes, cudaStream_t stream) {
   const int tiles = int(tb_tiles(count, box));
   if (!scratch) {
     *scratch_bytes = round_up(TileStatusArray<int>::bytes(tiles));
@@ -319,8 +315,42 @@ extern "C" tb_status TB_EXPORT_ANY(tb_seg_key_runs_run)(tb_launch_box box, const
   });
 }
 
-extern "C" const tb_grid TB_EXPORT_ANY(tb_seg_prep_grid) =
+}  // namespace
+}  // namespace tb
+
+// ---- each kernel set's entry points (kernels/segreduce_dispatch.h) ---------
+
+#ifdef TB_GRID_WIDE
+extern "C" tb_status tb_seg_csr_codes_run_wide(tb_launch_box box, const int32_t* d_csr,
+                                               int num_segments, int count,
+                                               const int32_t* d_limits, int32_t* d_codes,
+                                               cudaStream_t stream) {
+  return tb::csr_codes(box, d_csr, num_segments, count, d_limits, d_codes, stream);
+}
+extern "C" tb_status tb_seg_key_runs_run_wide(tb_launch_box box, const int32_t* d_keys, int count,
+                                              int32_t* d_limits, int32_t* d_codes,
+                                              int32_t* d_keys_out, int32_t* d_num, void* scratch,
+                                              size_t* scratch_bytes, cudaStream_t stream) {
+  return tb::key_runs(box, d_keys, count, d_limits, d_codes, d_keys_out, d_num, scratch,
+                      scratch_bytes, stream);
+}
+extern "C" const tb_grid tb_seg_prep_grid_wide =
     tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("segreduce");
+#else
+extern "C" tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t* d_csr,
+                                          int num_segments, int count, const int32_t* d_limits,
+                                          int32_t* d_codes, cudaStream_t stream) {
+  return tb::csr_codes(box, d_csr, num_segments, count, d_limits, d_codes, stream);
+}
+extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_keys, int count,
+                                         int32_t* d_limits, int32_t* d_codes, int32_t* d_keys_out,
+                                         int32_t* d_num, void* scratch, size_t* scratch_bytes,
+                                         cudaStream_t stream) {
+  return tb::key_runs(box, d_keys, count, d_limits, d_codes, d_keys_out, d_num, scratch,
+                      scratch_bytes, stream);
+}
+extern "C" const tb_grid tb_seg_prep_grid = tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("segreduce");
+#endif
 
 #ifndef TB_GRID_WIDE
 extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int x_len,
