@@ -6,8 +6,9 @@
 //
 // Each family's .cu compiles in two kernel sets (Compiled), which split its
 // grid between them:
-//   tuned (the default): the family's tuned boxes (kernels/tuned/), the ones
-//     a call without a box runs, for every operator. The installed library
+//   tuned (the default): the family's tuned boxes, which its .def declares
+//     (TB_TUNED_BOX) and the tuned tables (kernels/tuned/) choose from, for
+//     every operator. The installed library
 //     (//kernels:tilebench) is this set alone;
 //   wide (TB_GRID_WIDE): every other box of the .def that fits, for plus,
 //     the operator the sweeps time. An operator does not change a box's
@@ -120,25 +121,21 @@ struct Box {
   static constexpr int NT = NT_, VT = VT_;
 };
 
-// Every tuned row, of every architecture's table and every GPU's own.
-struct TunedSpec {
+// A box of the tuned kernel set, as a grid's .def declares it
+// (TB_TUNED_BOX): compiled for every operator.
+struct TunedBox {
   tb_tuned_family family;
-  int type;
+  int type;  // tb_type, or TB_TYPE_ANY
   int nt, vt;
-};
-constexpr TunedSpec kTunedRows[] = {
-#define TB_TUNED(F, TYPE, AVG, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/tuned/sm_90.inc"
-#include "kernels/tuned/sm_90_h200.inc"
-#undef TB_TUNED
 };
 
 constexpr unsigned family_bit(tb_tuned_family f) { return 1u << unsigned(f); }
 
-// Whether (nt, vt) is a tuned box of one of `families` (family_bit ORed)
-// for type (TB_TYPE_ANY: for any type).
+// Whether (nt, vt) is a tuned box of Tuned for one of `families`
+// (family_bit ORed) and type (TB_TYPE_ANY: for any type).
+template <const auto& Tuned>
 constexpr bool is_tuned(unsigned families, int type, int nt, int vt) {
-  for (const TunedSpec& r : kTunedRows)
+  for (const TunedBox& r : Tuned)
     if ((families & family_bit(r.family)) && r.nt == nt && r.vt == vt &&
         (type == TB_TYPE_ANY || r.type == TB_TYPE_ANY || r.type == type))
       return true;
@@ -146,18 +143,18 @@ constexpr bool is_tuned(unsigned families, int type, int nt, int vt) {
 }
 
 // The boxes of a family that this unit's set compiles for OP (see the top
-// of the file): the tuned boxes of `kFamilies` for kType, or the rest for
-// plus. Fits::fits<NT, VT>() says whether the box's storage fits the
-// family's shared memory for the unit's type.
-template <unsigned kFamilies, int kType, class Fits, tb_op OP = TB_OP_PLUS>
+// of the file): the tuned boxes of `kFamilies` for kType (Tuned, from the
+// grid's .def), or the rest for plus. Fits::fits<NT, VT>() says whether the
+// box's storage fits the family's shared memory for the unit's type.
+template <const auto& Tuned, unsigned kFamilies, int kType, class Fits, tb_op OP = TB_OP_PLUS>
 struct Compiled {
   template <int NT, int VT>
   static constexpr tb_box_verdict verdict() {
     if constexpr (!Fits::template fits<NT, VT>()) return TB_BOX_TOO_LARGE;
 #ifdef TB_GRID_WIDE
-    const bool runs = OP == TB_OP_PLUS && !is_tuned(kFamilies, kType, NT, VT);
+    const bool runs = OP == TB_OP_PLUS && !is_tuned<Tuned>(kFamilies, kType, NT, VT);
 #else
-    const bool runs = is_tuned(kFamilies, kType, NT, VT);
+    const bool runs = is_tuned<Tuned>(kFamilies, kType, NT, VT);
 #endif
     return runs ? TB_BOX_RUNS : TB_BOX_NOT_COMPILED;
   }

@@ -134,10 +134,19 @@ struct Fits {
 };
 constexpr BoxSpec kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
+#define TB_TUNED_BOX(F, TYPE, NT, VT)
 #include "kernels/interval_grid.def"
+#undef TB_TUNED_BOX
 #undef TB_BOX
 };
-using Boxes = Compiled<family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
+constexpr TunedBox kTuned[] = {
+#define TB_BOX(NT, VT)
+#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
+#include "kernels/interval_grid.def"
+#undef TB_TUNED_BOX
+#undef TB_BOX
+};
+using Boxes = Compiled<kTuned, family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
 
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,

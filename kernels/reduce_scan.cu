@@ -290,10 +290,30 @@ tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_tota
 
 constexpr BoxSpec kReduceGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
+#define TB_TUNED_BOX(F, TYPE, NT, VT)
 #include "kernels/reduce_grid.def"
+#undef TB_TUNED_BOX
+#undef TB_BOX
+};
+constexpr TunedBox kReduceTuned[] = {
+#define TB_BOX(NT, VT)
+#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
+#include "kernels/reduce_grid.def"
+#undef TB_TUNED_BOX
+#undef TB_BOX
 };
 constexpr BoxSpec kScanGrid[] = {
+#define TB_BOX(NT, VT) {NT, VT},
+#define TB_TUNED_BOX(F, TYPE, NT, VT)
 #include "kernels/scan_grid.def"
+#undef TB_TUNED_BOX
+#undef TB_BOX
+};
+constexpr TunedBox kScanTuned[] = {
+#define TB_BOX(NT, VT)
+#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
+#include "kernels/scan_grid.def"
+#undef TB_TUNED_BOX
 #undef TB_BOX
 };
 
@@ -307,9 +327,9 @@ struct ScanFits {
 };
 
 template <tb_op OP>
-using ReduceBoxes = Compiled<family_bit(TB_TUNED_REDUCE), kTypeOf<T>, AnyBoxFits, OP>;
+using ReduceBoxes = Compiled<kReduceTuned, family_bit(TB_TUNED_REDUCE), kTypeOf<T>, AnyBoxFits, OP>;
 template <tb_op OP>
-using ScanBoxes = Compiled<family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
+using ScanBoxes = Compiled<kScanTuned, family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
 
 }  // namespace
 }  // namespace tb

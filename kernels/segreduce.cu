@@ -980,7 +980,16 @@ struct ByKeyPolicy {
 
 constexpr BoxSpec kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
+#define TB_TUNED_BOX(F, TYPE, NT, VT)
 #include "kernels/segreduce_grid.def"
+#undef TB_TUNED_BOX
+#undef TB_BOX
+};
+constexpr TunedBox kTuned[] = {
+#define TB_BOX(NT, VT)
+#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
+#include "kernels/segreduce_grid.def"
+#undef TB_TUNED_BOX
 #undef TB_BOX
 };
 
@@ -989,10 +998,10 @@ constexpr BoxSpec kGrid[] = {
 // reduce-by-key in one pass its own: each compiles the other operators at
 // its own only.
 template <tb_op OP>
-using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_SPMV), kTypeOf<T>,
+using Boxes = Compiled<kTuned, family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_SPMV), kTypeOf<T>,
                        AnyBoxFits, OP>;
 template <tb_op OP>
-using ByKeyBoxes = Compiled<family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
+using ByKeyBoxes = Compiled<kTuned, family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
 
 #ifdef TB_GRID_WIDE
 constexpr bool kWideSet = true;

@@ -203,10 +203,19 @@ __global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x
 // preprocessed forms are type-free.
 constexpr BoxSpec kGrid[] = {
 #define TB_BOX(NT, VT) {NT, VT},
+#define TB_TUNED_BOX(F, TYPE, NT, VT)
 #include "kernels/segreduce_grid.def"
+#undef TB_TUNED_BOX
 #undef TB_BOX
 };
-using Boxes = Compiled<family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
+constexpr TunedBox kTuned[] = {
+#define TB_BOX(NT, VT)
+#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
+#include "kernels/segreduce_grid.def"
+#undef TB_TUNED_BOX
+#undef TB_BOX
+};
+using Boxes = Compiled<kTuned, family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
                            family_bit(TB_TUNED_SPMV),
                        TB_TYPE_ANY, AnyBoxFits>;
 

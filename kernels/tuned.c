@@ -134,3 +134,16 @@ tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg) {
   }
   return r ? r->box : (tb_launch_box){0, 0};
 }
+
+const char *tb_tuned_table_name(int table) {
+  if (table < 0 || table >= kTableCount) return NULL;
+  return kTables[table].gpu ? kTables[table].gpu : kTables[table].arch;
+}
+
+bool tb_tuned_row_at(int table, int i, tb_tuned_family *family, int *type, tb_launch_box *box) {
+  if (table < 0 || table >= kTableCount || i < 0 || (size_t)i >= kTables[table].count)
+    return false;
+  const tuned_row *r = &kTables[table].rows[i];
+  *family = r->family, *type = r->type, *box = r->box;
+  return true;
+}

@@ -35,6 +35,12 @@ typedef enum tb_tuned_family {
  * the table has no row, which the tests rule out for the tables shipped. */
 tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg);
 
+/* Every table of the build, each GPU's too, for the tests: its name (the
+ * arch's or the GPU's slug; NULL past the last table) and row i (false past
+ * the last row). */
+const char *tb_tuned_table_name(int table);
+bool tb_tuned_row_at(int table, int i, tb_tuned_family *family, int *type, tb_launch_box *box);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "core/cunit.h"
 #include "kernels/segreduce_dispatch.h" /* tb_seg_tile_marks */
 #include "kernels/tilebench.h"
+#include "kernels/tuned.h" /* every table, for test_every_table */
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
@@ -130,6 +131,53 @@ static void test_counted_families(void) {
   }
 }
 
+/* Every row of every generated table (each GPU's, not only the one this
+ * machine would pick) names a box its family's build compiles for the row's
+ * types and every operator: the tuned boxes each grid's .def declares. */
+static int family_grid(tb_tuned_family family, tb_type type, tb_op op, tb_launch_box *out) {
+  switch (family) {
+    case TB_TUNED_REDUCE: return tb_reduce_grid(type, op, out, kMax);
+    case TB_TUNED_SCAN: return tb_scan_grid(type, op, out, kMax);
+    case TB_TUNED_SEGREDUCE:
+    case TB_TUNED_SPMV: return tb_segreduce_grid(type, op, out, kMax);
+    case TB_TUNED_REDUCE_BY_KEY: return tb_reduce_by_key_grid(type, op, out, kMax);
+    case TB_TUNED_LBS: return op == TB_OP_PLUS ? tb_lbs_grid(out, kMax) : 0;
+    case TB_TUNED_EXPAND:
+    case TB_TUNED_MOVE: return op == TB_OP_PLUS ? tb_interval_grid(type, out, kMax) : 0;
+    case TB_TUNED_OMP: return 0;
+  }
+  return 0;
+}
+
+static void test_every_table(void) {
+  tb_launch_box grid[kMax];
+  int rows = 0;
+  for (int table = 0; tb_tuned_table_name(table); ++table) {
+    tb_tuned_family family;
+    int row_type;
+    tb_launch_box box;
+    for (int i = 0; tb_tuned_row_at(table, i, &family, &row_type, &box); ++i, ++rows) {
+      if (family == TB_TUNED_OMP) continue; /* any nt: its own rule (test_fixed_families) */
+      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+        if (row_type != TB_TYPE_ANY && row_type != t) continue;
+        for (int o = 0; o < TB_OP_COUNT; ++o) {
+          const tb_op op = (tb_op)o;
+          const bool takes_op = family == TB_TUNED_LBS || family == TB_TUNED_EXPAND ||
+                                        family == TB_TUNED_MOVE
+                                    ? op == TB_OP_PLUS
+                                    : tb_check_type_op((tb_type)t, op) == TB_OK;
+          if (!takes_op) continue;
+          char what[120];
+          snprintf(what, sizeof what, "table %s row %d (%s %s)", tb_tuned_table_name(table), i,
+                   tb_type_name((tb_type)t), tb_op_name(op));
+          expect_in(grid, family_grid(family, (tb_type)t, op, grid), box, what);
+        }
+      }
+    }
+  }
+  CU_ASSERT(rows > 0);
+}
+
 static void test_arch(void) {
   const char *arch = tb_tuned_arch();
   /* No GPU here, or an sm_90 one: never a table the device does not have. */
@@ -140,6 +188,7 @@ int main(void) {
   static const CU_TestInfo tests[] = {
       {"reduce, scan, segreduce, omp_reduce", test_fixed_families},
       {"lbs and intervals at every average count", test_counted_families},
+      {"every table's rows are compiled boxes", test_every_table},
       {"the table's architecture", test_arch},
       CU_TEST_INFO_NULL,
   };
