@@ -56,7 +56,7 @@ tb_status tb_kernel_residency(const void *kernel, int nt, size_t shared, int *pe
                               int *sm_count);
 
 /* tb_buffer (a device allocation that remembers its size) and tb_buffer_free
- * are in kernels/tilebench_base.h. Releases what b held, then allocates. 0 bytes succeeds with ptr NULL. On
+ * are in core/tilebench_base.h. Releases what b held, then allocates. 0 bytes succeeds with ptr NULL. On
  * failure b is left empty: TB_ERR_OUT_OF_MEMORY when the device is full.
  * Upload/download move `bytes` (<= b->bytes) from/to the start of b. */
 tb_status tb_buffer_alloc(tb_buffer *b, size_t bytes);

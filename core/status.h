@@ -6,7 +6,7 @@
 #ifndef TB_CORE_STATUS_H
 #define TB_CORE_STATUS_H
 
-#include "kernels/tilebench_base.h" /* tb_status, tb_status_string, tb_last_error */
+#include "core/tilebench_base.h" /* tb_status, tb_status_string, tb_last_error */
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* tb_type, tb_op and tb_value are in kernels/tilebench_base.h. */
+/* tb_type, tb_op and tb_value are in core/tilebench_base.h. */
 
 size_t tb_type_size(tb_type t);
 const char *tb_type_name(tb_type t);  /* "int32", "int64", "float", "double" */

@@ -14,8 +14,11 @@
 //     the operator the sweeps time. An operator does not change a box's
 //     tiling or memory traffic, and compiling each at every box was most of
 //     the build. Tests and sweeps link both sets (//kernels:kernels).
-// A set's exports carry its suffix (TB_EXPORT: tb_scan_int32 and
-// tb_scan_int32_wide); the C layer picks the set whose grid runs the box.
+// Each family's entry file (segreduce_entry.cu, ...) exports its set's
+// resolutions by name (tb_scan_resolve, tb_scan_resolve_wide): a run-time
+// type to the per-type unit's resolve<T, kWide>, which finds the policy of
+// an operator and a box (resolve_policy, find_policy). The C layer resolves
+// a call once, in the tuned set first, and launches through the policy.
 #ifndef TB_KERNELS_DISPATCH_CUH
 #define TB_KERNELS_DISPATCH_CUH
 
@@ -28,21 +31,6 @@
 #include "core/status.h"
 #include "kernels/grid.h"
 #include "kernels/tuned.h"
-
-#define TB_CAT_(a, b) a##b
-#define TB_CAT(a, b) TB_CAT_(a, b)
-#define TB_STR_(a) #a
-#define TB_STR(a) TB_STR_(a)
-
-#ifdef TB_GRID_WIDE
-#define TB_SET_SUFFIX _wide
-#else
-#define TB_SET_SUFFIX
-#endif
-// The name of an export of this set for the unit's type: TB_EXPORT(tb_scan_).
-#define TB_EXPORT(prefix) TB_CAT(TB_CAT(prefix, TB_ELEM), TB_SET_SUFFIX)
-// The same for a type-free unit: TB_EXPORT_ANY(tb_lbs_run).
-#define TB_EXPORT_ANY(name) TB_CAT(name, TB_SET_SUFFIX)
 
 namespace tb {
 
@@ -107,6 +95,12 @@ tb_status with_op(tb_op op, F&& f) {
   }
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "operator %d does not apply to %s", int(op),
                  tb_type_name(kTypeOf<T>));
+}
+
+// Whether op applies to T: the bitwise operators to integers only.
+template <class T>
+constexpr bool op_applies(tb_op op) {
+  return op >= TB_OP_PLUS && (op < TB_OP_BIT_AND || (std::is_integral<T>::value && op < TB_OP_COUNT));
 }
 
 // ---- boxes -----------------------------------------------------------------
@@ -195,30 +189,45 @@ tb_status with_box(tb_launch_box box, F&& f) {
   return tb_fail(TB_ERR_INVALID_ARGUMENT, "launch box %dx%d is not compiled", box.nt, box.vt);
 }
 
-template <class R, const auto& Grid, class Keep, template <tb_op, int, int> class Policy, tb_op OP,
-          size_t I>
-const R* policy_if(tb_launch_box box) {
+template <class R, const auto& Grid, class Keep, size_t I, class Make>
+const R* policy_if(tb_launch_box box, Make& make) {
   constexpr BoxSpec b = Grid[I];
   if constexpr (Keep::template verdict<b.nt, b.vt>() == TB_BOX_RUNS) {
-    if (box.nt == b.nt && box.vt == b.vt) return &Policy<OP, b.nt, b.vt>::kTable;
+    if (box.nt == b.nt && box.vt == b.vt) return make(Box<b.nt, b.vt>());
   }
   return nullptr;
 }
 
-template <class R, const auto& Grid, class Keep, template <tb_op, int, int> class Policy, tb_op OP,
-          size_t... I>
-const R* find_policy(tb_launch_box box, std::index_sequence<I...>) {
+template <class R, const auto& Grid, class Keep, class Make, size_t... I>
+const R* find_policy(tb_launch_box box, Make& make, std::index_sequence<I...>) {
   const R* r = nullptr;
-  (void)((r = policy_if<R, Grid, Keep, Policy, OP, I>(box)) || ...);
+  (void)((r = policy_if<R, Grid, Keep, I>(box, make)) || ...);
   return r;
 }
 
-// The table (Policy<OP, NT, VT>::kTable, an R) of the box of Grid that
-// equals box, if Keep compiles it; null otherwise. A call resolves its
-// policy once and launches through the table.
-template <class R, const auto& Grid, class Keep, template <tb_op, int, int> class Policy, tb_op OP>
-const R* find_policy(tb_launch_box box) {
-  return find_policy<R, Grid, Keep, Policy, OP>(box, std::make_index_sequence<kGridSize<Grid>>());
+// The policy table (an R) of the box of Grid that equals box, if Keep
+// compiles it: make(Box<NT, VT>()) gives its address. Null otherwise. A
+// call resolves its policy once and launches through the table.
+template <class R, const auto& Grid, class Keep, class Make>
+const R* find_policy(tb_launch_box box, Make make) {
+  return find_policy<R, Grid, Keep>(box, make, std::make_index_sequence<kGridSize<Grid>>());
+}
+
+// The same for a family with operators over T: Policy<OP, NT, VT>::kTable
+// of the box that Boxes<OP> compiles, for a run-time op.
+template <class R, class T, const auto& Grid, template <tb_op> class Boxes,
+          template <tb_op, int, int> class Policy>
+const R* resolve_policy(tb_op op, tb_launch_box box) {
+  const R* p = nullptr;
+  if (op_applies<T>(op))
+    (void)with_op<T>(op, [&](auto o) {
+      constexpr tb_op OP = decltype(o)::value;
+      p = find_policy<R, Grid, Boxes<OP>>(box, [](auto b) {
+        return &Policy<OP, decltype(b)::NT, decltype(b)::VT>::kTable;
+      });
+      return TB_OK;
+    });
+  return p;
 }
 
 template <const auto& Grid, class Keep, size_t... I>
@@ -256,11 +265,6 @@ tb_box_verdict grid_verdict(tb_launch_box box) {
   return grid_verdict<Grid, Keep>(box, std::make_index_sequence<kGridSize<Grid>>());
 }
 
-// Whether op applies to T: the bitwise operators to integers only.
-template <class T>
-constexpr bool op_applies(tb_op op) {
-  return op >= TB_OP_PLUS && (op < TB_OP_BIT_AND || (std::is_integral<T>::value && op < TB_OP_COUNT));
-}
 
 // The tb_grid of a family over T with operators, Boxes<OP> its Compiled:
 // `extern "C" const tb_grid tb_scan_grid_int32 = OpGrid<...>::grid("scan");`.

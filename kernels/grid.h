@@ -5,9 +5,9 @@
  * Each family and type is compiled in kernel sets that split its grid: the
  * tuned set (every operator at the tuned boxes), which the installed
  * library holds alone, and the wide set (plus at the other boxes), which
- * the library of the tests and sweeps adds (built with TB_WIDE_SET). A
- * family's tables are indexed [type][set]; TB_SETS(x) writes one row,
- * TB_SETS_PER_TYPE(prefix) a table. */
+ * the library of the tests and sweeps adds (built with TB_WIDE_SET). Each
+ * family's entry file exports its sets' resolutions and grids by name
+ * (tb_scan_resolve, tb_scan_resolve_wide, ...). */
 #ifndef TB_KERNELS_GRID_H
 #define TB_KERNELS_GRID_H
 
@@ -19,19 +19,9 @@ extern "C" {
 
 #ifdef TB_WIDE_SET
 enum { TB_KERNEL_SETS = 2 };
-#define TB_SETS(x) \
-  { &x, &x##_wide }
 #else
 enum { TB_KERNEL_SETS = 1 };
-#define TB_SETS(x) \
-  { &x }
 #endif
-/* A [type][set] table of prefix<type> exports (tb_scan_grid_int32, ...). */
-#define TB_SETS_PER_TYPE(prefix)                                            \
-  {                                                                         \
-    TB_SETS(prefix##int32), TB_SETS(prefix##int64), TB_SETS(prefix##float), \
-        TB_SETS(prefix##double)                                             \
-  }
 
 /* The tiles of count items at box: the one tile arithmetic of the launch
  * code and of the scratch it is sized for. */
@@ -60,6 +50,12 @@ typedef struct tb_grid {
    * list (omp_reduce: any nt); NULL: the list is the rule. */
   const char *rule;
 } tb_grid;
+
+/* A family's grid in each kernel set, for one type: what the functions
+ * below take as sets (.set). */
+typedef struct tb_grid_sets {
+  const tb_grid *set[TB_KERNEL_SETS];
+} tb_grid_sets;
 
 /* sets: a family's TB_KERNEL_SETS grids for one type (a family with one
  * kernel set gives tb_no_grid as the wide one). */

@@ -202,37 +202,49 @@ tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, con
                                          n_out, scratch, scratch_bytes, stream);
 }
 
+// Expand, move, gather and scatter at one box.
+template <int NT, int VT>
+struct IntervalPolicy {
+  static tb_status expand(tb_interval_call* c) {
+    return expand_run<NT, VT>(c->scan, c->num_objects, c->n_items, static_cast<const T*>(c->in),
+                              static_cast<T*>(c->out), c->scratch, &c->scratch_bytes, c->stream);
+  }
+  static tb_status move(tb_interval_call* c) {
+    return move_run<NT, VT>(c->op, c->gather, c->scatter, c->scan, c->num_objects, c->n_items,
+                            static_cast<const T*>(c->in), c->n_in, static_cast<T*>(c->out),
+                            c->n_out, c->scratch, &c->scratch_bytes, c->stream);
+  }
+  static constexpr tb_interval_policy kTable = {{NT, VT}, expand, move};
+};
+
+#ifdef TB_GRID_WIDE
+constexpr bool kWideSet = true;
+#else
+constexpr bool kWideSet = false;
+#endif
+constexpr tb_grid kIntervalGrid = PlainGrid<kGrid, Boxes>::grid("interval");
+
 }  // namespace
+
+// ---- what interval_entry.cu maps a run-time type to -----------------------
+
+namespace iv {
+
+template <class U, bool kWide>
+const tb_interval_policy* resolve(tb_launch_box box) {
+  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
+  return find_policy<tb_interval_policy, kGrid, Boxes>(box, [](auto b) {
+    return &IntervalPolicy<decltype(b)::NT, decltype(b)::VT>::kTable;
+  });
+}
+
+template <class U, bool kWide>
+const tb_grid* grid() {
+  return &kIntervalGrid;
+}
+
+template const tb_interval_policy* resolve<T, kWideSet>(tb_launch_box);
+template const tb_grid* grid<T, kWideSet>();
+
+}  // namespace iv
 }  // namespace tb
-
-extern "C" tb_status TB_EXPORT(tb_interval_expand_)(tb_launch_box box, const int32_t* d_scan,
-                                                    int num_objects, int n_items,
-                                                    const void* d_values, void* d_out,
-                                                    void* scratch, size_t* scratch_bytes,
-                                                    cudaStream_t stream) {
-  using namespace tb;
-  const T* values = static_cast<const T*>(d_values);
-  T* out = static_cast<T*>(d_out);
-  return with_box<kGrid, Boxes>(box, [&](auto b) {
-    return expand_run<b.NT, b.VT>(d_scan, num_objects, n_items, values, out, scratch,
-                                  scratch_bytes, stream);
-  });
-}
-
-extern "C" tb_status TB_EXPORT(tb_interval_move_)(tb_interval_op op, tb_launch_box box,
-                                                  const int32_t* d_gather, const int32_t* d_scatter,
-                                                  const int32_t* d_scan, int num_objects,
-                                                  int n_items, const void* d_in, int64_t n_in,
-                                                  void* d_out, int64_t n_out, void* scratch,
-                                                  size_t* scratch_bytes, cudaStream_t stream) {
-  using namespace tb;
-  const T* in = static_cast<const T*>(d_in);
-  T* out = static_cast<T*>(d_out);
-  return with_box<kGrid, Boxes>(box, [&](auto b) {
-    return move_run<b.NT, b.VT>(op, d_gather, d_scatter, d_scan, num_objects, n_items, in, n_in,
-                                out, n_out, scratch, scratch_bytes, stream);
-  });
-}
-
-extern "C" const tb_grid TB_EXPORT(tb_interval_grid_) =
-    tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("interval");

@@ -9,10 +9,39 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-/* [type][kernel set] (kernels/grid.h) */
-static const tb_grid *const kIntervalGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
-    TB_SETS_PER_TYPE(tb_interval_grid_);
-static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = TB_SETS(tb_lbs_kernel_grid);
+/* ---- the kernel sets (kernels/grid.h) ---------------------------------------- */
+
+#ifdef TB_WIDE_SET
+static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = {&tb_lbs_kernel_grid,
+                                                         &tb_lbs_kernel_grid_wide};
+#else
+static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = {&tb_lbs_kernel_grid};
+#endif
+
+static tb_grid_sets interval_grids(tb_type t) {
+#ifdef TB_WIDE_SET
+  return (tb_grid_sets){{tb_interval_kernel_grid(t), tb_interval_kernel_grid_wide(t)}};
+#else
+  return (tb_grid_sets){{tb_interval_kernel_grid(t)}};
+#endif
+}
+
+/* The policy of a resolved box: the tuned set's, else the wide set's. */
+static const tb_lbs_policy *lbs_policy_of(tb_launch_box box) {
+  const tb_lbs_policy *p = tb_lbs_resolve(box);
+#ifdef TB_WIDE_SET
+  if (!p) p = tb_lbs_resolve_wide(box);
+#endif
+  return p;
+}
+
+static const tb_interval_policy *interval_policy_of(tb_type t, tb_launch_box box) {
+  const tb_interval_policy *p = tb_interval_resolve(t, box);
+#ifdef TB_WIDE_SET
+  if (!p) p = tb_interval_resolve_wide(t, box);
+#endif
+  return p;
+}
 
 /* The average count of a geometry, which the tuned boxes depend on: short
  * runs put half of every tile into scan entries and want large tiles, long
@@ -47,7 +76,7 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
   if (op < 0 || op >= TB_INTERVAL_OP_COUNT || !tb_type_valid(type)) return (tb_launch_box){0, 0};
   const tb_tuned_family family = op == TB_INTERVAL_EXPAND ? TB_TUNED_EXPAND : TB_TUNED_MOVE;
   return fitting(tb_tuned_box(family, type, avg_count(num_objects, n_items)),
-                 kIntervalGrids[type]);
+                 interval_grids(type).set);
 }
 
 int tb_lbs_grid(tb_launch_box *out, int cap) {
@@ -55,7 +84,7 @@ int tb_lbs_grid(tb_launch_box *out, int cap) {
 }
 
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? tb_grid_list(kIntervalGrids[type], TB_OP_PLUS, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(interval_grids(type).set, TB_OP_PLUS, out, cap) : 0;
 }
 
 /* The checks every call shares: sizes that fit int32, a scan when there are
@@ -104,16 +133,17 @@ static tb_status check_count(const char *fn, const char *name, int64_t n) {
 
 /* ---- lbs ------------------------------------------------------------------ */
 
-typedef tb_status (*lbs_fn)(tb_launch_box, const int32_t *, int, int, int32_t *, int32_t *, void *,
-                            size_t *, cudaStream_t);
-static const lbs_fn kLbs[TB_KERNEL_SETS] = TB_SETS(tb_lbs_run);
-
-typedef int (*wave_fn)(tb_launch_box);
-static const wave_fn kLbsWave[TB_KERNEL_SETS] = TB_SETS(tb_lbs_wave_tiles_run);
-
 int tb_lbs_wave_tiles(tb_launch_box box) {
-  const int set = tb_grid_set_of(kLbsGrids, TB_OP_PLUS, box);
-  return set < 0 ? 0 : kLbsWave[set](box);
+  const tb_lbs_policy *p = lbs_policy_of(box);
+  return p ? p->wave_tiles() : 0;
+}
+
+/* A call through its launch: the scratch sized, taken, the kernels. */
+static tb_status run(tb_interval_launch launch, tb_interval_call *c, tb_buffer *scratch) {
+  TB_TRY(launch(c));
+  tb_scratch s;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, c->scratch_bytes, &c->scratch));
+  return tb_scratch_end(&s, launch(c), c->stream);
 }
 
 tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
@@ -127,14 +157,15 @@ tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, in
   TB_TRY(tb_resolve_box(fn, kLbsGrids, TB_TYPE_COUNT, TB_OP_PLUS, box,
                         tb_lbs_default_box(num_objects, n_items), &b));
   if (n_items == 0) return TB_OK;
-  const lbs_fn run = kLbs[tb_grid_set_of(kLbsGrids, TB_OP_PLUS, b)];
-  const int num = (int)num_objects, n = (int)n_items;
-  size_t bytes = 0;
-  TB_TRY(run(b, d_scan, num, n, d_obj, d_rank, NULL, &bytes, stream));
-  tb_scratch s;
-  void *part;
-  TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &part));
-  return tb_scratch_end(&s, run(b, d_scan, num, n, d_obj, d_rank, part, &bytes, stream), stream);
+  const tb_lbs_policy *k = lbs_policy_of(b);
+  if (!k) return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: box %dx%d has no policy", fn, b.nt, b.vt);
+  tb_interval_call c = {.scan = d_scan,
+                        .num_objects = (int)num_objects,
+                        .n_items = (int)n_items,
+                        .obj = d_obj,
+                        .rank = d_rank,
+                        .stream = stream};
+  return run(k->lbs, &c, scratch);
 }
 
 /* ---- intervals ------------------------------------------------------------ */
@@ -149,15 +180,6 @@ typedef struct {
   int64_t n_in, n_out;
 } interval_args;
 
-typedef tb_status (*expand_fn)(tb_launch_box, const int32_t *, int, int, const void *, void *,
-                               void *, size_t *, cudaStream_t);
-typedef tb_status (*move_fn)(tb_interval_op, tb_launch_box, const int32_t *, const int32_t *,
-                             const int32_t *, int, int, const void *, int64_t, void *, int64_t,
-                             void *, size_t *, cudaStream_t);
-static const expand_fn kExpand[TB_TYPE_COUNT][TB_KERNEL_SETS] =
-    TB_SETS_PER_TYPE(tb_interval_expand_);
-static const move_fn kMove[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_interval_move_);
-
 /* The checks and the run every interval call shares; gather / scatter are
  * checked by the caller (NULL where the operation has none). */
 static tb_status interval_run(const char *fn, interval_args *a, int64_t num_objects,
@@ -170,29 +192,25 @@ static tb_status interval_run(const char *fn, interval_args *a, int64_t num_obje
   TB_TRY(check_array(fn, "d_out", a->out, sz, n_items));
   TB_TRY(check_count(fn, "n_in", a->n_in));
   TB_TRY(check_count(fn, "n_out", a->n_out));
-  TB_TRY(tb_resolve_box(fn, kIntervalGrids[a->type], a->type, TB_OP_PLUS, box,
+  TB_TRY(tb_resolve_box(fn, interval_grids(a->type).set, a->type, TB_OP_PLUS, box,
                         tb_interval_default_box(a->op, a->type, num_objects, n_items), &a->box));
   if (n_items == 0) return TB_OK;
-  const int set = tb_grid_set_of(kIntervalGrids[a->type], TB_OP_PLUS, a->box);
-  const int num = (int)num_objects, n = (int)n_items;
-  size_t bytes = 0;
-  tb_scratch s;
-  void *part;
-  if (a->op == TB_INTERVAL_EXPAND) {
-    const expand_fn run = kExpand[a->type][set];
-    TB_TRY(run(a->box, a->scan, num, n, a->in, a->out, NULL, &bytes, stream));
-    TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &part));
-    return tb_scratch_end(&s, run(a->box, a->scan, num, n, a->in, a->out, part, &bytes, stream),
-                          stream);
-  }
-  const move_fn run = kMove[a->type][set];
-  TB_TRY(run(a->op, a->box, a->gather, a->scatter, a->scan, num, n, a->in, a->n_in, a->out,
-             a->n_out, NULL, &bytes, stream));
-  TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &part));
-  return tb_scratch_end(&s,
-                        run(a->op, a->box, a->gather, a->scatter, a->scan, num, n, a->in, a->n_in,
-                            a->out, a->n_out, part, &bytes, stream),
-                        stream);
+  const tb_interval_policy *k = interval_policy_of(a->type, a->box);
+  if (!k)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: box %dx%d has no policy", fn, a->box.nt,
+                   a->box.vt);
+  tb_interval_call c = {.op = a->op,
+                        .scan = a->scan,
+                        .gather = a->gather,
+                        .scatter = a->scatter,
+                        .num_objects = (int)num_objects,
+                        .n_items = (int)n_items,
+                        .in = a->in,
+                        .out = a->out,
+                        .n_in = a->n_in,
+                        .n_out = a->n_out,
+                        .stream = stream};
+  return run(a->op == TB_INTERVAL_EXPAND ? k->expand : k->move, &c, scratch);
 }
 
 tb_status tb_interval_expand(tb_type type, const int32_t *d_scan, int64_t num_objects,

@@ -15,24 +15,6 @@
 extern "C" {
 #endif
 
-/* lbs.cu */
-/* Per kernel set (kernels/grid.h): the search at a box, and its grid. */
-#define TB_LBS_RUN(name)                                                                 \
-  tb_status name(tb_launch_box box, const int32_t *d_scan, int num_objects, int n_items, \
-                 int32_t *d_obj, int32_t *d_rank, void *scratch, size_t *scratch_bytes,  \
-                 cudaStream_t stream);
-TB_LBS_RUN(tb_lbs_run)
-TB_LBS_RUN(tb_lbs_run_wide)
-#undef TB_LBS_RUN
-extern const tb_grid tb_lbs_kernel_grid, tb_lbs_kernel_grid_wide;
-/* Per kernel set: the most tiles at box that tb_lbs runs as one wave, the
- * tiles searching their own bounds (lbs.cu); more take the partition pass.
- * 0 for a box the set does not run. */
-int tb_lbs_wave_tiles_run(tb_launch_box box);
-int tb_lbs_wave_tiles_run_wide(tb_launch_box box);
-/* The same for whichever set runs box (interval_api.c), for tests at the
- * switch. */
-int tb_lbs_wave_tiles(tb_launch_box box);
 /* The Merge Path partition every tiled kernel of the family starts from:
  * partition[p] = scan entries among the first p * tile merged elements, for
  * p = 0 .. tiles, written to the start of scratch. Sets *scratch_bytes to
@@ -48,27 +30,73 @@ tb_status tb_lbs_partition(const int32_t *d_scan, int num_objects, int n_items, 
 tb_status tb_offsets_validate_run(const int32_t *d_scan, int num_objects, int n_items,
                                   bool strict, uint32_t *d_first_bad, cudaStream_t stream);
 
-/* interval.cu, per type. op picks move, gather or scatter for the second. */
-#define TB_INTERVAL_DECLARE(name)                                                              \
-  tb_status tb_interval_expand_##name(tb_launch_box box, const int32_t *d_scan, int num_objects, \
-                                      int n_items, const void *d_values, void *d_out,          \
-                                      void *scratch, size_t *scratch_bytes, cudaStream_t stream); \
-  tb_status tb_interval_move_##name(tb_interval_op op, tb_launch_box box, const int32_t *d_gather, \
-                                    const int32_t *d_scatter, const int32_t *d_scan,           \
-                                    int num_objects, int n_items, const void *d_in, int64_t n_in, \
-                                    void *d_out, int64_t n_out, void *scratch,                 \
-                                    size_t *scratch_bytes, cudaStream_t stream);               \
-  extern const tb_grid tb_interval_grid_##name;
-TB_INTERVAL_DECLARE(int32)
-TB_INTERVAL_DECLARE(int64)
-TB_INTERVAL_DECLARE(float)
-TB_INTERVAL_DECLARE(double)
-/* The wide kernel set's (kernels/grid.h). */
-TB_INTERVAL_DECLARE(int32_wide)
-TB_INTERVAL_DECLARE(int64_wide)
-TB_INTERVAL_DECLARE(float_wide)
-TB_INTERVAL_DECLARE(double_wide)
-#undef TB_INTERVAL_DECLARE
+/* ---- one call, by name ---- */
+
+/* A call of lbs.cu or interval.cu, by name. Which fields a form reads:
+ *   lbs:    scan, num_objects, n_items, obj, rank (or NULL);
+ *   expand: scan, num_objects, n_items, in (the values), out;
+ *   move:   op (move, gather or scatter), gather, scatter, scan,
+ *           num_objects, n_items, in, n_in, out, n_out.
+ * A launch with scratch NULL sets scratch_bytes and launches nothing
+ * (core/cuda.h). */
+typedef struct tb_interval_call {
+  tb_interval_op op;
+  const int32_t *scan, *gather, *scatter;
+  int num_objects, n_items;
+  const void *in;
+  void *out;
+  int64_t n_in, n_out;
+  int32_t *obj, *rank;
+  void *scratch;
+  size_t scratch_bytes;
+  cudaStream_t stream;
+} tb_interval_call;
+
+typedef tb_status (*tb_interval_launch)(tb_interval_call *call);
+
+/* The launches of one compiled box: the search, and its one-wave capacity
+ * (the most tiles run without the partition pass, the tiles searching their
+ * own bounds: for tests at the switch). */
+typedef struct tb_lbs_policy {
+  tb_launch_box box;
+  tb_interval_launch lbs;
+  int (*wave_tiles)(void);
+} tb_lbs_policy;
+
+/* The launches of one compiled (type, box). */
+typedef struct tb_interval_policy {
+  tb_launch_box box;
+  tb_interval_launch expand, move;
+} tb_interval_policy;
+
+/* Per kernel set (_wide: the wide set, which the tests and sweeps link):
+ * the policy of a box, NULL where the set does not compile it, and the
+ * grids. */
+const tb_lbs_policy *tb_lbs_resolve(tb_launch_box box);
+const tb_lbs_policy *tb_lbs_resolve_wide(tb_launch_box box);
+const tb_interval_policy *tb_interval_resolve(tb_type type, tb_launch_box box);
+const tb_interval_policy *tb_interval_resolve_wide(tb_type type, tb_launch_box box);
+extern const tb_grid tb_lbs_kernel_grid, tb_lbs_kernel_grid_wide;
+const tb_grid *tb_interval_kernel_grid(tb_type type);
+const tb_grid *tb_interval_kernel_grid_wide(tb_type type);
+/* The one-wave capacity at box in whichever set runs it (0: none). */
+int tb_lbs_wave_tiles(tb_launch_box box);
+
+#ifdef __cplusplus
+}  // extern "C"
+
+// What each type's interval.cu (one per type and set) instantiates for
+// interval_entry.cu.
+namespace tb {
+namespace iv {
+template <class T, bool kWide>
+const tb_interval_policy *resolve(tb_launch_box box);
+template <class T, bool kWide>
+const tb_grid *grid();
+}  // namespace iv
+}  // namespace tb
+extern "C" {
+#endif
 
 #ifdef __cplusplus
 }

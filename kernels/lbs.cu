@@ -166,32 +166,46 @@ extern "C" tb_status tb_lbs_partition(const int32_t* d_scan, int num_objects, in
 }
 #endif
 
-extern "C" tb_status TB_EXPORT_ANY(tb_lbs_run)(tb_launch_box box, const int32_t* d_scan,
-                                               int num_objects, int n_items, int32_t* d_obj,
-                                               int32_t* d_rank, void* scratch,
-                                               size_t* scratch_bytes, cudaStream_t stream) {
-  using namespace tb;
-  return with_box<kGrid, Boxes>(box, [&](auto b) {
-    return lbs_run<b.NT, b.VT>(d_scan, num_objects, n_items, d_obj, d_rank, scratch,
-                               scratch_bytes, stream);
-  });
-}
+namespace tb {
+namespace {
 
-extern "C" int TB_EXPORT_ANY(tb_lbs_wave_tiles_run)(tb_launch_box box) {
-  using namespace tb;
-  int tiles = 0;
-  (void)with_box<kGrid, Boxes>(box, [&](auto b) {
+// The search at one box: one wave without the partition pass where the
+// tiles fit the GPU at once (lbs_run), else partitioned.
+template <int NT, int VT>
+struct LbsPolicy {
+  static tb_status lbs(tb_interval_call* c) {
+    return lbs_run<NT, VT>(c->scan, c->num_objects, c->n_items, c->obj, c->rank, c->scratch,
+                           &c->scratch_bytes, c->stream);
+  }
+  static int wave_tiles() {
     int per_sm = 0, sms = 0;
-    TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(lbs_kernel<b.NT, b.VT, true, true>),
-                               b.NT, 0, &per_sm, &sms));
-    tiles = per_sm * sms;
-    return TB_OK;
-  });
-  return tiles;
+    const void* kernel = reinterpret_cast<const void*>(lbs_kernel<NT, VT, true, true>);
+    if (tb_kernel_residency(kernel, NT, 0, &per_sm, &sms) != TB_OK) return 0;
+    return per_sm * sms;
+  }
+  static constexpr tb_lbs_policy kTable = {{NT, VT}, lbs, wave_tiles};
+};
+
+const tb_lbs_policy* resolve(tb_launch_box box) {
+  return find_policy<tb_lbs_policy, kGrid, Boxes>(
+      box, [](auto b) { return &LbsPolicy<decltype(b)::NT, decltype(b)::VT>::kTable; });
 }
 
-extern "C" const tb_grid TB_EXPORT_ANY(tb_lbs_kernel_grid) =
+}  // namespace
+}  // namespace tb
+
+// ---- each kernel set's entry points (kernels/interval_dispatch.h) ----------
+
+#ifdef TB_GRID_WIDE
+extern "C" const tb_lbs_policy* tb_lbs_resolve_wide(tb_launch_box box) {
+  return tb::resolve(box);
+}
+extern "C" const tb_grid tb_lbs_kernel_grid_wide =
     tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
+#else
+extern "C" const tb_lbs_policy* tb_lbs_resolve(tb_launch_box box) { return tb::resolve(box); }
+extern "C" const tb_grid tb_lbs_kernel_grid = tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
+#endif
 
 #ifndef TB_GRID_WIDE
 extern "C" tb_status tb_offsets_validate_run(const int32_t* d_scan, int num_objects, int n_items,

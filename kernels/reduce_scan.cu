@@ -331,45 +331,78 @@ using ReduceBoxes = Compiled<kReduceTuned, family_bit(TB_TUNED_REDUCE), kTypeOf<
 template <tb_op OP>
 using ScanBoxes = Compiled<kScanTuned, family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
 
+// ---- the policies of one box ----------------------------------------------
+
+template <tb_op OP, int NT, int VT>
+struct ReducePolicy {
+  static tb_status reduce(tb_scan_call* c) {
+    return reduce_run<OP, NT, VT>(static_cast<const T*>(c->in), c->n, static_cast<T*>(c->total),
+                                  c->scratch, &c->scratch_bytes, c->stream);
+  }
+  static constexpr tb_scan_launch kTable = reduce;
+};
+
+// The algorithm is the call's (tb_scan_default_algo chose it when asked).
+template <tb_op OP, int NT, int VT>
+struct ScanPolicy {
+  static tb_status scan(tb_scan_call* c) {
+    const T* in = static_cast<const T*>(c->in);
+    T* out = static_cast<T*>(c->out);
+    T* total = static_cast<T*>(c->total);
+    const bool inclusive = c->kind == TB_SCAN_INCLUSIVE;
+    if (c->algo == TB_SCAN_REDUCE_THEN_SCAN)
+      return scan_rts_run<OP, NT, VT>(in, out, c->n, inclusive, total, c->scratch,
+                                      &c->scratch_bytes, c->stream);
+    return scan_lookback_run<OP, NT, VT>(in, out, c->n, inclusive, total, c->scratch,
+                                         &c->scratch_bytes, c->stream);
+  }
+  static constexpr tb_scan_launch kTable = scan;
+};
+
+#ifdef TB_GRID_WIDE
+constexpr bool kWideSet = true;
+#else
+constexpr bool kWideSet = false;
+#endif
+constexpr tb_grid kReduceKernelGrid = OpGrid<T, kReduceGrid, ReduceBoxes>::grid("reduce");
+constexpr tb_grid kScanKernelGrid = OpGrid<T, kScanGrid, ScanBoxes>::grid("scan");
+
 }  // namespace
+
+// ---- what reduce_scan_entry.cu maps a run-time type to --------------------
+
+namespace rs {
+
+template <class U, bool kWide>
+tb_scan_launch resolve_reduce(tb_op op, tb_launch_box box) {
+  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
+  const tb_scan_launch* p =
+      resolve_policy<tb_scan_launch, T, kReduceGrid, ReduceBoxes, ReducePolicy>(op, box);
+  return p ? *p : nullptr;
+}
+
+template <class U, bool kWide>
+tb_scan_launch resolve_scan(tb_op op, tb_launch_box box) {
+  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
+  const tb_scan_launch* p =
+      resolve_policy<tb_scan_launch, T, kScanGrid, ScanBoxes, ScanPolicy>(op, box);
+  return p ? *p : nullptr;
+}
+
+template <class U, bool kWide>
+const tb_grid* reduce_grid() {
+  return &kReduceKernelGrid;
+}
+
+template <class U, bool kWide>
+const tb_grid* scan_grid() {
+  return &kScanKernelGrid;
+}
+
+template tb_scan_launch resolve_reduce<T, kWideSet>(tb_op, tb_launch_box);
+template tb_scan_launch resolve_scan<T, kWideSet>(tb_op, tb_launch_box);
+template const tb_grid* reduce_grid<T, kWideSet>();
+template const tb_grid* scan_grid<T, kWideSet>();
+
+}  // namespace rs
 }  // namespace tb
-
-// ---- entry points (kernels/reduce_scan_dispatch.h) ---------------------------
-
-extern "C" tb_status TB_EXPORT(tb_reduce_)(tb_op op, tb_launch_box box, const void* d_in, int64_t n,
-                                           void* d_total, void* scratch, size_t* scratch_bytes,
-                                           cudaStream_t stream) {
-  using namespace tb;
-  const T* in = static_cast<const T*>(d_in);
-  T* total = static_cast<T*>(d_total);
-  return with_op<T>(op, [&](auto o) {
-    return with_box<kReduceGrid, ReduceBoxes<o>>(box, [&](auto b) {
-      return reduce_run<o, b.NT, b.VT>(in, n, total, scratch, scratch_bytes, stream);
-    });
-  });
-}
-
-extern "C" tb_status TB_EXPORT(tb_scan_)(tb_op op, tb_scan_kind kind, tb_scan_algo algo,
-                                         tb_launch_box box, const void* d_in, void* d_out,
-                                         int64_t n, void* d_total, void* scratch,
-                                         size_t* scratch_bytes, cudaStream_t stream) {
-  using namespace tb;
-  const T* in = static_cast<const T*>(d_in);
-  T* out = static_cast<T*>(d_out);
-  T* total = static_cast<T*>(d_total);
-  const bool inclusive = kind == TB_SCAN_INCLUSIVE;
-  return with_op<T>(op, [&](auto o) {
-    return with_box<kScanGrid, ScanBoxes<o>>(box, [&](auto b) {
-      if (algo == TB_SCAN_REDUCE_THEN_SCAN)
-        return scan_rts_run<o, b.NT, b.VT>(in, out, n, inclusive, total, scratch, scratch_bytes,
-                                           stream);
-      return scan_lookback_run<o, b.NT, b.VT>(in, out, n, inclusive, total, scratch,
-                                              scratch_bytes, stream);
-    });
-  });
-}
-
-extern "C" const tb_grid TB_EXPORT(tb_reduce_grid_) =
-    tb::OpGrid<tb::T, tb::kReduceGrid, tb::ReduceBoxes>::grid("reduce");
-extern "C" const tb_grid TB_EXPORT(tb_scan_grid_) =
-    tb::OpGrid<tb::T, tb::kScanGrid, tb::ScanBoxes>::grid("scan");

@@ -9,18 +9,47 @@
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
 
-/* [type][kernel set] (kernels/grid.h) */
-static const tb_grid *const kReduceGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
-    TB_SETS_PER_TYPE(tb_reduce_grid_);
-static const tb_grid *const kScanGrids[TB_TYPE_COUNT][TB_KERNEL_SETS] =
-    TB_SETS_PER_TYPE(tb_scan_grid_);
+/* ---- the kernel sets (kernels/grid.h) ---------------------------------------- */
+
+static tb_grid_sets reduce_grids(tb_type t) {
+#ifdef TB_WIDE_SET
+  return (tb_grid_sets){{tb_reduce_kernel_grid(t), tb_reduce_kernel_grid_wide(t)}};
+#else
+  return (tb_grid_sets){{tb_reduce_kernel_grid(t)}};
+#endif
+}
+
+static tb_grid_sets scan_grids(tb_type t) {
+#ifdef TB_WIDE_SET
+  return (tb_grid_sets){{tb_scan_kernel_grid(t), tb_scan_kernel_grid_wide(t)}};
+#else
+  return (tb_grid_sets){{tb_scan_kernel_grid(t)}};
+#endif
+}
+
+/* The launch of a resolved box: the tuned set's, else the wide set's. */
+static tb_scan_launch reduce_of(tb_type t, tb_op op, tb_launch_box box) {
+  tb_scan_launch k = tb_reduce_resolve(t, op, box);
+#ifdef TB_WIDE_SET
+  if (!k) k = tb_reduce_resolve_wide(t, op, box);
+#endif
+  return k;
+}
+
+static tb_scan_launch scan_of(tb_type t, tb_op op, tb_launch_box box) {
+  tb_scan_launch k = tb_scan_resolve(t, op, box);
+#ifdef TB_WIDE_SET
+  if (!k) k = tb_scan_resolve_wide(t, op, box);
+#endif
+  return k;
+}
 
 int tb_reduce_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? tb_grid_list(kReduceGrids[type], op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(reduce_grids(type).set, op, out, cap) : 0;
 }
 
 int tb_scan_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
-  return tb_type_valid(type) ? tb_grid_list(kScanGrids[type], op, out, cap) : 0;
+  return tb_type_valid(type) ? tb_grid_list(scan_grids(type).set, op, out, cap) : 0;
 }
 
 /* From the generated table (kernels/tuned/): the fastest box at the largest
@@ -51,11 +80,6 @@ static tb_status check_common(const char *fn, tb_type type, tb_op op, const void
   return TB_OK;
 }
 
-typedef tb_status (*reduce_fn)(tb_op, tb_launch_box, const void *, int64_t, void *, void *,
-                               size_t *, cudaStream_t);
-typedef tb_status (*scan_fn)(tb_op, tb_scan_kind, tb_scan_algo, tb_launch_box, const void *,
-                             void *, int64_t, void *, void *, size_t *, cudaStream_t);
-
 /* The scratch of a call (core/cuda.h): what the kernels need, then a slot
  * for the total when the caller wants it on the host only. */
 typedef struct {
@@ -68,15 +92,40 @@ static void lay_out(tb_scratch *s, layout *l) {
   l->total = tb_scratch_take(s, l->total_bytes);
 }
 
-static const reduce_fn kReduce[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_reduce_);
-static const scan_fn kScan[TB_TYPE_COUNT][TB_KERNEL_SETS] = TB_SETS_PER_TYPE(tb_scan_);
-
 /* Copies the device total to the host once the stream reaches it. */
 static tb_status fetch_total(void *h_total, const void *d_total, size_t bytes, cudaStream_t stream) {
   TB_CUDA_TRY(cudaMemcpyAsync(h_total, d_total, bytes, cudaMemcpyDeviceToHost, stream));
   TB_CUDA_TRY(cudaStreamSynchronize(stream));
   return TB_OK;
 }
+
+/* A call through its launch: the scratch sized, laid out and taken, the
+ * kernels, the total copied to the host when asked for. */
+static tb_status run(tb_scan_launch launch, tb_type type, tb_scan_call *c, void *h_total,
+                     tb_buffer *scratch) {
+  layout l = {.total_bytes = !c->total && h_total ? tb_type_size(type) : 0};
+  TB_TRY(launch(c));
+  l.kernel_bytes = c->scratch_bytes;
+  tb_scratch s = {0};
+  lay_out(&s, &l);
+  TB_TRY(tb_scratch_begin(&s, scratch));
+  lay_out(&s, &l);
+  if (!c->total && h_total) c->total = l.total;
+  c->scratch = l.kernel;
+  tb_status st = launch(c);
+  if (st == TB_OK && h_total) st = fetch_total(h_total, c->total, tb_type_size(type), c->stream);
+  return tb_scratch_end(&s, st, c->stream);
+}
+
+/* The box's launch (resolve_box has found it in a set). */
+static tb_status launch_of(const char *fn, tb_scan_launch k, tb_launch_box b, tb_scan_launch *out) {
+  if (!k)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: box %dx%d runs, but no kernel set has it", fn,
+                   b.nt, b.vt);
+  *out = k;
+  return TB_OK;
+}
+
 
 tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d_total,
                     void *h_total, const tb_launch_box *box, tb_buffer *scratch,
@@ -85,20 +134,12 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
   TB_TRY(check_common("tb_reduce", type, op, d_in, n));
   if (!d_total && !h_total)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_reduce: neither d_total nor h_total is given");
-  TB_TRY(tb_resolve_box("tb_reduce", kReduceGrids[type], type, op, box,
+  TB_TRY(tb_resolve_box("tb_reduce", reduce_grids(type).set, type, op, box,
                         tb_reduce_default_box(type), &b));
-
-  const reduce_fn run = kReduce[type][tb_grid_set_of(kReduceGrids[type], op, b)];
-  layout l = {.total_bytes = d_total ? 0 : tb_type_size(type)};
-  TB_TRY(run(op, b, d_in, n, d_total, NULL, &l.kernel_bytes, stream));
-  tb_scratch s = {0};
-  lay_out(&s, &l);
-  TB_TRY(tb_scratch_begin(&s, scratch));
-  lay_out(&s, &l);
-  void *total = d_total ? d_total : l.total;
-  tb_status st = run(op, b, d_in, n, total, l.kernel, &l.kernel_bytes, stream);
-  if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
-  return tb_scratch_end(&s, st, stream);
+  tb_scan_launch k;
+  TB_TRY(launch_of("tb_reduce", reduce_of(type, op, b), b, &k));
+  tb_scan_call c = {.in = d_in, .n = n, .total = d_total, .stream = stream};
+  return run(k, type, &c, h_total, scratch);
 }
 
 tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, const void *d_in,
@@ -115,18 +156,16 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
   if (algo == TB_SCAN_DEFAULT) algo = tb_scan_default_algo(type);
   if (algo != TB_SCAN_LOOKBACK && algo != TB_SCAN_REDUCE_THEN_SCAN)
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown algorithm %d", (int)algo);
-  TB_TRY(tb_resolve_box("tb_scan", kScanGrids[type], type, op, box, tb_scan_default_box(type),
+  TB_TRY(tb_resolve_box("tb_scan", scan_grids(type).set, type, op, box, tb_scan_default_box(type),
                         &b));
-
-  const scan_fn run = kScan[type][tb_grid_set_of(kScanGrids[type], op, b)];
-  layout l = {.total_bytes = !d_total && h_total ? tb_type_size(type) : 0};
-  TB_TRY(run(op, kind, algo, b, d_in, d_out, n, d_total, NULL, &l.kernel_bytes, stream));
-  tb_scratch s = {0};
-  lay_out(&s, &l);
-  TB_TRY(tb_scratch_begin(&s, scratch));
-  lay_out(&s, &l);
-  void *total = d_total ? d_total : h_total ? l.total : NULL;
-  tb_status st = run(op, kind, algo, b, d_in, d_out, n, total, l.kernel, &l.kernel_bytes, stream);
-  if (st == TB_OK && h_total) st = fetch_total(h_total, total, tb_type_size(type), stream);
-  return tb_scratch_end(&s, st, stream);
+  tb_scan_launch k;
+  TB_TRY(launch_of("tb_scan", scan_of(type, op, b), b, &k));
+  tb_scan_call c = {.kind = kind,
+                    .algo = algo,
+                    .in = d_in,
+                    .out = d_out,
+                    .n = n,
+                    .total = d_total,
+                    .stream = stream};
+  return run(k, type, &c, h_total, scratch);
 }

@@ -1021,24 +1021,13 @@ namespace seg {
 template <class U, bool kWide>
 const tb_seg_policy* resolve(tb_op op, tb_launch_box box) {
   static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
-  const tb_seg_policy* p = nullptr;
-  if (op_applies<T>(op))
-    (void)with_op<T>(op, [&](auto o) {
-      p = find_policy<tb_seg_policy, kGrid, Boxes<o>, SegPolicy, o>(box);
-      return TB_OK;
-    });
-  return p;
+  return resolve_policy<tb_seg_policy, T, kGrid, Boxes, SegPolicy>(op, box);
 }
 
 template <class U, bool kWide>
 tb_seg_launch resolve_by_key(tb_op op, tb_launch_box box) {
   static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
-  const tb_seg_launch* p = nullptr;
-  if (op_applies<T>(op))
-    (void)with_op<T>(op, [&](auto o) {
-      p = find_policy<tb_seg_launch, kGrid, ByKeyBoxes<o>, ByKeyPolicy, o>(box);
-      return TB_OK;
-    });
+  const tb_seg_launch* p = resolve_policy<tb_seg_launch, T, kGrid, ByKeyBoxes, ByKeyPolicy>(op, box);
   return p ? *p : nullptr;
 }
 

@@ -14,26 +14,21 @@
 
 /* ---- the kernel sets ---------------------------------------------------------- */
 
-/* A family's grid in each kernel set, as kernels/grid.h takes them. */
-typedef struct grid_sets {
-  const tb_grid *set[TB_KERNEL_SETS];
-} grid_sets;
-
-static grid_sets seg_grids(tb_type t) {
+static tb_grid_sets seg_grids(tb_type t) {
 #ifdef TB_WIDE_SET
-  return (grid_sets){{tb_seg_grid(t), tb_seg_grid_wide(t)}};
+  return (tb_grid_sets){{tb_seg_grid(t), tb_seg_grid_wide(t)}};
 #else
-  return (grid_sets){{tb_seg_grid(t)}};
+  return (tb_grid_sets){{tb_seg_grid(t)}};
 #endif
 }
 
 /* Reduce-by-key in one pass has boxes of its own (its tuned ones for every
  * operator). */
-static grid_sets by_key_grids(tb_type t) {
+static tb_grid_sets by_key_grids(tb_type t) {
 #ifdef TB_WIDE_SET
-  return (grid_sets){{tb_rbk_grid(t), tb_rbk_grid_wide(t)}};
+  return (tb_grid_sets){{tb_rbk_grid(t), tb_rbk_grid_wide(t)}};
 #else
-  return (grid_sets){{tb_rbk_grid(t)}};
+  return (tb_grid_sets){{tb_rbk_grid(t)}};
 #endif
 }
 

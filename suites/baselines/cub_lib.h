@@ -29,6 +29,9 @@ void tb_cub_note_versions(void (*note)(const char *library, const char *version)
 }
 #endif
 
+/* X(type name) for each element type a baseline is compiled for. */
+#define TB_FOR_EACH_TYPE(X) X(int32) X(int64) X(float) X(double)
+
 /* For the C side of a baseline compiled once per CUB and type as
  * tb_<cub>_<function>_<type>: returns CALL(cub or cub35, type name), or
  * fails for a type with no build. Needs core/cuda.h (tb_fail). */

@@ -2,7 +2,6 @@
  * compiled once per CUB and type: tb_<cub>_<function>_<type>). */
 #include "suites/baselines/cub_seg.h"
 
-#include "kernels/reduce_scan_dispatch.h" /* TB_FOR_EACH_TYPE */
 
 #define TB_DECLARE_LIB(lib, name)                                                             \
   tb_status tb_##lib##_segreduce_##name(tb_op, const void *, const int32_t *, int64_t,        \
