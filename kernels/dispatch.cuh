@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <array>
+#include <iterator>
 #include <type_traits>
 #include <utility>
 
@@ -69,6 +71,15 @@ R with_type(tb_type type, F&& f) {
     default: return R();
   }
 }
+
+// Each per-type family exports one table of its type's launches per kernel
+// set (seg_type_set<T, kWide>(), ...): its unit for T in the set
+// instantiates it, kernels/entry.cu maps a run-time type to it.
+#ifdef TB_GRID_WIDE
+constexpr bool kWideSet = true;
+#else
+constexpr bool kWideSet = false;
+#endif
 
 // ---- operators -------------------------------------------------------------
 
@@ -115,40 +126,64 @@ struct Box {
   static constexpr int NT = NT_, VT = VT_;
 };
 
-// A box of the tuned kernel set, as a grid's .def declares it
-// (TB_TUNED_BOX): compiled for every operator.
-struct TunedBox {
-  tb_tuned_family family;
-  int type;  // tb_type, or TB_TYPE_ANY
+// A row of a grid's .def: a box of the grid (TB_BOX), or a box of the
+// tuned set (TB_TUNED_BOX: family >= 0) compiled for every operator. A unit
+// reads its .def into an array of rows,
+//   constexpr GridRow kRows[] = {
+//   #include "kernels/scan_grid.def"
+//   };
+// and takes its grid (boxes_of) and its tuned boxes (Compiled) from them.
+struct GridRow {
   int nt, vt;
+  int family = -1;  // tb_tuned_family of a tuned box, -1 for a box of the grid
+  int type = TB_TYPE_ANY;
 };
+#define TB_BOX(NT, VT) ::tb::GridRow{NT, VT},
+#define TB_TUNED_BOX(F, TYPE, NT, VT) ::tb::GridRow{NT, VT, TB_TUNED_##F, TYPE},
+
+template <const auto& Rows>
+constexpr size_t grid_size() {
+  size_t n = 0;
+  for (const GridRow& r : Rows) n += r.family < 0;
+  return n;
+}
+
+// The grid's boxes, in the .def's order.
+template <const auto& Rows>
+constexpr auto boxes_of() {
+  std::array<BoxSpec, grid_size<Rows>()> grid{};
+  size_t i = 0;
+  for (const GridRow& r : Rows)
+    if (r.family < 0) grid[i++] = BoxSpec{r.nt, r.vt};
+  return grid;
+}
 
 constexpr unsigned family_bit(tb_tuned_family f) { return 1u << unsigned(f); }
 
-// Whether (nt, vt) is a tuned box of Tuned for one of `families`
+// Whether (nt, vt) is a tuned box of Rows for one of `families`
 // (family_bit ORed) and type (TB_TYPE_ANY: for any type).
-template <const auto& Tuned>
+template <const auto& Rows>
 constexpr bool is_tuned(unsigned families, int type, int nt, int vt) {
-  for (const TunedBox& r : Tuned)
-    if ((families & family_bit(r.family)) && r.nt == nt && r.vt == vt &&
-        (type == TB_TYPE_ANY || r.type == TB_TYPE_ANY || r.type == type))
+  for (const GridRow& r : Rows)
+    if (r.family >= 0 && (families & family_bit(tb_tuned_family(r.family))) && r.nt == nt &&
+        r.vt == vt && (type == TB_TYPE_ANY || r.type == TB_TYPE_ANY || r.type == type))
       return true;
   return false;
 }
 
 // The boxes of a family that this unit's set compiles for OP (see the top
-// of the file): the tuned boxes of `kFamilies` for kType (Tuned, from the
+// of the file): the tuned boxes of `kFamilies` for kType (Rows, the
 // grid's .def), or the rest for plus. Fits::fits<NT, VT>() says whether the
 // box's storage fits the family's shared memory for the unit's type.
-template <const auto& Tuned, unsigned kFamilies, int kType, class Fits, tb_op OP = TB_OP_PLUS>
+template <const auto& Rows, unsigned kFamilies, int kType, class Fits, tb_op OP = TB_OP_PLUS>
 struct Compiled {
   template <int NT, int VT>
   static constexpr tb_box_verdict verdict() {
     if constexpr (!Fits::template fits<NT, VT>()) return TB_BOX_TOO_LARGE;
 #ifdef TB_GRID_WIDE
-    const bool runs = OP == TB_OP_PLUS && !is_tuned<Tuned>(kFamilies, kType, NT, VT);
+    const bool runs = OP == TB_OP_PLUS && !is_tuned<Rows>(kFamilies, kType, NT, VT);
 #else
-    const bool runs = is_tuned<Tuned>(kFamilies, kType, NT, VT);
+    const bool runs = is_tuned<Rows>(kFamilies, kType, NT, VT);
 #endif
     return runs ? TB_BOX_RUNS : TB_BOX_NOT_COMPILED;
   }
@@ -161,7 +196,7 @@ struct AnyBoxFits {
 };
 
 template <const auto& Grid>
-constexpr size_t kGridSize = sizeof(Grid) / sizeof(Grid[0]);
+constexpr size_t kGridSize = std::size(Grid);
 
 template <const auto& Grid, class Keep, size_t I, class F>
 bool try_box(tb_launch_box box, F& f, tb_status& st) {

@@ -132,21 +132,12 @@ struct Fits {
   template <int NT, int VT>
   static constexpr bool fits() { return expand_fits<NT, VT>() && move_fits<NT, VT>(); }
 };
-constexpr BoxSpec kGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#define TB_TUNED_BOX(F, TYPE, NT, VT)
+constexpr GridRow kRows[] = {
 #include "kernels/interval_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
 };
-constexpr TunedBox kTuned[] = {
-#define TB_BOX(NT, VT)
-#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/interval_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
-};
-using Boxes = Compiled<kTuned, family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
+constexpr auto kGrid = boxes_of<kRows>();
+using Boxes =
+    Compiled<kRows, family_bit(TB_TUNED_EXPAND) | family_bit(TB_TUNED_MOVE), kTypeOf<T>, Fits>;
 
 template <int NT, int VT>
 tb_status expand_run(const int* scan, int n_objects, int n_items, const T* values, T* out,
@@ -188,20 +179,6 @@ tb_status move_launch(const int* gather, const int* scatter, const int* scan, in
                           scatter, in, n_in, out, n_out);
 }
 
-template <int NT, int VT>
-tb_status move_run(tb_interval_op op, const int* gather, const int* scatter, const int* scan,
-                   int n_objects, int n_items, const T* in, int64_t n_in, T* out, int64_t n_out,
-                   void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
-  if (op == TB_INTERVAL_GATHER)
-    return move_launch<NT, VT, true, false>(gather, scatter, scan, n_objects, n_items, in, n_in,
-                                            out, n_out, scratch, scratch_bytes, stream);
-  if (op == TB_INTERVAL_SCATTER)
-    return move_launch<NT, VT, false, true>(gather, scatter, scan, n_objects, n_items, in, n_in,
-                                            out, n_out, scratch, scratch_bytes, stream);
-  return move_launch<NT, VT, true, true>(gather, scatter, scan, n_objects, n_items, in, n_in, out,
-                                         n_out, scratch, scratch_bytes, stream);
-}
-
 // Expand, move, gather and scatter at one box.
 template <int NT, int VT>
 struct IntervalPolicy {
@@ -209,42 +186,35 @@ struct IntervalPolicy {
     return expand_run<NT, VT>(c->scan, c->num_objects, c->n_items, static_cast<const T*>(c->in),
                               static_cast<T*>(c->out), c->scratch, &c->scratch_bytes, c->stream);
   }
+  // Move, gather or scatter: the kernel of the call's operation.
   static tb_status move(tb_interval_call* c) {
-    return move_run<NT, VT>(c->op, c->gather, c->scatter, c->scan, c->num_objects, c->n_items,
-                            static_cast<const T*>(c->in), c->n_in, static_cast<T*>(c->out),
-                            c->n_out, c->scratch, &c->scratch_bytes, c->stream);
+    if (c->op == TB_INTERVAL_GATHER) return move_op<true, false>(c);
+    if (c->op == TB_INTERVAL_SCATTER) return move_op<false, true>(c);
+    return move_op<true, true>(c);
+  }
+  template <bool kGather, bool kScatter>
+  static tb_status move_op(tb_interval_call* c) {
+    return move_launch<NT, VT, kGather, kScatter>(
+        c->gather, c->scatter, c->scan, c->num_objects, c->n_items, static_cast<const T*>(c->in),
+        c->n_in, static_cast<T*>(c->out), c->n_out, c->scratch, &c->scratch_bytes, c->stream);
   }
   static constexpr tb_interval_policy kTable = {{NT, VT}, expand, move};
 };
 
-#ifdef TB_GRID_WIDE
-constexpr bool kWideSet = true;
-#else
-constexpr bool kWideSet = false;
-#endif
-constexpr tb_grid kIntervalGrid = PlainGrid<kGrid, Boxes>::grid("interval");
-
-}  // namespace
-
-// ---- what interval_entry.cu maps a run-time type to -----------------------
-
-namespace iv {
-
-template <class U, bool kWide>
 const tb_interval_policy* resolve(tb_launch_box box) {
-  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
   return find_policy<tb_interval_policy, kGrid, Boxes>(box, [](auto b) {
     return &IntervalPolicy<decltype(b)::NT, decltype(b)::VT>::kTable;
   });
 }
 
-template <class U, bool kWide>
-const tb_grid* grid() {
-  return &kIntervalGrid;
+constexpr tb_grid kIntervalGrid = PlainGrid<kGrid, Boxes>::grid("interval");
+constexpr tb_interval_type_set kTypeSet = {resolve, &kIntervalGrid};
+
+}  // namespace
+
+template <>
+const tb_interval_type_set* interval_type_set<T, kWideSet>() {
+  return &kTypeSet;
 }
 
-template const tb_interval_policy* resolve<T, kWideSet>(tb_launch_box);
-template const tb_grid* grid<T, kWideSet>();
-
-}  // namespace iv
 }  // namespace tb

@@ -11,35 +11,40 @@
 
 /* ---- the kernel sets (kernels/grid.h) ---------------------------------------- */
 
+/* The search's kernel sets, and each set's table for a type
+ * (kernels/entry.cu), the tuned set's first. */
 #ifdef TB_WIDE_SET
-static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = {&tb_lbs_kernel_grid,
-                                                         &tb_lbs_kernel_grid_wide};
+static const tb_lbs_set *const kLbsSets[TB_KERNEL_SETS] = {&tb_lbs_tuned_set, &tb_lbs_wide_set};
+static const tb_interval_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_interval_tuned_set,
+                                                                              tb_interval_wide_set};
 #else
-static const tb_grid *const kLbsGrids[TB_KERNEL_SETS] = {&tb_lbs_kernel_grid};
+static const tb_lbs_set *const kLbsSets[TB_KERNEL_SETS] = {&tb_lbs_tuned_set};
+static const tb_interval_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {
+    tb_interval_tuned_set};
 #endif
 
-static tb_grid_sets interval_grids(tb_type t) {
-#ifdef TB_WIDE_SET
-  return (tb_grid_sets){{tb_interval_kernel_grid(t), tb_interval_kernel_grid_wide(t)}};
-#else
-  return (tb_grid_sets){{tb_interval_kernel_grid(t)}};
-#endif
+static tb_grid_sets lbs_grids(void) {
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kLbsSets[s]->grid;
+  return g;
 }
 
-/* The policy of a resolved box: the tuned set's, else the wide set's. */
+static tb_grid_sets interval_grids(tb_type t) {
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kSets[s](t)->grid;
+  return g;
+}
+
+/* The policy of a resolved box: the first set's that compiles it. */
 static const tb_lbs_policy *lbs_policy_of(tb_launch_box box) {
-  const tb_lbs_policy *p = tb_lbs_resolve(box);
-#ifdef TB_WIDE_SET
-  if (!p) p = tb_lbs_resolve_wide(box);
-#endif
+  const tb_lbs_policy *p = NULL;
+  for (int s = 0; s < TB_KERNEL_SETS && !p; ++s) p = kLbsSets[s]->resolve(box);
   return p;
 }
 
 static const tb_interval_policy *interval_policy_of(tb_type t, tb_launch_box box) {
-  const tb_interval_policy *p = tb_interval_resolve(t, box);
-#ifdef TB_WIDE_SET
-  if (!p) p = tb_interval_resolve_wide(t, box);
-#endif
+  const tb_interval_policy *p = NULL;
+  for (int s = 0; s < TB_KERNEL_SETS && !p; ++s) p = kSets[s](t)->resolve(box);
   return p;
 }
 
@@ -68,7 +73,8 @@ static tb_launch_box fitting(tb_launch_box box, const tb_grid *const *sets) {
 /* From the generated table (kernels/tuned/): per average count, the fastest
  * box of the int32 sweep at the nearest count. */
 tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
-  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)), kLbsGrids);
+  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)),
+                 lbs_grids().set);
 }
 
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
@@ -80,7 +86,7 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
 }
 
 int tb_lbs_grid(tb_launch_box *out, int cap) {
-  return tb_grid_list(kLbsGrids, TB_OP_PLUS, out, cap);
+  return tb_grid_list(lbs_grids().set, TB_OP_PLUS, out, cap);
 }
 
 int tb_interval_grid(tb_type type, tb_launch_box *out, int cap) {
@@ -138,14 +144,6 @@ int tb_lbs_wave_tiles(tb_launch_box box) {
   return p ? p->wave_tiles() : 0;
 }
 
-/* A call through its launch: the scratch sized, taken, the kernels. */
-static tb_status run(tb_interval_launch launch, tb_interval_call *c, tb_buffer *scratch) {
-  TB_TRY(launch(c));
-  tb_scratch s;
-  TB_TRY(tb_scratch_begin_one(&s, scratch, c->scratch_bytes, &c->scratch));
-  return tb_scratch_end(&s, launch(c), c->stream);
-}
-
 tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, int32_t *d_obj,
                  int32_t *d_rank, const tb_launch_box *box, tb_buffer *scratch,
                  cudaStream_t stream) {
@@ -154,7 +152,7 @@ tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, in
   TB_TRY(check_sizes(fn, d_scan, num_objects, n_items));
   TB_TRY(check_array(fn, "d_obj", d_obj, sizeof(int32_t), n_items));
   TB_TRY(check_array(fn, "d_rank", d_rank, sizeof(int32_t), 0));
-  TB_TRY(tb_resolve_box(fn, kLbsGrids, TB_TYPE_COUNT, TB_OP_PLUS, box,
+  TB_TRY(tb_resolve_box(fn, lbs_grids().set, TB_TYPE_COUNT, TB_OP_PLUS, box,
                         tb_lbs_default_box(num_objects, n_items), &b));
   if (n_items == 0) return TB_OK;
   const tb_lbs_policy *k = lbs_policy_of(b);
@@ -165,7 +163,10 @@ tb_status tb_lbs(const int32_t *d_scan, int64_t num_objects, int64_t n_items, in
                         .obj = d_obj,
                         .rank = d_rank,
                         .stream = stream};
-  return run(k->lbs, &c, scratch);
+  TB_TRY(k->lbs(&c));
+  tb_scratch s;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, c.scratch_bytes, &c.scratch));
+  return tb_scratch_end(&s, k->lbs(&c), stream);
 }
 
 /* ---- intervals ------------------------------------------------------------ */
@@ -210,7 +211,11 @@ static tb_status interval_run(const char *fn, interval_args *a, int64_t num_obje
                         .n_in = a->n_in,
                         .n_out = a->n_out,
                         .stream = stream};
-  return run(a->op == TB_INTERVAL_EXPAND ? k->expand : k->move, &c, scratch);
+  const tb_interval_launch launch = a->op == TB_INTERVAL_EXPAND ? k->expand : k->move;
+  TB_TRY(launch(&c));
+  tb_scratch s;
+  TB_TRY(tb_scratch_begin_one(&s, scratch, c.scratch_bytes, &c.scratch));
+  return tb_scratch_end(&s, launch(&c), stream);
 }
 
 tb_status tb_interval_expand(tb_type type, const int32_t *d_scan, int64_t num_objects,

@@ -69,36 +69,35 @@ typedef struct tb_interval_policy {
   tb_interval_launch expand, move;
 } tb_interval_policy;
 
-/* Per kernel set (_wide: the wide set, which the tests and sweeps link):
- * the policy of a box, NULL where the set does not compile it, and the
- * grids. */
-const tb_lbs_policy *tb_lbs_resolve(tb_launch_box box);
-const tb_lbs_policy *tb_lbs_resolve_wide(tb_launch_box box);
-const tb_interval_policy *tb_interval_resolve(tb_type type, tb_launch_box box);
-const tb_interval_policy *tb_interval_resolve_wide(tb_type type, tb_launch_box box);
-extern const tb_grid tb_lbs_kernel_grid, tb_lbs_kernel_grid_wide;
-const tb_grid *tb_interval_kernel_grid(tb_type type);
-const tb_grid *tb_interval_kernel_grid_wide(tb_type type);
+/* The search's kernel set (lbs.cu): the policy of a box, NULL where the
+ * set does not compile it, and the grid. */
+typedef struct tb_lbs_set {
+  const tb_lbs_policy *(*resolve)(tb_launch_box box);
+  const tb_grid *grid;
+} tb_lbs_set;
+extern const tb_lbs_set tb_lbs_tuned_set, tb_lbs_wide_set;
+
+/* One type's launches in one kernel set (interval.cu). */
+typedef struct tb_interval_type_set {
+  const tb_interval_policy *(*resolve)(tb_launch_box box);
+  const tb_grid *grid;
+} tb_interval_type_set;
+
+/* type's table in the tuned kernel set, and in the wide one (linked by the
+ * tests and sweeps) (kernels/entry.cu). */
+const tb_interval_type_set *tb_interval_tuned_set(tb_type type);
+const tb_interval_type_set *tb_interval_wide_set(tb_type type);
 /* The one-wave capacity at box in whichever set runs it (0: none). */
 int tb_lbs_wave_tiles(tb_launch_box box);
 
 #ifdef __cplusplus
 }  // extern "C"
 
-// What each type's interval.cu (one per type and set) instantiates for
-// interval_entry.cu.
 namespace tb {
-namespace iv {
+// The table of each type's unit, per kernel set: each unit specializes it
+// for its type and set, kernels/entry.cu calls it.
 template <class T, bool kWide>
-const tb_interval_policy *resolve(tb_launch_box box);
-template <class T, bool kWide>
-const tb_grid *grid();
-}  // namespace iv
+const tb_interval_type_set *interval_type_set();
 }  // namespace tb
-extern "C" {
-#endif
-
-#ifdef __cplusplus
-}
 #endif
 #endif

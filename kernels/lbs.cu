@@ -109,21 +109,11 @@ struct Fits {
     return sizeof(typename CtaLoadBalance<NT, VT>::Storage) <= 48 * 1024;
   }
 };
-constexpr BoxSpec kGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#define TB_TUNED_BOX(F, TYPE, NT, VT)
+constexpr GridRow kRows[] = {
 #include "kernels/interval_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
 };
-constexpr TunedBox kTuned[] = {
-#define TB_BOX(NT, VT)
-#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/interval_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
-};
-using Boxes = Compiled<kTuned, family_bit(TB_TUNED_LBS), TB_TYPE_ANY, Fits>;
+constexpr auto kGrid = boxes_of<kRows>();
+using Boxes = Compiled<kRows, family_bit(TB_TUNED_LBS), TB_TYPE_ANY, Fits>;
 
 template <int NT, int VT>
 tb_status lbs_run(const int* scan, int n_objects, int n_items, int* obj, int* rank, void* scratch,
@@ -194,17 +184,18 @@ const tb_lbs_policy* resolve(tb_launch_box box) {
 }  // namespace
 }  // namespace tb
 
-// ---- each kernel set's entry points (kernels/interval_dispatch.h) ----------
+// ---- the kernel set (kernels/interval_dispatch.h) -------------------------
+
+namespace tb {
+namespace {
+constexpr tb_grid kLbsGrid = PlainGrid<kGrid, Boxes>::grid("lbs");
+}  // namespace
+}  // namespace tb
 
 #ifdef TB_GRID_WIDE
-extern "C" const tb_lbs_policy* tb_lbs_resolve_wide(tb_launch_box box) {
-  return tb::resolve(box);
-}
-extern "C" const tb_grid tb_lbs_kernel_grid_wide =
-    tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
+extern "C" const tb_lbs_set tb_lbs_wide_set = {tb::resolve, &tb::kLbsGrid};
 #else
-extern "C" const tb_lbs_policy* tb_lbs_resolve(tb_launch_box box) { return tb::resolve(box); }
-extern "C" const tb_grid tb_lbs_kernel_grid = tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("lbs");
+extern "C" const tb_lbs_set tb_lbs_tuned_set = {tb::resolve, &tb::kLbsGrid};
 #endif
 
 #ifndef TB_GRID_WIDE

@@ -288,34 +288,14 @@ tb_status scan_rts_run(const T* in, T* out, int64_t n, bool inclusive, T* d_tota
 
 // ---- the grids ------------------------------------------------------------
 
-constexpr BoxSpec kReduceGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#define TB_TUNED_BOX(F, TYPE, NT, VT)
+constexpr GridRow kReduceRows[] = {
 #include "kernels/reduce_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
 };
-constexpr TunedBox kReduceTuned[] = {
-#define TB_BOX(NT, VT)
-#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/reduce_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
-};
-constexpr BoxSpec kScanGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#define TB_TUNED_BOX(F, TYPE, NT, VT)
+constexpr auto kReduceGrid = boxes_of<kReduceRows>();
+constexpr GridRow kScanRows[] = {
 #include "kernels/scan_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
 };
-constexpr TunedBox kScanTuned[] = {
-#define TB_BOX(NT, VT)
-#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/scan_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
-};
+constexpr auto kScanGrid = boxes_of<kScanRows>();
 
 // Scans keep a tile in shared memory; boxes whose tile does not fit in the
 // static 48 KiB are left out of the grid for this type.
@@ -327,9 +307,9 @@ struct ScanFits {
 };
 
 template <tb_op OP>
-using ReduceBoxes = Compiled<kReduceTuned, family_bit(TB_TUNED_REDUCE), kTypeOf<T>, AnyBoxFits, OP>;
+using ReduceBoxes = Compiled<kReduceRows, family_bit(TB_TUNED_REDUCE), kTypeOf<T>, AnyBoxFits, OP>;
 template <tb_op OP>
-using ScanBoxes = Compiled<kScanTuned, family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
+using ScanBoxes = Compiled<kScanRows, family_bit(TB_TUNED_SCAN), kTypeOf<T>, ScanFits, OP>;
 
 // ---- the policies of one box ----------------------------------------------
 
@@ -359,50 +339,28 @@ struct ScanPolicy {
   static constexpr tb_scan_launch kTable = scan;
 };
 
-#ifdef TB_GRID_WIDE
-constexpr bool kWideSet = true;
-#else
-constexpr bool kWideSet = false;
-#endif
-constexpr tb_grid kReduceKernelGrid = OpGrid<T, kReduceGrid, ReduceBoxes>::grid("reduce");
-constexpr tb_grid kScanKernelGrid = OpGrid<T, kScanGrid, ScanBoxes>::grid("scan");
-
-}  // namespace
-
-// ---- what reduce_scan_entry.cu maps a run-time type to --------------------
-
-namespace rs {
-
-template <class U, bool kWide>
 tb_scan_launch resolve_reduce(tb_op op, tb_launch_box box) {
-  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
   const tb_scan_launch* p =
       resolve_policy<tb_scan_launch, T, kReduceGrid, ReduceBoxes, ReducePolicy>(op, box);
   return p ? *p : nullptr;
 }
 
-template <class U, bool kWide>
 tb_scan_launch resolve_scan(tb_op op, tb_launch_box box) {
-  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
   const tb_scan_launch* p =
       resolve_policy<tb_scan_launch, T, kScanGrid, ScanBoxes, ScanPolicy>(op, box);
   return p ? *p : nullptr;
 }
 
-template <class U, bool kWide>
-const tb_grid* reduce_grid() {
-  return &kReduceKernelGrid;
+constexpr tb_grid kReduceKernelGrid = OpGrid<T, kReduceGrid, ReduceBoxes>::grid("reduce");
+constexpr tb_grid kScanKernelGrid = OpGrid<T, kScanGrid, ScanBoxes>::grid("scan");
+constexpr tb_scan_type_set kTypeSet = {resolve_reduce, resolve_scan, &kReduceKernelGrid,
+                                       &kScanKernelGrid};
+
+}  // namespace
+
+template <>
+const tb_scan_type_set* scan_type_set<T, kWideSet>() {
+  return &kTypeSet;
 }
 
-template <class U, bool kWide>
-const tb_grid* scan_grid() {
-  return &kScanKernelGrid;
-}
-
-template tb_scan_launch resolve_reduce<T, kWideSet>(tb_op, tb_launch_box);
-template tb_scan_launch resolve_scan<T, kWideSet>(tb_op, tb_launch_box);
-template const tb_grid* reduce_grid<T, kWideSet>();
-template const tb_grid* scan_grid<T, kWideSet>();
-
-}  // namespace rs
 }  // namespace tb

@@ -11,36 +11,37 @@
 
 /* ---- the kernel sets (kernels/grid.h) ---------------------------------------- */
 
-static tb_grid_sets reduce_grids(tb_type t) {
+/* Each kernel set's table for a type (kernels/entry.cu), the tuned set's
+ * first. */
 #ifdef TB_WIDE_SET
-  return (tb_grid_sets){{tb_reduce_kernel_grid(t), tb_reduce_kernel_grid_wide(t)}};
+static const tb_scan_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_scan_tuned_set,
+                                                                          tb_scan_wide_set};
 #else
-  return (tb_grid_sets){{tb_reduce_kernel_grid(t)}};
+static const tb_scan_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_scan_tuned_set};
 #endif
+
+static tb_grid_sets reduce_grids(tb_type t) {
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kSets[s](t)->reduce_grid;
+  return g;
 }
 
 static tb_grid_sets scan_grids(tb_type t) {
-#ifdef TB_WIDE_SET
-  return (tb_grid_sets){{tb_scan_kernel_grid(t), tb_scan_kernel_grid_wide(t)}};
-#else
-  return (tb_grid_sets){{tb_scan_kernel_grid(t)}};
-#endif
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kSets[s](t)->scan_grid;
+  return g;
 }
 
-/* The launch of a resolved box: the tuned set's, else the wide set's. */
+/* The launch of a resolved box: the first set's that compiles it. */
 static tb_scan_launch reduce_of(tb_type t, tb_op op, tb_launch_box box) {
-  tb_scan_launch k = tb_reduce_resolve(t, op, box);
-#ifdef TB_WIDE_SET
-  if (!k) k = tb_reduce_resolve_wide(t, op, box);
-#endif
+  tb_scan_launch k = NULL;
+  for (int s = 0; s < TB_KERNEL_SETS && !k; ++s) k = kSets[s](t)->reduce(op, box);
   return k;
 }
 
 static tb_scan_launch scan_of(tb_type t, tb_op op, tb_launch_box box) {
-  tb_scan_launch k = tb_scan_resolve(t, op, box);
-#ifdef TB_WIDE_SET
-  if (!k) k = tb_scan_resolve_wide(t, op, box);
-#endif
+  tb_scan_launch k = NULL;
+  for (int s = 0; s < TB_KERNEL_SETS && !k; ++s) k = kSets[s](t)->scan(op, box);
   return k;
 }
 

@@ -29,33 +29,27 @@ typedef struct tb_scan_call {
 
 typedef tb_status (*tb_scan_launch)(tb_scan_call *call);
 
-/* The launch of (type, op, box) in the tuned kernel set (_wide: the wide
- * set, linked by the tests and sweeps), NULL where the set does not compile
- * it; and each set's grids. */
-tb_scan_launch tb_reduce_resolve(tb_type type, tb_op op, tb_launch_box box);
-tb_scan_launch tb_reduce_resolve_wide(tb_type type, tb_op op, tb_launch_box box);
-tb_scan_launch tb_scan_resolve(tb_type type, tb_op op, tb_launch_box box);
-tb_scan_launch tb_scan_resolve_wide(tb_type type, tb_op op, tb_launch_box box);
-const tb_grid *tb_reduce_kernel_grid(tb_type type);
-const tb_grid *tb_reduce_kernel_grid_wide(tb_type type);
-const tb_grid *tb_scan_kernel_grid(tb_type type);
-const tb_grid *tb_scan_kernel_grid_wide(tb_type type);
+/* One type's launches in one kernel set (reduce_scan.cu): those of
+ * (op, box), NULL where the set does not compile them, and the grids. */
+typedef struct tb_scan_type_set {
+  tb_scan_launch (*reduce)(tb_op op, tb_launch_box box);
+  tb_scan_launch (*scan)(tb_op op, tb_launch_box box);
+  const tb_grid *reduce_grid, *scan_grid;
+} tb_scan_type_set;
+
+/* type's table in the tuned kernel set, and in the wide one (linked by the
+ * tests and sweeps) (kernels/entry.cu). */
+const tb_scan_type_set *tb_scan_tuned_set(tb_type type);
+const tb_scan_type_set *tb_scan_wide_set(tb_type type);
 
 #ifdef __cplusplus
 }  // extern "C"
 
-// What each type's translation unit instantiates for reduce_scan_entry.cu.
 namespace tb {
-namespace rs {
+// The table of each type's unit, per kernel set: each unit specializes it
+// for its type and set, kernels/entry.cu calls it.
 template <class T, bool kWide>
-tb_scan_launch resolve_reduce(tb_op op, tb_launch_box box);
-template <class T, bool kWide>
-tb_scan_launch resolve_scan(tb_op op, tb_launch_box box);
-template <class T, bool kWide>
-const tb_grid *reduce_grid();
-template <class T, bool kWide>
-const tb_grid *scan_grid();
-}  // namespace rs
+const tb_scan_type_set *scan_type_set();
 }  // namespace tb
 #endif
 #endif

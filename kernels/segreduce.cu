@@ -602,8 +602,7 @@ by_key_kernel(const int* __restrict__ keys, const T* __restrict__ values, int co
 // warp's segments share one rank word (segreduce_prep.cu). kFillRows rows a
 // thread, a CTA's apart, for more loads in flight (one a thread: 35% of DRAM
 // throughput, ncu).
-// (Unused in the TB_GRID_WIDE build, which leaves the fill out.)
-[[maybe_unused]] constexpr int kFillThreads = 256, kFillRows = 4;
+constexpr int kFillThreads = 256, kFillRows = 4;
 template <tb_op OP>
 __global__ void __launch_bounds__(kFillThreads)
     fill_kernel(const uint2* __restrict__ ranks, int num_segments, const int* __restrict__ num2,
@@ -944,7 +943,17 @@ struct SegPolicy {
     }
   }
 
-  static constexpr tb_seg_policy kTable = {kBox, csr, apply, wave_tiles};
+  // The fill after the CSR2 prepass's tiles (out[s] from the compacted
+  // results), or of every segment with the identity (ranks NULL).
+  static tb_status fill(tb_seg_call* c) {
+    return launch_dependent(fill_kernel<OP>,
+                            unsigned(ceil_div(c->num_segments, kFillThreads * kFillRows)),
+                            kFillThreads, 0, c->stream, reinterpret_cast<const uint2*>(c->ranks),
+                            c->num_segments, c->num2, static_cast<const T*>(c->tmp),
+                            static_cast<T*>(c->out));
+  }
+
+  static constexpr tb_seg_policy kTable = {kBox, csr, apply, fill, wave_tiles};
 };
 
 // Reduce-by-key in one pass at one box.
@@ -978,88 +987,39 @@ struct ByKeyPolicy {
 
 // ---- the grid -------------------------------------------------------------
 
-constexpr BoxSpec kGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#define TB_TUNED_BOX(F, TYPE, NT, VT)
+constexpr GridRow kRows[] = {
 #include "kernels/segreduce_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
 };
-constexpr TunedBox kTuned[] = {
-#define TB_BOX(NT, VT)
-#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/segreduce_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
-};
+constexpr auto kGrid = boxes_of<kRows>();
 
 // Every box fits (8-byte tiles stage half a tile at a time). Segmented
 // reduction and SpMV (the csr and apply fronts) have their tuned boxes,
 // reduce-by-key in one pass its own: each compiles the other operators at
 // its own only.
 template <tb_op OP>
-using Boxes = Compiled<kTuned, family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_SPMV), kTypeOf<T>,
-                       AnyBoxFits, OP>;
+using Boxes = Compiled<kRows, family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_SPMV),
+                       kTypeOf<T>, AnyBoxFits, OP>;
 template <tb_op OP>
-using ByKeyBoxes = Compiled<kTuned, family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
+using ByKeyBoxes = Compiled<kRows, family_bit(TB_TUNED_REDUCE_BY_KEY), kTypeOf<T>, AnyBoxFits, OP>;
 
-#ifdef TB_GRID_WIDE
-constexpr bool kWideSet = true;
-#else
-constexpr bool kWideSet = false;
-#endif
-
-constexpr tb_grid kSegGrid = OpGrid<T, kGrid, Boxes>::grid("segreduce");
-constexpr tb_grid kByKeyGrid = OpGrid<T, kGrid, ByKeyBoxes>::grid("reduce_by_key");
-
-}  // namespace
-
-// ---- what segreduce_entry.cu maps a run-time type to ----------------------
-
-namespace seg {
-
-template <class U, bool kWide>
 const tb_seg_policy* resolve(tb_op op, tb_launch_box box) {
-  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
   return resolve_policy<tb_seg_policy, T, kGrid, Boxes, SegPolicy>(op, box);
 }
 
-template <class U, bool kWide>
 tb_seg_launch resolve_by_key(tb_op op, tb_launch_box box) {
-  static_assert(std::is_same<U, T>::value && kWide == kWideSet, "this unit's type and set");
   const tb_seg_launch* p = resolve_policy<tb_seg_launch, T, kGrid, ByKeyBoxes, ByKeyPolicy>(op, box);
   return p ? *p : nullptr;
 }
 
-template <class U, bool kWide>
-const tb_grid* grid() {
-  return &kSegGrid;
+constexpr tb_grid kSegGrid = OpGrid<T, kGrid, Boxes>::grid("segreduce");
+constexpr tb_grid kByKeyGrid = OpGrid<T, kGrid, ByKeyBoxes>::grid("reduce_by_key");
+constexpr tb_seg_type_set kTypeSet = {resolve, resolve_by_key, &kSegGrid, &kByKeyGrid};
+
+}  // namespace
+
+template <>
+const tb_seg_type_set* seg_type_set<T, kWideSet>() {
+  return &kTypeSet;
 }
 
-template <class U, bool kWide>
-const tb_grid* by_key_grid() {
-  return &kByKeyGrid;
-}
-
-template const tb_seg_policy* resolve<T, kWideSet>(tb_op, tb_launch_box);
-template tb_seg_launch resolve_by_key<T, kWideSet>(tb_op, tb_launch_box);
-template const tb_grid* grid<T, kWideSet>();
-template const tb_grid* by_key_grid<T, kWideSet>();
-
-#ifndef TB_GRID_WIDE  // box-free: the tuned set has it
-template <class U>
-tb_status fill(tb_seg_call* c) {
-  const T* tmp = static_cast<const T*>(c->tmp);
-  T* out = static_cast<T*>(c->out);
-  const uint2* ranks = reinterpret_cast<const uint2*>(c->ranks);
-  return with_op<T>(c->op, [&](auto o) {
-    return launch_dependent(fill_kernel<o>,
-                            unsigned(ceil_div(c->num_segments, kFillThreads * kFillRows)),
-                            kFillThreads, 0, c->stream, ranks, c->num_segments, c->num2, tmp, out);
-  });
-}
-template tb_status fill<T>(tb_seg_call*);
-#endif
-
-}  // namespace seg
 }  // namespace tb

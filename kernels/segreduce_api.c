@@ -14,54 +14,55 @@
 
 /* ---- the kernel sets ---------------------------------------------------------- */
 
-static tb_grid_sets seg_grids(tb_type t) {
+/* Each kernel set's table for a type (kernels/entry.cu), the tuned set's
+ * first; and the preprocessed forms' sets. */
 #ifdef TB_WIDE_SET
-  return (tb_grid_sets){{tb_seg_grid(t), tb_seg_grid_wide(t)}};
+static const tb_seg_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_seg_tuned_set,
+                                                                         tb_seg_wide_set};
+static const tb_seg_prep_set *const kPrep[TB_KERNEL_SETS] = {&tb_seg_prep_tuned_set,
+                                                             &tb_seg_prep_wide_set};
 #else
-  return (tb_grid_sets){{tb_seg_grid(t)}};
+static const tb_seg_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_seg_tuned_set};
+static const tb_seg_prep_set *const kPrep[TB_KERNEL_SETS] = {&tb_seg_prep_tuned_set};
 #endif
+
+static tb_grid_sets seg_grids(tb_type t) {
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kSets[s](t)->grid;
+  return g;
 }
 
 /* Reduce-by-key in one pass has boxes of its own (its tuned ones for every
  * operator). */
 static tb_grid_sets by_key_grids(tb_type t) {
-#ifdef TB_WIDE_SET
-  return (tb_grid_sets){{tb_rbk_grid(t), tb_rbk_grid_wide(t)}};
-#else
-  return (tb_grid_sets){{tb_rbk_grid(t)}};
-#endif
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kSets[s](t)->by_key_grid;
+  return g;
 }
 
-/* The policy of a resolved box: the tuned set's, else the wide set's. */
+static tb_grid_sets prep_grids(void) {
+  tb_grid_sets g;
+  for (int s = 0; s < TB_KERNEL_SETS; ++s) g.set[s] = kPrep[s]->grid;
+  return g;
+}
+
+/* The policy of a resolved box: the first set's that compiles it. */
 static const tb_seg_policy *policy_of(tb_type t, tb_op op, tb_launch_box box) {
-  const tb_seg_policy *p = tb_seg_resolve(t, op, box);
-#ifdef TB_WIDE_SET
-  if (!p) p = tb_seg_resolve_wide(t, op, box);
-#endif
+  const tb_seg_policy *p = NULL;
+  for (int s = 0; s < TB_KERNEL_SETS && !p; ++s) p = kSets[s](t)->resolve(op, box);
   return p;
 }
 
 static tb_seg_launch by_key_of(tb_type t, tb_op op, tb_launch_box box) {
-  tb_seg_launch k = tb_rbk_resolve(t, op, box);
-#ifdef TB_WIDE_SET
-  if (!k) k = tb_rbk_resolve_wide(t, op, box);
-#endif
+  tb_seg_launch k = NULL;
+  for (int s = 0; s < TB_KERNEL_SETS && !k; ++s) k = kSets[s](t)->resolve_by_key(op, box);
   return k;
 }
 
-/* The preprocessed forms are type-free, with sets of their own. */
-#ifdef TB_WIDE_SET
-static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = {&tb_seg_prep_grid,
-                                                          &tb_seg_prep_grid_wide};
-static tb_seg_codes_fn *const kCodes[TB_KERNEL_SETS] = {tb_seg_csr_codes_run,
-                                                        tb_seg_csr_codes_run_wide};
-static tb_seg_key_runs_fn *const kKeyRuns[TB_KERNEL_SETS] = {tb_seg_key_runs_run,
-                                                             tb_seg_key_runs_run_wide};
-#else
-static const tb_grid *const kPrepGrids[TB_KERNEL_SETS] = {&tb_seg_prep_grid};
-static tb_seg_codes_fn *const kCodes[TB_KERNEL_SETS] = {tb_seg_csr_codes_run};
-static tb_seg_key_runs_fn *const kKeyRuns[TB_KERNEL_SETS] = {tb_seg_key_runs_run};
-#endif
+/* The preprocessed forms' set that runs a plan's box. */
+static const tb_seg_prep_set *prep_of(tb_launch_box box) {
+  return kPrep[tb_grid_set_of(prep_grids().set, TB_OP_PLUS, box)];
+}
 
 /* ---- launch boxes ------------------------------------------------------------ */
 
@@ -244,8 +245,8 @@ static void lay_out(tb_scratch *s, reduce_layout *l) {
 
 /* The fill of a reduction's segments: every one the identity (ranks NULL),
  * or each non-empty one its compacted result in tmp. */
-static tb_status fill(const tb_seg_call *c, const int32_t *ranks, const int32_t *num2,
-                      const void *tmp, void *out) {
+static tb_status fill(const tb_seg_policy *k, const tb_seg_call *c, const int32_t *ranks,
+                      const int32_t *num2, const void *tmp, void *out) {
   tb_seg_call f = {.type = c->type,
                    .op = c->op,
                    .ranks = ranks,
@@ -254,7 +255,7 @@ static tb_status fill(const tb_seg_call *c, const int32_t *ranks, const int32_t 
                    .num_segments = c->num_segments,
                    .out = out,
                    .stream = c->stream};
-  return tb_seg_fill(&f);
+  return k->fill(&f);
 }
 
 /* The whole reduction over CSR at the policy's box: the call's kernels,
@@ -283,7 +284,7 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
 
   tb_status st = TB_OK;
   if (c->count == 0) {
-    st = fill(c, NULL, NULL, NULL, c->out);
+    st = fill(k, c, NULL, NULL, NULL, c->out);
   } else if (!support_empty || tiles_take_empty(&l)) {
     c->empty = support_empty;
     st = k->csr(c);
@@ -296,7 +297,7 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
     void *const out = c->out;
     c->csr = l.csr2, c->sources = l.sources2, c->d_num_segments = l.num2, c->out = l.tmp;
     if (st == TB_OK) st = k->csr(c);
-    if (st == TB_OK) st = fill(c, l.ranks, l.num2, l.tmp, out);
+    if (st == TB_OK) st = fill(k, c, l.ranks, l.num2, l.tmp, out);
   }
   return tb_scratch_end(&s, st, c->stream);
 }
@@ -536,8 +537,7 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   if (st == TB_OK && p->count > 0)
     st = tb_seg_partition_run(csr, p->num_segments, p->num2, p->count, b, p->limits, NULL, stream);
   if (st == TB_OK && p->count > 0)
-    st = kCodes[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)](b, csr, p->num_segments, p->count,
-                                                           p->limits, p->codes, stream);
+    st = prep_of(b)->codes(b, csr, p->num_segments, p->count, p->limits, p->codes, stream);
   if (st == TB_OK) TB_CUDA_GOTO(st, fail, cudaStreamSynchronize(stream));
   if (st == TB_OK && support_empty) {
     int32_t malformed = 0;
@@ -582,7 +582,7 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   if (count > 0) TB_TRY(check_ptr(fn, "d_keys", d_keys));
   tb_launch_box b;
   TB_TRY(resolve_plan_box(fn, type, box, tb_segreduce_default_box(type), &b));
-  tb_seg_key_runs_fn *const key_runs = kKeyRuns[tb_grid_set_of(kPrepGrids, TB_OP_PLUS, b)];
+  tb_seg_key_runs_fn *const key_runs = prep_of(b)->key_runs;
   size_t extra[kMaxExtra] = {0, 0};
   TB_TRY(key_runs(b, NULL, (int)count, NULL, NULL, NULL, NULL, NULL, &extra[0], stream));
   void *extra_ptr[kMaxExtra];
@@ -644,7 +644,7 @@ static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *
 
   tb_status st = TB_OK;
   if (p->count == 0) {
-    if (p->kind != PLAN_BY_KEY) st = fill(&c, NULL, NULL, NULL, d_out);
+    if (p->kind != PLAN_BY_KEY) st = fill(k, &c, NULL, NULL, NULL, d_out);
   } else if (!p->support_empty) {
     st = k->apply(&c);
   } else {
@@ -652,7 +652,7 @@ static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *
      * compacted results, which its tiles may not all have written. */
     c.out = l.tmp;
     if (!p->malformed) st = k->apply(&c);
-    if (st == TB_OK) st = fill(&c, p->ranks, p->num2, l.tmp, d_out);
+    if (st == TB_OK) st = fill(k, &c, p->ranks, p->num2, l.tmp, d_out);
   }
   return tb_scratch_end(&s, st, stream);
 }

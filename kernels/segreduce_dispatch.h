@@ -101,14 +101,10 @@ tb_status tb_seg_csr2_run(const int32_t *d_csr, const int32_t *d_sources, int nu
                           int count, int32_t *d_ranks, int32_t *d_csr2, int32_t *d_sources2,
                           int32_t *d_num2, void *scratch, size_t *scratch_bytes,
                           cudaStream_t stream);
-/* The boxes of the preprocessed forms (type-free: every type's), per
- * kernel set (kernels/grid.h); the two forms below take the set's name. */
-extern const tb_grid tb_seg_prep_grid, tb_seg_prep_grid_wide;
 /* The preprocessed form of a CSR geometry: codes from limits. */
 typedef tb_status tb_seg_codes_fn(tb_launch_box box, const int32_t *d_csr, int num_segments,
                                   int count, const int32_t *d_limits, int32_t *d_codes,
                                   cudaStream_t stream);
-tb_seg_codes_fn tb_seg_csr_codes_run, tb_seg_csr_codes_run_wide;
 /* The runs of equal adjacent keys, preprocessed: limits, codes, the first
  * key of each run (d_keys_out, may be NULL) and the run count (d_num, may be
  * NULL; limits[tiles] has it too). */
@@ -116,7 +112,14 @@ typedef tb_status tb_seg_key_runs_fn(tb_launch_box box, const int32_t *d_keys, i
                                      int32_t *d_limits, int32_t *d_codes, int32_t *d_keys_out,
                                      int32_t *d_num, void *scratch, size_t *scratch_bytes,
                                      cudaStream_t stream);
-tb_seg_key_runs_fn tb_seg_key_runs_run, tb_seg_key_runs_run_wide;
+/* The preprocessed forms, type-free, in each kernel set: the two forms and
+ * the boxes they run (every type's). */
+typedef struct tb_seg_prep_set {
+  tb_seg_codes_fn *codes;
+  tb_seg_key_runs_fn *key_runs;
+  const tb_grid *grid;
+} tb_seg_prep_set;
+extern const tb_seg_prep_set tb_seg_prep_tuned_set, tb_seg_prep_wide_set;
 /* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
@@ -163,50 +166,34 @@ typedef struct tb_seg_policy {
   tb_launch_box box;
   tb_seg_launch csr;   /* segmented reduction and SpMV over CSR */
   tb_seg_launch apply; /* a plan's apply (a box wider than a plan's: the refusal) */
+  tb_seg_launch fill;  /* the fill after the CSR2 prepass, or of identities */
   /* The most tiles whose form over values is one cooperative launch on this
    * GPU; 0 where the form has none at this box. */
   int (*wave_tiles)(tb_seg_wave_form form);
 } tb_seg_policy;
 
-/* The policy of (type, op, box) in the tuned kernel set (_wide: the wide
- * set, linked by the tests and sweeps), NULL where the set does not compile
- * it; reduce-by-key in one pass has boxes of its own. */
-const tb_seg_policy *tb_seg_resolve(tb_type type, tb_op op, tb_launch_box box);
-const tb_seg_policy *tb_seg_resolve_wide(tb_type type, tb_op op, tb_launch_box box);
-tb_seg_launch tb_rbk_resolve(tb_type type, tb_op op, tb_launch_box box);
-tb_seg_launch tb_rbk_resolve_wide(tb_type type, tb_op op, tb_launch_box box);
-/* The box-free fill (tuned set). */
-tb_status tb_seg_fill(tb_seg_call *call);
-/* The sets' grids of segmented reduction and of reduce-by-key for type. */
-const tb_grid *tb_seg_grid(tb_type type);
-const tb_grid *tb_seg_grid_wide(tb_type type);
-const tb_grid *tb_rbk_grid(tb_type type);
-const tb_grid *tb_rbk_grid_wide(tb_type type);
+/* One type's launches in one kernel set (segreduce.cu): the policy of
+ * (op, box) and reduce-by-key's launch, NULL where the set does not compile
+ * them (reduce-by-key in one pass has boxes of its own), and the grids. */
+typedef struct tb_seg_type_set {
+  const tb_seg_policy *(*resolve)(tb_op op, tb_launch_box box);
+  tb_seg_launch (*resolve_by_key)(tb_op op, tb_launch_box box);
+  const tb_grid *grid, *by_key_grid;
+} tb_seg_type_set;
+
+/* type's table in the tuned kernel set, and in the wide one (linked by the
+ * tests and sweeps) (kernels/entry.cu). */
+const tb_seg_type_set *tb_seg_tuned_set(tb_type type);
+const tb_seg_type_set *tb_seg_wide_set(tb_type type);
 
 #ifdef __cplusplus
 }  // extern "C"
 
-// What each type's translation unit (segreduce.cu, once per type and set)
-// instantiates for segreduce_entry.cu, which maps a run-time type to them.
 namespace tb {
-namespace seg {
+// The table of each type's unit, per kernel set: each unit specializes it
+// for its type and set, kernels/entry.cu calls it.
 template <class T, bool kWide>
-const tb_seg_policy *resolve(tb_op op, tb_launch_box box);
-template <class T, bool kWide>
-tb_seg_launch resolve_by_key(tb_op op, tb_launch_box box);
-template <class T, bool kWide>
-const tb_grid *grid();
-template <class T, bool kWide>
-const tb_grid *by_key_grid();
-template <class T>
-tb_status fill(tb_seg_call *call);
-}  // namespace seg
+const tb_seg_type_set *seg_type_set();
 }  // namespace tb
-
-extern "C" {
-#endif
-
-#ifdef __cplusplus
-}
 #endif
 #endif

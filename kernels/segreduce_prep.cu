@@ -201,21 +201,12 @@ __global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x
 
 // The boxes of every type's segreduce.cu (kernels/dispatch.cuh): the
 // preprocessed forms are type-free.
-constexpr BoxSpec kGrid[] = {
-#define TB_BOX(NT, VT) {NT, VT},
-#define TB_TUNED_BOX(F, TYPE, NT, VT)
+constexpr GridRow kRows[] = {
 #include "kernels/segreduce_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
 };
-constexpr TunedBox kTuned[] = {
-#define TB_BOX(NT, VT)
-#define TB_TUNED_BOX(F, TYPE, NT, VT) {TB_TUNED_##F, TYPE, NT, VT},
-#include "kernels/segreduce_grid.def"
-#undef TB_TUNED_BOX
-#undef TB_BOX
-};
-using Boxes = Compiled<kTuned, family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
+constexpr auto kGrid = boxes_of<kRows>();
+using Boxes = Compiled<kRows,
+                       family_bit(TB_TUNED_SEGREDUCE) | family_bit(TB_TUNED_REDUCE_BY_KEY) |
                            family_bit(TB_TUNED_SPMV),
                        TB_TYPE_ANY, AnyBoxFits>;
 
@@ -324,41 +315,17 @@ tb_status key_runs(tb_launch_box box, const int32_t* d_keys, int count, int32_t*
   });
 }
 
+constexpr tb_grid kPrepGrid = PlainGrid<kGrid, Boxes>::grid("segreduce");
+
 }  // namespace
 }  // namespace tb
 
-// ---- each kernel set's entry points (kernels/segreduce_dispatch.h) ---------
-
 #ifdef TB_GRID_WIDE
-extern "C" tb_status tb_seg_csr_codes_run_wide(tb_launch_box box, const int32_t* d_csr,
-                                               int num_segments, int count,
-                                               const int32_t* d_limits, int32_t* d_codes,
-                                               cudaStream_t stream) {
-  return tb::csr_codes(box, d_csr, num_segments, count, d_limits, d_codes, stream);
-}
-extern "C" tb_status tb_seg_key_runs_run_wide(tb_launch_box box, const int32_t* d_keys, int count,
-                                              int32_t* d_limits, int32_t* d_codes,
-                                              int32_t* d_keys_out, int32_t* d_num, void* scratch,
-                                              size_t* scratch_bytes, cudaStream_t stream) {
-  return tb::key_runs(box, d_keys, count, d_limits, d_codes, d_keys_out, d_num, scratch,
-                      scratch_bytes, stream);
-}
-extern "C" const tb_grid tb_seg_prep_grid_wide =
-    tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("segreduce");
+extern "C" const tb_seg_prep_set tb_seg_prep_wide_set = {tb::csr_codes, tb::key_runs,
+                                                         &tb::kPrepGrid};
 #else
-extern "C" tb_status tb_seg_csr_codes_run(tb_launch_box box, const int32_t* d_csr,
-                                          int num_segments, int count, const int32_t* d_limits,
-                                          int32_t* d_codes, cudaStream_t stream) {
-  return tb::csr_codes(box, d_csr, num_segments, count, d_limits, d_codes, stream);
-}
-extern "C" tb_status tb_seg_key_runs_run(tb_launch_box box, const int32_t* d_keys, int count,
-                                         int32_t* d_limits, int32_t* d_codes, int32_t* d_keys_out,
-                                         int32_t* d_num, void* scratch, size_t* scratch_bytes,
-                                         cudaStream_t stream) {
-  return tb::key_runs(box, d_keys, count, d_limits, d_codes, d_keys_out, d_num, scratch,
-                      scratch_bytes, stream);
-}
-extern "C" const tb_grid tb_seg_prep_grid = tb::PlainGrid<tb::kGrid, tb::Boxes>::grid("segreduce");
+extern "C" const tb_seg_prep_set tb_seg_prep_tuned_set = {tb::csr_codes, tb::key_runs,
+                                                          &tb::kPrepGrid};
 #endif
 
 #ifndef TB_GRID_WIDE
