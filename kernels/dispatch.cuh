@@ -74,7 +74,7 @@ R with_type(tb_type type, F&& f) {
 
 // Each per-type family exports one table of its type's launches per kernel
 // set (seg_type_set<T, kWide>(), ...): its unit for T in the set
-// instantiates it, kernels/entry.cu maps a run-time type to it.
+// instantiates it, kernels/<family>_entry.cu maps a run-time type to it.
 #ifdef TB_GRID_WIDE
 constexpr bool kWideSet = true;
 #else

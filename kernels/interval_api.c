@@ -12,7 +12,7 @@
 /* ---- the kernel sets (kernels/grid.h) ---------------------------------------- */
 
 /* The search's kernel sets, and each set's table for a type
- * (kernels/entry.cu), the tuned set's first. */
+ * (kernels/interval_entry.cu), the tuned set's first. */
 #ifdef TB_WIDE_SET
 static const tb_lbs_set *const kLbsSets[TB_KERNEL_SETS] = {&tb_lbs_tuned_set, &tb_lbs_wide_set};
 static const tb_interval_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_interval_tuned_set,

@@ -84,7 +84,7 @@ typedef struct tb_interval_type_set {
 } tb_interval_type_set;
 
 /* type's table in the tuned kernel set, and in the wide one (linked by the
- * tests and sweeps) (kernels/entry.cu). */
+ * tests and sweeps) (kernels/interval_entry.cu). */
 const tb_interval_type_set *tb_interval_tuned_set(tb_type type);
 const tb_interval_type_set *tb_interval_wide_set(tb_type type);
 /* The one-wave capacity at box in whichever set runs it (0: none). */
@@ -95,7 +95,7 @@ int tb_lbs_wave_tiles(tb_launch_box box);
 
 namespace tb {
 // The table of each type's unit, per kernel set: each unit specializes it
-// for its type and set, kernels/entry.cu calls it.
+// for its type and set, kernels/interval_entry.cu calls it.
 template <class T, bool kWide>
 const tb_interval_type_set *interval_type_set();
 }  // namespace tb

@@ -11,8 +11,8 @@
 
 /* ---- the kernel sets (kernels/grid.h) ---------------------------------------- */
 
-/* Each kernel set's table for a type (kernels/entry.cu), the tuned set's
- * first. */
+/* Each kernel set's table for a type (kernels/reduce_scan_entry.cu), the
+ * tuned set's first. */
 #ifdef TB_WIDE_SET
 static const tb_scan_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_scan_tuned_set,
                                                                           tb_scan_wide_set};

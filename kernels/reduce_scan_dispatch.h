@@ -38,7 +38,7 @@ typedef struct tb_scan_type_set {
 } tb_scan_type_set;
 
 /* type's table in the tuned kernel set, and in the wide one (linked by the
- * tests and sweeps) (kernels/entry.cu). */
+ * tests and sweeps) (kernels/reduce_scan_entry.cu). */
 const tb_scan_type_set *tb_scan_tuned_set(tb_type type);
 const tb_scan_type_set *tb_scan_wide_set(tb_type type);
 
@@ -47,7 +47,7 @@ const tb_scan_type_set *tb_scan_wide_set(tb_type type);
 
 namespace tb {
 // The table of each type's unit, per kernel set: each unit specializes it
-// for its type and set, kernels/entry.cu calls it.
+// for its type and set, kernels/reduce_scan_entry.cu calls it.
 template <class T, bool kWide>
 const tb_scan_type_set *scan_type_set();
 }  // namespace tb

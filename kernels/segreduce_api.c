@@ -14,8 +14,8 @@
 
 /* ---- the kernel sets ---------------------------------------------------------- */
 
-/* Each kernel set's table for a type (kernels/entry.cu), the tuned set's
- * first; and the preprocessed forms' sets. */
+/* Each kernel set's table for a type (kernels/segreduce_entry.cu), the
+ * tuned set's first; and the preprocessed forms' sets. */
 #ifdef TB_WIDE_SET
 static const tb_seg_type_set *(*const kSets[TB_KERNEL_SETS])(tb_type) = {tb_seg_tuned_set,
                                                                          tb_seg_wide_set};

@@ -182,7 +182,7 @@ typedef struct tb_seg_type_set {
 } tb_seg_type_set;
 
 /* type's table in the tuned kernel set, and in the wide one (linked by the
- * tests and sweeps) (kernels/entry.cu). */
+ * tests and sweeps) (kernels/segreduce_entry.cu). */
 const tb_seg_type_set *tb_seg_tuned_set(tb_type type);
 const tb_seg_type_set *tb_seg_wide_set(tb_type type);
 
@@ -191,7 +191,7 @@ const tb_seg_type_set *tb_seg_wide_set(tb_type type);
 
 namespace tb {
 // The table of each type's unit, per kernel set: each unit specializes it
-// for its type and set, kernels/entry.cu calls it.
+// for its type and set, kernels/segreduce_entry.cu calls it.
 template <class T, bool kWide>
 const tb_seg_type_set *seg_type_set();
 }  // namespace tb

@@ -1,0 +1,18 @@
+// Segmented reduction, SpMV and reduce-by-key: the entry points across the C/CUDA boundary, a
+// run-time element type to the table of launches its translation unit compiled (segreduce.cu, one
+// per type and kernel set). Compiled once per set, apart from the other families' so that a program
+// links only the families it calls; each set's name is written out.
+#include "kernels/dispatch.cuh"
+#include "kernels/segreduce_dispatch.h"
+
+#ifdef TB_GRID_WIDE
+extern "C" const tb_seg_type_set* tb_seg_wide_set(tb_type type) {
+  return tb::with_type<const tb_seg_type_set*>(
+      type, [](auto t) { return tb::seg_type_set<decltype(t), true>(); });
+}
+#else
+extern "C" const tb_seg_type_set* tb_seg_tuned_set(tb_type type) {
+  return tb::with_type<const tb_seg_type_set*>(
+      type, [](auto t) { return tb::seg_type_set<decltype(t), false>(); });
+}
+#endif
