@@ -356,9 +356,9 @@ __global__ void __launch_bounds__(kEmptyThreads)
 // empty (CtaCsrEnds), and the tile stores the identity into its empty rows
 // and checks its offsets (EmptyRows), in place of a prepass that strips
 // them and a fill after.
-// kWave: a grid of one wave, launched cooperatively (csr_run): each tile
-// searches its own limits and the carries are folded after a grid barrier
-// (WaveCarries), so that the whole call is this one launch. With kEmpty the
+// kWave: a grid of one wave, launched cooperatively (SegPolicy::csr_front):
+// each tile searches its own limits and the carries are folded after a grid
+// barrier (WaveCarries), so that the whole call is this one launch. With kEmpty the
 // rows a tile defers and a malformed CSR's identities are the grid's work
 // after the barrier too (csr_kernel), in place of empty_kernel and the fold.
 template <tb_op OP, bool kWave>
