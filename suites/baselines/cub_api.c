@@ -2,7 +2,6 @@
  * type: tb_<cub>_<function>_<type>). */
 #include "suites/baselines/cub.h"
 
-
 #define TB_DECLARE_LIB(lib, name)                                                            \
   tb_status tb_##lib##_reduce_##name(tb_op, const void *, int64_t, void *, tb_buffer *,      \
                                      cudaStream_t);                                          \
