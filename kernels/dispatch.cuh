@@ -34,6 +34,11 @@
 #include "kernels/grid.h"
 #include "kernels/tuned.h"
 
+// The families' tables of one type's launches (kernels/<family>_dispatch.h).
+struct tb_scan_type_set;
+struct tb_seg_type_set;
+struct tb_interval_type_set;
+
 namespace tb {
 
 // Whether this set compiles the one-wave paths of its family (a call whose
@@ -73,13 +78,21 @@ R with_type(tb_type type, F&& f) {
 }
 
 // Each per-type family exports one table of its type's launches per kernel
-// set (seg_type_set<T, kWide>(), ...): its unit for T in the set
-// instantiates it, kernels/<family>_entry.cu maps a run-time type to it.
+// set: its unit for T in the set specializes the family's function below,
+// kernels/<family>_entry.cu maps a run-time type to it (with_type).
 #ifdef TB_GRID_WIDE
 constexpr bool kWideSet = true;
+#define TB_KERNEL_SET(tuned_name, wide_name) wide_name  // the exported name of this set's table
 #else
 constexpr bool kWideSet = false;
+#define TB_KERNEL_SET(tuned_name, wide_name) tuned_name
 #endif
+template <class T, bool kWide>
+const tb_scan_type_set* scan_type_set();  // reduce_scan.cu
+template <class T, bool kWide>
+const tb_seg_type_set* seg_type_set();  // segreduce.cu
+template <class T, bool kWide>
+const tb_interval_type_set* interval_type_set();  // interval.cu
 
 // ---- operators -------------------------------------------------------------
 

@@ -92,12 +92,5 @@ int tb_lbs_wave_tiles(tb_launch_box box);
 
 #ifdef __cplusplus
 }  // extern "C"
-
-namespace tb {
-// The table of each type's unit, per kernel set: each unit specializes it
-// for its type and set, kernels/interval_entry.cu calls it.
-template <class T, bool kWide>
-const tb_interval_type_set *interval_type_set();
-}  // namespace tb
 #endif
 #endif

@@ -6,14 +6,7 @@
 #include "kernels/dispatch.cuh"
 #include "kernels/interval_dispatch.h"
 
-#ifdef TB_GRID_WIDE
-extern "C" const tb_interval_type_set* tb_interval_wide_set(tb_type type) {
+extern "C" const tb_interval_type_set* TB_KERNEL_SET(tb_interval_tuned_set, tb_interval_wide_set)(tb_type type) {
   return tb::with_type<const tb_interval_type_set*>(
-      type, [](auto t) { return tb::interval_type_set<decltype(t), true>(); });
+      type, [](auto t) { return tb::interval_type_set<decltype(t), tb::kWideSet>(); });
 }
-#else
-extern "C" const tb_interval_type_set* tb_interval_tuned_set(tb_type type) {
-  return tb::with_type<const tb_interval_type_set*>(
-      type, [](auto t) { return tb::interval_type_set<decltype(t), false>(); });
-}
-#endif

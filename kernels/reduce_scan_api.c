@@ -127,7 +127,6 @@ static tb_status launch_of(const char *fn, tb_scan_launch k, tb_launch_box b, tb
   return TB_OK;
 }
 
-
 tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d_total,
                     void *h_total, const tb_launch_box *box, tb_buffer *scratch,
                     cudaStream_t stream) {
@@ -137,7 +136,7 @@ tb_status tb_reduce(tb_type type, tb_op op, const void *d_in, int64_t n, void *d
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_reduce: neither d_total nor h_total is given");
   TB_TRY(tb_resolve_box("tb_reduce", reduce_grids(type).set, type, op, box,
                         tb_reduce_default_box(type), &b));
-  tb_scan_launch k;
+  tb_scan_launch k = NULL;
   TB_TRY(launch_of("tb_reduce", reduce_of(type, op, b), b, &k));
   tb_scan_call c = {.in = d_in, .n = n, .total = d_total, .stream = stream};
   return run(k, type, &c, h_total, scratch);
@@ -159,7 +158,7 @@ tb_status tb_scan(tb_type type, tb_op op, tb_scan_kind kind, tb_scan_algo algo, 
     return tb_fail(TB_ERR_INVALID_ARGUMENT, "tb_scan: unknown algorithm %d", (int)algo);
   TB_TRY(tb_resolve_box("tb_scan", scan_grids(type).set, type, op, box, tb_scan_default_box(type),
                         &b));
-  tb_scan_launch k;
+  tb_scan_launch k = NULL;
   TB_TRY(launch_of("tb_scan", scan_of(type, op, b), b, &k));
   tb_scan_call c = {.kind = kind,
                     .algo = algo,

@@ -44,12 +44,5 @@ const tb_scan_type_set *tb_scan_wide_set(tb_type type);
 
 #ifdef __cplusplus
 }  // extern "C"
-
-namespace tb {
-// The table of each type's unit, per kernel set: each unit specializes it
-// for its type and set, kernels/reduce_scan_entry.cu calls it.
-template <class T, bool kWide>
-const tb_scan_type_set *scan_type_set();
-}  // namespace tb
 #endif
 #endif

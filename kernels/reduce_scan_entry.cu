@@ -6,14 +6,7 @@
 #include "kernels/dispatch.cuh"
 #include "kernels/reduce_scan_dispatch.h"
 
-#ifdef TB_GRID_WIDE
-extern "C" const tb_scan_type_set* tb_scan_wide_set(tb_type type) {
+extern "C" const tb_scan_type_set* TB_KERNEL_SET(tb_scan_tuned_set, tb_scan_wide_set)(tb_type type) {
   return tb::with_type<const tb_scan_type_set*>(
-      type, [](auto t) { return tb::scan_type_set<decltype(t), true>(); });
+      type, [](auto t) { return tb::scan_type_set<decltype(t), tb::kWideSet>(); });
 }
-#else
-extern "C" const tb_scan_type_set* tb_scan_tuned_set(tb_type type) {
-  return tb::with_type<const tb_scan_type_set*>(
-      type, [](auto t) { return tb::scan_type_set<decltype(t), false>(); });
-}
-#endif

@@ -68,8 +68,6 @@ struct Tile {
   using Seg = CtaSegReduce<OP, T, NT, VT>;
   using Carry = CtaSegCarry<OP, T, NT, VT>;
   using Ends = CtaCsrEnds<NT, VT, false, Seg::kMarks>;
-  static_assert(Seg::kMarks == tb_seg_tile_marks(sizeof(T), NT, VT),
-                "the host's rule for which tiles take empty rows");
   // Striped to thread order within each warp (no CTA barrier); the largest
   // tiles across the CTA in two rounds through half a tile, with their marks
   // read before (the two share memory), so that they fit 48 KiB.

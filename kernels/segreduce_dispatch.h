@@ -14,6 +14,7 @@
 #define TB_KERNELS_SEGREDUCE_DISPATCH_H
 
 #include "kernels/grid.h"
+#include "kernels/seg_tile.h" /* tb_seg_tile_marks */
 #include "kernels/tilebench.h"
 #include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -36,21 +37,6 @@ typedef struct tb_seg_inputs {
   const void *x;
   int x_len;
 } tb_seg_inputs;
-
-/* Whether the direct tiles at box (nt x vt, elem-byte values) hold a
- * 32-bit row mark per item, which empty segments need: all but the boxes
- * wider than a plan whose values and a bit per item fit 46 KiB of static
- * shared memory (4-byte values at 512x21), which keep only the bits; the
- * API sends their calls with support_empty through the prepass. The tile
- * (CtaSegReduce::kMarks) is checked against it where it compiles. */
-#ifdef __cplusplus
-#define TB_SEG_CONSTEXPR constexpr /* for the tile's static_assert */
-#else
-#define TB_SEG_CONSTEXPR
-#endif
-static inline TB_SEG_CONSTEXPR bool tb_seg_tile_marks(size_t elem, int nt, int vt) {
-  return vt <= TB_SEG_PLAN_MAX_VT || elem * (size_t)nt * (size_t)vt + 4 * (size_t)nt > 46 * 1024;
-}
 
 /* A plan's thread codes hold VT end flags: TB_OK for a box a plan takes,
  * else the error of every preprocess and apply (fn: the entry point). The
@@ -188,12 +174,5 @@ const tb_seg_type_set *tb_seg_wide_set(tb_type type);
 
 #ifdef __cplusplus
 }  // extern "C"
-
-namespace tb {
-// The table of each type's unit, per kernel set: each unit specializes it
-// for its type and set, kernels/segreduce_entry.cu calls it.
-template <class T, bool kWide>
-const tb_seg_type_set *seg_type_set();
-}  // namespace tb
 #endif
 #endif

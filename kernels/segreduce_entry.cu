@@ -5,14 +5,7 @@
 #include "kernels/dispatch.cuh"
 #include "kernels/segreduce_dispatch.h"
 
-#ifdef TB_GRID_WIDE
-extern "C" const tb_seg_type_set* tb_seg_wide_set(tb_type type) {
+extern "C" const tb_seg_type_set* TB_KERNEL_SET(tb_seg_tuned_set, tb_seg_wide_set)(tb_type type) {
   return tb::with_type<const tb_seg_type_set*>(
-      type, [](auto t) { return tb::seg_type_set<decltype(t), true>(); });
+      type, [](auto t) { return tb::seg_type_set<decltype(t), tb::kWideSet>(); });
 }
-#else
-extern "C" const tb_seg_type_set* tb_seg_tuned_set(tb_type type) {
-  return tb::with_type<const tb_seg_type_set*>(
-      type, [](auto t) { return tb::seg_type_set<decltype(t), false>(); });
-}
-#endif

@@ -57,7 +57,7 @@ static bool data_make(data *d, tb_type t, int64_t cap, tb_rng *r) {
   if (!d->values || !d->in || !d->want || !d->got) return false;
   fill_bits(r, d->values, bytes);
   fill_bits(r, d->in, bytes);
-  return lb_upload(&d->d_values, d->values, bytes) && lb_upload(&d->d_in, d->in, bytes) &&
+  return tb_test_upload(&d->d_values, d->values, bytes) && tb_test_upload(&d->d_in, d->in, bytes) &&
          TB_ASSERT_OK(tb_buffer_alloc(&d->d_out, bytes), "alloc out");
 }
 
@@ -66,7 +66,7 @@ static void data_free(data *d) {
   tb_buffer_free(&d->d_values), tb_buffer_free(&d->d_in), tb_buffer_free(&d->d_out);
 }
 
-static tb_status run_op(tb_interval_op op, const problem *p, data *d, const tb_launch_box *box,
+static tb_status run_op(tb_interval_op op, const lb_problem *p, data *d, const tb_launch_box *box,
                         tb_buffer *scratch) {
   const int32_t *scan = p->d_scan.ptr, *gather = p->d_gather.ptr, *scatter = p->d_scatter.ptr;
   const int64_t B = p->num_objects, N = p->n_items;
@@ -85,7 +85,7 @@ static tb_status run_op(tb_interval_op op, const problem *p, data *d, const tb_l
   }
 }
 
-static tb_status reference(tb_interval_op op, const problem *p, data *d) {
+static tb_status reference(tb_interval_op op, const lb_problem *p, data *d) {
   const int32_t B = p->num_objects, N = p->n_items;
   switch (op) {
     case TB_INTERVAL_EXPAND:
@@ -99,7 +99,7 @@ static tb_status reference(tb_interval_op op, const problem *p, data *d) {
   }
 }
 
-static bool check_op(tb_interval_op op, const problem *p, data *d, const tb_launch_box *box,
+static bool check_op(tb_interval_op op, const lb_problem *p, data *d, const tb_launch_box *box,
                      tb_buffer *scratch) {
   char what[256];
   snprintf(what, sizeof what, "%s %s box=%dx%d %s", op_name(op), tb_type_name(d->t),
@@ -111,7 +111,7 @@ static bool check_op(tb_interval_op op, const problem *p, data *d, const tb_laun
   if (!TB_ASSERT_OK(run_op(op, p, d, box, scratch), what)) return false;
   if (!TB_ASSERT_OK(tb_buffer_download(&d->d_out, d->got, bytes), what)) return false;
   if (!TB_ASSERT_OK(reference(op, p, d), what)) return false;
-  return same_bits(d->t, d->got, d->want, p->n_items, what);
+  return lb_same_bits(d->t, d->got, d->want, p->n_items, what);
 }
 
 /* ---- every box ------------------------------------------------------------ */
@@ -129,7 +129,7 @@ typedef struct {
   int n_grid[TB_TYPE_COUNT];
 } type_grids;
 
-static bool check_types_at_box(const problem *p, const tb_launch_box *box, tb_buffer *scratch,
+static bool check_types_at_box(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch,
                                tb_rng *r, void *ctx) {
   const type_grids *g = ctx;
   bool ok = true;
@@ -152,7 +152,7 @@ static void test_every_type_box_geometry(void) {
     g.n_grid[t] = tb_interval_grid((tb_type)t, g.grids[t], 64);
     CU_ASSERT_FATAL(g.n_grid[t] > 0 && g.n_grid[t] <= 64);
   }
-  CU_ASSERT(each_box_geometry(check_types_at_box, &g) == 0);
+  CU_ASSERT(lb_each_box_geometry(check_types_at_box, &g) == 0);
 }
 
 /* The tuned defaults (NULL and {0, 0}) on the largest test size: many tiles,
@@ -165,8 +165,8 @@ static void test_default_box_large(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 1);
   for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
-    problem p;
-    if (problem_make(&p, &specs[g], tb_test.max_random_n, &r)) {
+    lb_problem p;
+    if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) {
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         data d;
         if (data_make(&d, (tb_type)t, p.n_items, &r))
@@ -175,7 +175,7 @@ static void test_default_box_large(void) {
         data_free(&d);
       }
     }
-    problem_free(&p);
+    lb_problem_free(&p);
   }
 }
 
@@ -184,11 +184,11 @@ static void test_default_box_large(void) {
 static void test_empty_and_all_zero(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 2);
-  problem p;
+  lb_problem p;
   memset(&p, 0, sizeof p);
   p.num_objects = 5000;
   p.counts = calloc(p.num_objects, sizeof(int32_t));
-  if (p.counts && problem_finish(&p, &r)) {
+  if (p.counts && lb_problem_finish(&p, &r)) {
     CU_ASSERT_EQUAL(p.n_items, 0);
     data d;
     if (data_make(&d, TB_INT64, 16, &r)) {
@@ -203,7 +203,7 @@ static void test_empty_and_all_zero(void) {
     }
     data_free(&d);
   }
-  problem_free(&p);
+  lb_problem_free(&p);
   /* Empty: every pointer may be NULL. */
   TB_ASSERT_OK(tb_interval_expand(TB_FLOAT, NULL, 0, 0, NULL, NULL, NULL, NULL, 0), "expand empty");
   TB_ASSERT_OK(tb_interval_move(TB_DOUBLE, NULL, NULL, NULL, 0, 0, NULL, 0, NULL, 0, NULL, NULL, 0),
@@ -247,25 +247,25 @@ static void test_golden_demos(void) {
   tb_buffer out = {0}, vals = {0}, in = {0};
   TB_ASSERT_OK(tb_buffer_alloc(&out, sizeof got), "alloc");
 
-  problem p = problem_from_counts(counts2, 20, &r);
+  lb_problem p = lb_problem_from_counts(counts2, 20, &r);
   CU_ASSERT_EQUAL(p.n_items, 100);
-  lb_upload(&vals, fib, sizeof fib);
+  tb_test_upload(&vals, fib, sizeof fib);
   for (int b = 0; b < 2; ++b) {
     const tb_launch_box *box = b ? &small : NULL;
     if (TB_ASSERT_OK(tb_interval_expand(TB_INT32, p.d_scan.ptr, 20, 100, vals.ptr, out.ptr, box,
                                         NULL, 0),
                      "expand demo")) {
       TB_ASSERT_OK(tb_buffer_download(&out, got, sizeof got), "download");
-      same_bits(TB_INT32, got, expanded, 100, "expand demo");
+      lb_same_bits(TB_INT32, got, expanded, 100, "expand demo");
     }
   }
-  problem_free(&p);
+  lb_problem_free(&p);
 
-  p = problem_from_counts(counts3, 20, &r);
+  p = lb_problem_from_counts(counts3, 20, &r);
   CU_ASSERT_EQUAL(p.n_items, 100);
   int32_t iota[100];
   for (int i = 0; i < 100; ++i) iota[i] = i;
-  lb_upload(&in, iota, sizeof iota);
+  tb_test_upload(&in, iota, sizeof iota);
   tb_buffer_upload(&p.d_gather, gather3, sizeof gather3);
   tb_buffer_upload(&p.d_scatter, scatter3, sizeof scatter3);
   for (int b = 0; b < 2; ++b) {
@@ -274,10 +274,10 @@ static void test_golden_demos(void) {
                                       100, in.ptr, 100, out.ptr, 100, box, NULL, 0),
                      "move demo")) {
       TB_ASSERT_OK(tb_buffer_download(&out, got, sizeof got), "download");
-      same_bits(TB_INT32, got, moved, 100, "move demo");
+      lb_same_bits(TB_INT32, got, moved, 100, "move demo");
     }
   }
-  problem_free(&p);
+  lb_problem_free(&p);
   tb_buffer_free(&out), tb_buffer_free(&vals), tb_buffer_free(&in);
 }
 
@@ -353,7 +353,7 @@ static const char *first_broken(const int32_t *scan, int32_t n, int64_t n_items,
 static void expect_invalid(const int32_t *scan, int32_t n, int64_t n_items, int32_t index,
                            const char *what) {
   tb_buffer d = {0};
-  if (!lb_upload(&d, scan, sizeof(int32_t) * n)) return;
+  if (!tb_test_upload(&d, scan, sizeof(int32_t) * n)) return;
   int32_t first = -1;
   const char *rule = first_broken(scan, n, n_items, &first);
   CU_ASSERT(rule != NULL && first == index); /* the test's own data */
@@ -371,7 +371,7 @@ static void test_validate(void) {
   if (!scan) return;
   for (int32_t i = 0; i < N; ++i) scan[i] = 3 * i;
   tb_buffer d = {0}, scratch = {0};
-  if (lb_upload(&d, scan, sizeof(int32_t) * N)) {
+  if (tb_test_upload(&d, scan, sizeof(int32_t) * N)) {
     TB_ASSERT_OK(tb_interval_validate(d.ptr, N, 3 * (int64_t)N, &scratch, 0), "valid scan");
     TB_ASSERT_OK(tb_interval_validate(d.ptr, N, 3 * (int64_t)N - 3, NULL, 0), "last count 0");
   }
@@ -401,10 +401,10 @@ static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_item
     for (int32_t j = 0; j < n_objects; ++j) offsets[j] = (int32_t)tb_rng_range(&r, 0, n_items);
     memset(host, kCanary, sizeof(int64_t) * (n_objects > n_items ? n_objects : n_items));
   }
-  if (offsets && host && lb_upload(&d_scan, scan, sizeof(int32_t) * n_objects) &&
-      lb_upload(&d_off, offsets, sizeof(int32_t) * n_objects) &&
-      lb_upload(&d_vals, host, sizeof(int64_t) * n_objects) &&
-      lb_upload(&d_in, host, sizeof(int64_t) * n_items) && guarded_alloc(&d_out, n_items)) {
+  if (offsets && host && tb_test_upload(&d_scan, scan, sizeof(int32_t) * n_objects) &&
+      tb_test_upload(&d_off, offsets, sizeof(int32_t) * n_objects) &&
+      tb_test_upload(&d_vals, host, sizeof(int64_t) * n_objects) &&
+      tb_test_upload(&d_in, host, sizeof(int64_t) * n_items) && lb_guarded_alloc(&d_out, n_items)) {
     const int64_t *vals = d_vals.ptr, *in = d_in.ptr;
     int64_t *out = (int64_t *)d_out.ptr + kGuard;
     const int32_t *off = d_off.ptr, *s = d_scan.ptr;
@@ -430,14 +430,14 @@ static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_item
     const tb_status st = tb_interval_validate(s, n_objects, n_items, NULL, 0);
     if (!TB_ASSERT_REJECTS(st, "tb_interval_validate", needle, rule, NULL))
       printf("  (%s)\n", what);
-    guards_intact(&d_out, n_items, what);
+    lb_guards_intact(&d_out, n_items, what);
   }
   tb_buffer_free(&d_scan), tb_buffer_free(&d_off), tb_buffer_free(&d_vals);
   tb_buffer_free(&d_in), tb_buffer_free(&d_out);
   free(offsets), free(host);
 }
 
-static void test_malformed_scans_memory_safe(void) { for_each_malformed_scan(run_malformed); }
+static void test_malformed_scans_memory_safe(void) { lb_for_each_malformed_scan(run_malformed); }
 
 int main(int argc, char **argv) {
   const CU_TestInfo tests[] = {

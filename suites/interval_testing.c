@@ -6,7 +6,7 @@
 
 #include "cpuref/interval.h"
 
-bool same_bits(tb_type t, const void *got, const void *want, int64_t n, const char *what) {
+bool lb_same_bits(tb_type t, const void *got, const void *want, int64_t n, const char *what) {
   const size_t sz = tb_type_size(t);
   if (n <= 0 || memcmp(got, want, (size_t)n * sz) == 0) {
     CU_PASS(what);
@@ -24,11 +24,6 @@ bool same_bits(tb_type t, const void *got, const void *want, int64_t n, const ch
   return TB_ASSERT_OK(tb_fail(TB_ERR_MISMATCH, "%s", text), what);
 }
 
-bool lb_upload(tb_buffer *b, const void *host, size_t bytes) {
-  return TB_ASSERT_OK(tb_buffer_alloc(b, bytes), "alloc") &&
-         TB_ASSERT_OK(tb_buffer_upload(b, host, bytes), "upload");
-}
-
 /* ---- a problem: counts, scan, interval placements ------------------------ */
 
 /* Offsets that lay the intervals out back to back in a random order. */
@@ -44,13 +39,13 @@ static void shuffled_layout(tb_rng *r, const int32_t *counts, int32_t n, int32_t
   free(order);
 }
 
-void problem_free(problem *p) {
+void lb_problem_free(lb_problem *p) {
   free(p->counts), free(p->scan), free(p->gather), free(p->scatter);
   tb_buffer_free(&p->d_scan), tb_buffer_free(&p->d_gather), tb_buffer_free(&p->d_scatter);
   memset(p, 0, sizeof *p);
 }
 
-bool problem_finish(problem *p, tb_rng *r) {
+bool lb_problem_finish(lb_problem *p, tb_rng *r) {
   const int32_t n = p->num_objects > 0 ? p->num_objects : 1;
   p->scan = malloc(sizeof(int32_t) * n);
   p->gather = malloc(sizeof(int32_t) * n);
@@ -60,11 +55,11 @@ bool problem_finish(problem *p, tb_rng *r) {
   shuffled_layout(r, p->counts, p->num_objects, p->gather);
   shuffled_layout(r, p->counts, p->num_objects, p->scatter);
   const size_t bytes = sizeof(int32_t) * n;
-  return lb_upload(&p->d_scan, p->scan, bytes) && lb_upload(&p->d_gather, p->gather, bytes) &&
-         lb_upload(&p->d_scatter, p->scatter, bytes);
+  return tb_test_upload(&p->d_scan, p->scan, bytes) && tb_test_upload(&p->d_gather, p->gather, bytes) &&
+         tb_test_upload(&p->d_scatter, p->scatter, bytes);
 }
 
-bool problem_make(problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r) {
+bool lb_problem_make(lb_problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r) {
   memset(p, 0, sizeof *p);
   const int64_t num = tb_geometry_num_objects(spec, total);
   snprintf(p->name, sizeof p->name, "%s avg=%g items=%lld objects=%lld",
@@ -73,25 +68,25 @@ bool problem_make(problem *p, const tb_geometry_spec *spec, int64_t total, tb_rn
   p->counts = malloc(sizeof(int32_t) * (num > 0 ? num : 1));
   if (!p->counts || num < 0) return false;
   if (!TB_ASSERT_OK(tb_geometry_counts(spec, total, p->counts, num, r), p->name)) return false;
-  return problem_finish(p, r);
+  return lb_problem_finish(p, r);
 }
 
-problem problem_from_counts(const int32_t *counts, int32_t n, tb_rng *r) {
-  problem p;
+lb_problem lb_problem_from_counts(const int32_t *counts, int32_t n, tb_rng *r) {
+  lb_problem p;
   memset(&p, 0, sizeof p);
   snprintf(p.name, sizeof p.name, "demo (%d objects)", n);
   p.num_objects = n;
   p.counts = malloc(sizeof(int32_t) * n);
   if (p.counts) {
     memcpy(p.counts, counts, sizeof(int32_t) * n);
-    problem_finish(&p, r);
+    lb_problem_finish(&p, r);
   }
   return p;
 }
 
 /* ---- geometries ------------------------------------------------------------ */
 
-int geometries(int tile, tb_geometry_spec *out) {
+int lb_geometries(int tile, tb_geometry_spec *out) {
   int n = 0;
   out[n++] = tb_geometry_spec_default(TB_GEOM_ZEROS_BUT_ONE, 1.0); /* all zero but one */
   out[n++] = tb_geometry_spec_default(TB_GEOM_ZERO_RUNS, 2.0);     /* runs of zeros > a tile */
@@ -105,13 +100,13 @@ int geometries(int tile, tb_geometry_spec *out) {
   return n;
 }
 
-bool box_selected(tb_launch_box b) {
+bool lb_box_selected(tb_launch_box b) {
   if (!tb_test.quick) return true;
   return (b.nt == 64 && b.vt == 3) || (b.nt == 128 && b.vt == 11) || (b.nt == 512 && b.vt == 5) ||
          (b.nt == 512 && b.vt == 11);
 }
 
-int each_box_geometry(box_check check, void *ctx) {
+int lb_each_box_geometry(lb_box_check check, void *ctx) {
   tb_launch_box boxes[64];
   const int n_boxes = tb_lbs_grid(boxes, 64);
   CU_ASSERT_FATAL(n_boxes > 0 && n_boxes <= 64);
@@ -121,17 +116,17 @@ int each_box_geometry(box_check check, void *ctx) {
   int failures = 0;
   for (int b = 0; b < n_boxes && failures < 10; ++b) {
     const tb_launch_box box = boxes[b];
-    if (!box_selected(box)) continue;
+    if (!lb_box_selected(box)) continue;
     const int tile = box.nt * box.vt;
     tb_geometry_spec specs[16];
-    const int n_specs = geometries(tile, specs);
+    const int n_specs = lb_geometries(tile, specs);
     for (int g = 0; g < n_specs && failures < 10; ++g) {
       const int64_t total = (int64_t)tile * (tb_test.quick ? 3 : 7) + 13 + b;
-      problem p;
-      if (!problem_make(&p, &specs[g], total, &r) ||
+      lb_problem p;
+      if (!lb_problem_make(&p, &specs[g], total, &r) ||
           !check(&p, &box, b % 2 ? NULL : &scratch, &r, ctx))
         ++failures;
-      problem_free(&p);
+      lb_problem_free(&p);
     }
   }
   tb_buffer_free(&scratch);
@@ -140,17 +135,17 @@ int each_box_geometry(box_check check, void *ctx) {
 
 /* ---- malformed scans ------------------------------------------------------- */
 
-bool guarded_alloc(tb_buffer *b, int32_t n_items) {
+bool lb_guarded_alloc(tb_buffer *b, int32_t n_items) {
   const size_t bytes = sizeof(int64_t) * ((size_t)n_items + 2 * kGuard);
   int64_t *host = malloc(bytes);
   if (!host) return false;
   memset(host, kCanary, bytes);
-  const bool ok = lb_upload(b, host, bytes);
+  const bool ok = tb_test_upload(b, host, bytes);
   free(host);
   return ok;
 }
 
-bool guards_intact(const tb_buffer *b, int32_t n_items, const char *what) {
+bool lb_guards_intact(const tb_buffer *b, int32_t n_items, const char *what) {
   const size_t bytes = sizeof(int64_t) * ((size_t)n_items + 2 * kGuard);
   int64_t *got = malloc(bytes), canary[kGuard];
   memset(canary, kCanary, sizeof canary);
@@ -165,7 +160,7 @@ bool guards_intact(const tb_buffer *b, int32_t n_items, const char *what) {
   return intact;
 }
 
-void for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
+void lb_for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
                                          const char *what)) {
   const int32_t B = tb_test.quick ? 20000 : 200000, N = B * 3;
   int32_t *scan = malloc(sizeof(int32_t) * B);

@@ -17,9 +17,7 @@
 #include "suites/testing.h"
 
 /* Bit-exact comparison with the first mismatch in the failure text. */
-bool same_bits(tb_type t, const void *got, const void *want, int64_t n, const char *what);
-
-bool lb_upload(tb_buffer *b, const void *host, size_t bytes);
+bool lb_same_bits(tb_type t, const void *got, const void *want, int64_t n, const char *what);
 
 /* ---- a problem: counts, scan, interval placements ------------------------ */
 
@@ -28,37 +26,37 @@ typedef struct {
   int32_t num_objects, n_items;
   int32_t *counts, *scan, *gather, *scatter; /* host */
   tb_buffer d_scan, d_gather, d_scatter;
-} problem;
+} lb_problem;
 
-void problem_free(problem *p);
+void lb_problem_free(lb_problem *p);
 
 /* From counts already in p->counts (num_objects of them): the scan, and
  * gather and scatter offsets that lay the intervals out back to back in a
  * random order (every item of [0, n_items) covered once, so move, gather
  * and scatter write every output and never overlap). */
-bool problem_finish(problem *p, tb_rng *r);
+bool lb_problem_finish(lb_problem *p, tb_rng *r);
 
-bool problem_make(problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r);
-problem problem_from_counts(const int32_t *counts, int32_t n, tb_rng *r);
+bool lb_problem_make(lb_problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r);
+lb_problem lb_problem_from_counts(const int32_t *counts, int32_t n, tb_rng *r);
 
 /* ---- geometries ------------------------------------------------------------ */
 
 /* The count distributions where load balancing goes wrong, for a box whose
  * tile holds `tile` merged elements; out holds up to 16. */
-int geometries(int tile, tb_geometry_spec *out);
+int lb_geometries(int tile, tb_geometry_spec *out);
 
 /* A few boxes under the sanitizer (every launch is many times slower there):
  * the smallest tile, a mid one and the largest of the interval grid. */
-bool box_selected(tb_launch_box b);
+bool lb_box_selected(tb_launch_box b);
 
 /* Calls check on a problem of every count geometry at every selected box of
  * the LBS grid (tb_lbs_grid: the interval grids' boxes too), each several
  * tiles with a partial last one; odd boxes pass scratch NULL (allocated
  * inside the call). r is the draws' generator, seeded from tb_test.seed.
  * Stops after 10 failures; returns how many. */
-typedef bool (*box_check)(const problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
+typedef bool (*lb_box_check)(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
                           void *ctx);
-int each_box_geometry(box_check check, void *ctx);
+int lb_each_box_geometry(lb_box_check check, void *ctx);
 
 /* ---- malformed scans ------------------------------------------------------- */
 
@@ -66,15 +64,15 @@ enum { kGuard = 4096, kCanary = 0x3c };
 
 /* Room for n_items int64 outputs with kGuard canary elements on each side;
  * (int64_t *)b->ptr + kGuard is what the call gets. */
-bool guarded_alloc(tb_buffer *b, int32_t n_items);
+bool lb_guarded_alloc(tb_buffer *b, int32_t n_items);
 
-/* The guard zones of a guarded_alloc buffer are intact (asserted). */
-bool guards_intact(const tb_buffer *b, int32_t n_items, const char *what);
+/* The guard zones of a lb_guarded_alloc buffer are intact (asserted). */
+bool lb_guards_intact(const tb_buffer *b, int32_t n_items, const char *what);
 
 /* Runs `run` on malformed scans of n_objects entries over n_items items:
  * random entries, descending, starting past 0, extremes, sorted but for one
  * spike past the total, and a wrong total. */
-void for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
+void lb_for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
                                          const char *what));
 
 #endif

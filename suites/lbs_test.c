@@ -23,7 +23,7 @@
 #include "suites/testing.h"
 
 /* LBS with ranks (the CTA block's preceding-scan entry) against the CPU. */
-static bool check_lbs(const problem *p, const tb_launch_box *box, tb_buffer *scratch) {
+static bool check_lbs(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch) {
   char what[256];
   snprintf(what, sizeof what, "lbs box=%dx%d %s", box ? box->nt : 0, box ? box->vt : 0, p->name);
   const int32_t N = p->n_items;
@@ -41,24 +41,24 @@ static bool check_lbs(const problem *p, const tb_launch_box *box, tb_buffer *scr
        TB_ASSERT_OK(tb_cpu_lbs_ranks(p->scan, want, N, want_rank), "tb_cpu_lbs_ranks");
   if (ok) {
     ok = TB_ASSERT_OK(tb_buffer_download(&d_obj, got, sizeof(int32_t) * N), what) &&
-         same_bits(TB_INT32, got, want, N, what);
+         lb_same_bits(TB_INT32, got, want, N, what);
     char rwhat[300];
     snprintf(rwhat, sizeof rwhat, "%s (ranks)", what);
     ok = ok && TB_ASSERT_OK(tb_buffer_download(&d_rank, got, sizeof(int32_t) * N), rwhat) &&
-         same_bits(TB_INT32, got, want_rank, N, rwhat);
+         lb_same_bits(TB_INT32, got, want_rank, N, rwhat);
   }
   free(want), free(want_rank), free(got);
   tb_buffer_free(&d_obj), tb_buffer_free(&d_rank);
   return ok;
 }
 
-static bool check_at_box(const problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
+static bool check_at_box(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
                          void *ctx) {
   (void)r, (void)ctx;
   return check_lbs(p, box, scratch);
 }
 
-static void test_every_box_geometry(void) { CU_ASSERT(each_box_geometry(check_at_box, NULL) == 0); }
+static void test_every_box_geometry(void) { CU_ASSERT(lb_each_box_geometry(check_at_box, NULL) == 0); }
 
 /* The tuned default on the largest test size: many tiles, heavy-tailed and
  * uniform counts. */
@@ -69,9 +69,9 @@ static void test_default_box_large(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 1);
   for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
-    problem p;
-    if (problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check_lbs(&p, NULL, NULL);
-    problem_free(&p);
+    lb_problem p;
+    if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check_lbs(&p, NULL, NULL);
+    lb_problem_free(&p);
   }
 }
 
@@ -113,10 +113,10 @@ static void test_one_wave_switch(void) {
         const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
                                           tb_geometry_spec_default(TB_GEOM_ONE_GIANT, 64.0)};
         for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
-          problem p;
-          if (problem_make(&p, &specs[g], items_for_merged(&specs[g], total), &r))
+          lb_problem p;
+          if (lb_problem_make(&p, &specs[g], items_for_merged(&specs[g], total), &r))
             check_lbs(&p, &boxes[b], &scratch);
-          problem_free(&p);
+          lb_problem_free(&p);
         }
       }
   }
@@ -128,16 +128,16 @@ static void test_one_wave_switch(void) {
 static void test_empty_and_all_zero(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 2);
-  problem p;
+  lb_problem p;
   memset(&p, 0, sizeof p);
   p.num_objects = 5000;
   p.counts = calloc(p.num_objects, sizeof(int32_t));
-  if (p.counts && problem_finish(&p, &r)) {
+  if (p.counts && lb_problem_finish(&p, &r)) {
     CU_ASSERT_EQUAL(p.n_items, 0);
     int64_t poison[16], got[16];
     memset(poison, 0x5a, sizeof poison);
     tb_buffer out = {0};
-    if (lb_upload(&out, poison, sizeof poison)) {
+    if (tb_test_upload(&out, poison, sizeof poison)) {
       int32_t *obj = out.ptr;
       TB_ASSERT_OK(tb_lbs(p.d_scan.ptr, p.num_objects, 0, obj, obj, NULL, NULL, 0), "lbs all zero");
       TB_ASSERT_OK(tb_buffer_download(&out, got, sizeof got), "download");
@@ -145,7 +145,7 @@ static void test_empty_and_all_zero(void) {
     }
     tb_buffer_free(&out);
   }
-  problem_free(&p);
+  lb_problem_free(&p);
   /* Empty: every pointer may be NULL. */
   TB_ASSERT_OK(tb_lbs(NULL, 0, 0, NULL, NULL, NULL, NULL, 0), "lbs empty");
 }
@@ -174,18 +174,18 @@ static void test_golden_demo(void) {
   TB_ASSERT_OK(tb_buffer_alloc(&out, sizeof got), "alloc");
   TB_ASSERT_OK(tb_buffer_alloc(&rank, sizeof got), "alloc");
 
-  problem p = problem_from_counts(counts1, 40, &r);
+  lb_problem p = lb_problem_from_counts(counts1, 40, &r);
   CU_ASSERT_EQUAL(p.n_items, 79);
   for (int b = 0; b < 2; ++b) {
     const tb_launch_box *box = b ? &small : NULL;
     if (TB_ASSERT_OK(tb_lbs(p.d_scan.ptr, 40, 79, out.ptr, rank.ptr, box, NULL, 0), "lbs demo")) {
       TB_ASSERT_OK(tb_buffer_download(&out, got, 79 * sizeof(int32_t)), "download");
-      same_bits(TB_INT32, got, lbs1, 79, "lbs demo: objects");
+      lb_same_bits(TB_INT32, got, lbs1, 79, "lbs demo: objects");
       TB_ASSERT_OK(tb_buffer_download(&rank, got, 79 * sizeof(int32_t)), "download");
-      same_bits(TB_INT32, got, rank1, 79, "lbs demo: ranks");
+      lb_same_bits(TB_INT32, got, rank1, 79, "lbs demo: ranks");
     }
   }
-  problem_free(&p);
+  lb_problem_free(&p);
   tb_buffer_free(&out), tb_buffer_free(&rank);
 }
 
@@ -237,20 +237,20 @@ static void test_bad_input(void) {
 static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_items,
                           const char *what) {
   tb_buffer d_scan = {0}, d_obj = {0}, d_rank = {0};
-  if (lb_upload(&d_scan, scan, sizeof(int32_t) * n_objects) && guarded_alloc(&d_obj, n_items) &&
-      guarded_alloc(&d_rank, n_items)) {
+  if (tb_test_upload(&d_scan, scan, sizeof(int32_t) * n_objects) && lb_guarded_alloc(&d_obj, n_items) &&
+      lb_guarded_alloc(&d_rank, n_items)) {
     int32_t *obj32 = (int32_t *)((int64_t *)d_obj.ptr + kGuard);
     int32_t *rank32 = (int32_t *)((int64_t *)d_rank.ptr + kGuard);
     char w[160];
     snprintf(w, sizeof w, "%s: lbs", what);
     TB_ASSERT_OK(tb_lbs(d_scan.ptr, n_objects, n_items, obj32, rank32, NULL, NULL, 0), w);
-    guards_intact(&d_obj, n_items, what);
-    guards_intact(&d_rank, n_items, what);
+    lb_guards_intact(&d_obj, n_items, what);
+    lb_guards_intact(&d_rank, n_items, what);
   }
   tb_buffer_free(&d_scan), tb_buffer_free(&d_obj), tb_buffer_free(&d_rank);
 }
 
-static void test_malformed_scans_memory_safe(void) { for_each_malformed_scan(run_malformed); }
+static void test_malformed_scans_memory_safe(void) { lb_for_each_malformed_scan(run_malformed); }
 
 int main(int argc, char **argv) {
   const CU_TestInfo tests[] = {

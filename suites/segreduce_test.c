@@ -32,102 +32,49 @@
 #include "suites/segreduce_testing.h"
 #include "suites/testing.h"
 
-/* ---- segmented reduction ------------------------------------------------------------ */
-
-/* The reference into o->want: exact in t for integers, in higher precision
- * for floats. */
-static bool segreduce_reference(const geom *g, const values *v, bool indirect, outputs *o,
-                                double *sum_abs) {
-  const tb_value id = tb_identity(v->t, v->op);
-  const int32_t *src = indirect ? g->sources : NULL;
-  const tb_status st =
-      tb_type_is_float(v->t)
-          ? tb_cpu_segreduce_csr_f64(v->t, v->op, v->host, g->count, g->csr, g->num_segments, src,
-                                     id, o->want, sum_abs)
-          : tb_cpu_segreduce_csr(v->t, v->op, v->host, g->count, g->csr, g->num_segments, src, id,
-                                 o->want);
-  return TB_ASSERT_OK(st, "cpu reference");
-}
-
-/* Poisons, runs tb_segreduce_csr and downloads; what gets the case. */
-static bool run_segreduce(const geom *g, const values *v, bool indirect, bool support_empty,
-                          const tb_launch_box *box, tb_buffer *scratch, outputs *o, char *what,
-                          size_t what_cap) {
-  char form[48];
-  snprintf(form, sizeof form, "%s%s", indirect ? "indirect" : "direct",
-           support_empty ? " support_empty" : "");
-  describe(what, what_cap, "segreduce", v->t, v->op, form, box, g->name);
-  const size_t bytes = (size_t)g->num_segments * tb_type_size(v->t);
-  return outputs_reserve(o, g->num_segments) && poison(o->dev.ptr, bytes) &&
-         TB_ASSERT_OK(tb_segreduce_csr(v->t, v->op, v->dev.ptr, g->count, g->d_csr.ptr,
-                                       g->num_segments, indirect ? g->d_sources.ptr : NULL,
-                                       support_empty, o->dev.ptr, box, scratch, 0),
-                      what) &&
-         seg_fetch(&o->dev, o->got, bytes, what);
-}
-
-static bool check_segreduce(const geom *g, const values *v, bool indirect, bool support_empty,
-                            const tb_launch_box *box, tb_buffer *scratch, outputs *o) {
-  char what[400];
-  return run_segreduce(g, v, indirect, support_empty, box, scratch, o, what, sizeof what) &&
-         segreduce_reference(g, v, indirect, o, NULL) &&
-         seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
-}
-
-/* Poisons, runs tb_segreduce_apply of plan over v's items and compares with
- * the reference; what names the case. */
-static bool check_apply(const tb_seg_plan *plan, const geom *g, const values *v, tb_buffer *scratch,
-                        outputs *o, const char *what) {
-  const size_t bytes = (size_t)g->num_segments * tb_type_size(v->t);
-  return outputs_reserve(o, g->num_segments) && poison(o->dev.ptr, bytes) &&
-         TB_ASSERT_OK(tb_segreduce_apply(plan, v->op, v->dev.ptr, o->dev.ptr, scratch, 0), what) &&
-         seg_fetch(&o->dev, o->got, bytes, what) && segreduce_reference(g, v, false, o, NULL) &&
-         seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
-}
-
 /* Every type x operator x box (and the default) x geometry, direct and
  * indirect, support_empty both ways where the geometry allows it. */
 static void test_segreduce_every_case(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed);
   tb_buffer scratch = {0};
-  outputs o = {0};
+  seg_outputs o = {0};
   int failures = 0;
   for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
     tb_launch_box grid[kMaxBoxes];
-    const int n_grid = grid_of((tb_type)t, grid);
+    const int n_grid = seg_grid_of((tb_type)t, grid);
     for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
-      if (b >= 0 && !box_selected(b, n_grid)) continue;
+      if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
       const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-      geo_case cases[16];
+      seg_case cases[16];
       int n_strict = 0;
-      const int n_cases = geo_cases(tile_of((tb_type)t, box), &r, cases, &n_strict);
+      const int n_cases = seg_cases(seg_tile_of((tb_type)t, box), &r, cases, &n_strict);
       for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
-        geom g;
-        if (!geom_make(&g, &cases[c], c % 2 == 1, &r)) {
+        seg_geom g;
+        if (!seg_geom_make(&g, &cases[c], c % 2 == 1, &r)) {
           ++failures;
-          geom_free(&g);
+          seg_geom_free(&g);
           continue;
         }
         /* Odd boxes use a scratch allocated inside the call. */
         tb_buffer *s = b % 2 ? NULL : &scratch;
         for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-          if (!op_swept_at((tb_type)t, op, box)) continue;
-          values v;
-          if (!values_make(&v, (tb_type)t, (tb_op)op, g.count, &r)) ++failures;
+          if (!seg_op_swept_at((tb_type)t, op, box)) continue;
+          seg_values v;
+          if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r)) ++failures;
           else
             for (int indirect = 0; indirect < 2; ++indirect)
               for (int se = 0; se < 2; ++se)
-                if (mode_swept(cases[c].strict, se, indirect) &&
-                    !check_segreduce(&g, &v, indirect, se, box, s, &o))
+                if (seg_mode_swept(cases[c].strict, se, indirect) &&
+                    !seg_check_segreduce(&g, &v, indirect, se, box, s, &o))
                   ++failures;
-          values_free(&v);
+          seg_values_free(&v);
         }
-        geom_free(&g);
+        seg_geom_free(&g);
       }
     }
   }
-  outputs_free(&o);
+  seg_outputs_free(&o);
   tb_buffer_free(&scratch);
 }
 
@@ -136,71 +83,71 @@ static void test_segreduce_every_case(void) {
 static void test_segreduce_edges(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 11);
-  outputs o = {0};
+  seg_outputs o = {0};
   tb_launch_box grid[kMaxBoxes];
-  const int n_grid = grid_of(TB_INT32, grid);
+  const int n_grid = seg_grid_of(TB_INT32, grid);
   /* Wrap-around: all bits random, plus and multiplies (short segments, so
    * that products do not all end in zero bits). */
   static const tb_op wrap_ops[] = {TB_OP_PLUS, TB_OP_MULTIPLIES};
   for (int t = TB_INT32; t <= TB_INT64; ++t) {
-    geo_case c = spec_case(TB_GEOM_UNIFORM, 6.0, true, 20011);
-    geom g;
-    if (geom_make(&g, &c, false, &r)) {
-      values v;
-      if (values_make(&v, (tb_type)t, TB_OP_BIT_XOR, g.count, &r)) {
+    seg_case c = seg_spec_case(TB_GEOM_UNIFORM, 6.0, true, 20011);
+    seg_geom g;
+    if (seg_geom_make(&g, &c, false, &r)) {
+      seg_values v;
+      if (seg_values_make(&v, (tb_type)t, TB_OP_BIT_XOR, g.count, &r)) {
         snprintf(g.name + strlen(g.name), sizeof g.name - strlen(g.name), ", random bits");
         for (int op = 0; op < 2; ++op) {
           v.op = wrap_ops[op];
-          check_segreduce(&g, &v, false, false, NULL, NULL, &o);
-          const bool at = n_grid > 0 && op_at_box((tb_type)t, v.op, &grid[0]);
-          check_segreduce(&g, &v, true, true, at ? &grid[0] : NULL, NULL, &o);
+          seg_check_segreduce(&g, &v, false, false, NULL, NULL, &o);
+          const bool at = n_grid > 0 && seg_op_at_box((tb_type)t, v.op, &grid[0]);
+          seg_check_segreduce(&g, &v, true, true, at ? &grid[0] : NULL, NULL, &o);
         }
       }
-      values_free(&v);
+      seg_values_free(&v);
     }
-    geom_free(&g);
+    seg_geom_free(&g);
   }
   /* One item in one segment. */
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    int32_t *lens = alloc_i32(1);
+    int32_t *lens = seg_alloc_i32(1);
     if (lens) lens[0] = 1;
-    geom g;
-    values v;
-    if (geom_from_lens(&g, lens, 1, false, &r, "one item") &&
-        values_make(&v, (tb_type)t, TB_OP_MAX, 1, &r)) {
-      check_segreduce(&g, &v, false, false, NULL, NULL, &o);
-      check_segreduce(&g, &v, true, true, NULL, NULL, &o);
+    seg_geom g;
+    seg_values v;
+    if (seg_geom_from_lens(&g, lens, 1, false, &r, "one item") &&
+        seg_values_make(&v, (tb_type)t, TB_OP_MAX, 1, &r)) {
+      seg_check_segreduce(&g, &v, false, false, NULL, NULL, &o);
+      seg_check_segreduce(&g, &v, true, true, NULL, NULL, &o);
     }
-    values_free(&v);
-    geom_free(&g);
+    seg_values_free(&v);
+    seg_geom_free(&g);
   }
   /* count == 0: 1, 7 and 5000 empty segments, every op, the default and
    * the first box. */
   static const int32_t nums[] = {1, 7, 5000};
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; ++k) {
     int32_t *lens = calloc((size_t)nums[k], sizeof(int32_t));
-    geom g;
-    if (!geom_from_lens(&g, lens, nums[k], false, &r, "no items")) {
-      geom_free(&g);
+    seg_geom g;
+    if (!seg_geom_from_lens(&g, lens, nums[k], false, &r, "no items")) {
+      seg_geom_free(&g);
       continue;
     }
     for (int t = 0; t < TB_TYPE_COUNT; ++t)
       for (int op = 0; op < TB_OP_COUNT; ++op) {
-        if (!op_fits((tb_type)t, op)) continue;
-        values v;
-        if (values_make(&v, (tb_type)t, (tb_op)op, 0, &r))
+        if (!seg_op_fits((tb_type)t, op)) continue;
+        seg_values v;
+        if (seg_values_make(&v, (tb_type)t, (tb_op)op, 0, &r))
           for (int indirect = 0; indirect < 2; ++indirect) {
             char what[400];
-            const bool at = indirect && n_grid > 0 && op_at_box((tb_type)t, op, &grid[0]);
-            if (run_segreduce(&g, &v, indirect, true, at ? &grid[0] : NULL, NULL, &o, what,
+            const bool at = indirect && n_grid > 0 && seg_op_at_box((tb_type)t, op, &grid[0]);
+            if (seg_run_segreduce(&g, &v, indirect, true, at ? &grid[0] : NULL, NULL, &o, what,
                               sizeof what))
-              all_identity((tb_type)t, (tb_op)op, o.got, g.num_segments, what);
+              seg_all_identity((tb_type)t, (tb_op)op, o.got, g.num_segments, what);
           }
-        values_free(&v);
+        seg_values_free(&v);
       }
-    geom_free(&g);
+    seg_geom_free(&g);
   }
-  outputs_free(&o);
+  seg_outputs_free(&o);
 }
 
 /* support_empty's prepass ranks the segments 2048 to a CTA, 32 to a rank
@@ -211,9 +158,9 @@ static void test_empty_runs_at_prepass_edges(void) {
   enum { kRows = 3 * 2048 + 37 };
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 13);
-  outputs o = {0};
-  int32_t *lens = alloc_i32(kRows);
-  geom g;
+  seg_outputs o = {0};
+  int32_t *lens = seg_alloc_i32(kRows);
+  seg_geom g;
   if (!lens) return;
   for (int s = 0; s < kRows; ++s) lens[s] = 1 + (int32_t)tb_rng_range(&r, 0, 5);
   static const int32_t empty_runs[][2] = {{0, 1},       {31, 33},          {64, 96},
@@ -221,29 +168,29 @@ static void test_empty_runs_at_prepass_edges(void) {
                                           {6177, 6180}, {kRows - 5, kRows}};
   for (size_t k = 0; k < sizeof empty_runs / sizeof empty_runs[0]; ++k)
     for (int32_t s = empty_runs[k][0]; s < empty_runs[k][1]; ++s) lens[s] = 0;
-  if (!geom_from_lens(&g, lens, kRows, false, &r, "empty runs at the prepass's edges")) {
-    geom_free(&g);
+  if (!seg_geom_from_lens(&g, lens, kRows, false, &r, "empty runs at the prepass's edges")) {
+    seg_geom_free(&g);
     return;
   }
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    values v;
-    if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r)) {
-      check_segreduce(&g, &v, false, true, NULL, NULL, &o);
-      check_segreduce(&g, &v, true, true, NULL, NULL, &o);
+    seg_values v;
+    if (seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r)) {
+      seg_check_segreduce(&g, &v, false, true, NULL, NULL, &o);
+      seg_check_segreduce(&g, &v, true, true, NULL, NULL, &o);
       tb_seg_plan *plan = NULL;
       char what[400];
-      describe(what, sizeof what, "segreduce preprocess + apply", (tb_type)t, TB_OP_PLUS,
+      seg_describe(what, sizeof what, "segreduce preprocess + apply", (tb_type)t, TB_OP_PLUS,
                "support_empty", NULL, g.name);
       if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr, g.num_segments,
                                                    true, NULL, &plan, 0),
                        what))
-        check_apply(plan, &g, &v, NULL, &o, what);
+        seg_check_apply(plan, &g, &v, NULL, &o, what);
       tb_seg_plan_free(plan);
     }
-    values_free(&v);
+    seg_values_free(&v);
   }
-  geom_free(&g);
-  outputs_free(&o);
+  seg_geom_free(&g);
+  seg_outputs_free(&o);
 }
 
 /* The direct tiles take empty segments themselves (support_empty): a tile
@@ -263,20 +210,20 @@ static void test_empty_runs_at_prepass_edges(void) {
 static void test_empty_runs_at_tile_edges(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 19);
-  outputs o = {0};
+  seg_outputs o = {0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     tb_launch_box grid[kMaxBoxes];
-    const int n_grid = grid_of((tb_type)t, grid);
+    const int n_grid = seg_grid_of((tb_type)t, grid);
     for (int b = -1; b < n_grid; ++b)
       for (int pass = 0; pass < 2; ++pass) {
-        if (b >= 0 && !box_selected(b, n_grid)) continue;
+        if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
         const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-        const int64_t T = tile_of((tb_type)t, box);
+        const int64_t T = seg_tile_of((tb_type)t, box);
         const int nt = (int)(box ? box->nt : tb_segreduce_default_box((tb_type)t).nt);
         const int64_t longest = pass ? 5 * T + 7 : 2 * T + 7;
         const int64_t runs[] = {1, 3, nt + 5, longest};
         const int64_t cap = 12 * T + 8 * longest + 5 * T + 4 * nt + 64;
-        int32_t *lens = alloc_i32(cap);
+        int32_t *lens = seg_alloc_i32(cap);
         if (!lens) break;
         int64_t n = 0, at = 0;
         const int64_t lead = pass ? 5 * T : nt + 3;
@@ -298,22 +245,22 @@ static void test_empty_runs_at_tile_edges(void) {
         lens[n++] = 5, at += 5;
         for (int64_t e = 0; e < nt + 9; ++e) lens[n++] = 0;
         CU_ASSERT_FATAL(n <= cap);
-        geom g;
-        if (geom_from_lens(&g, lens, n, false, &r, "empty runs at tile edges")) {
-          values v;
-          if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
-            check_segreduce(&g, &v, false, true, box, NULL, &o);
-          values_free(&v);
-          if (op_swept_at((tb_type)t, TB_OP_MIN, box)) {
-            if (values_make(&v, (tb_type)t, TB_OP_MIN, g.count, &r))
-              check_segreduce(&g, &v, false, true, box, NULL, &o);
-            values_free(&v);
+        seg_geom g;
+        if (seg_geom_from_lens(&g, lens, n, false, &r, "empty runs at tile edges")) {
+          seg_values v;
+          if (seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
+            seg_check_segreduce(&g, &v, false, true, box, NULL, &o);
+          seg_values_free(&v);
+          if (seg_op_swept_at((tb_type)t, TB_OP_MIN, box)) {
+            if (seg_values_make(&v, (tb_type)t, TB_OP_MIN, g.count, &r))
+              seg_check_segreduce(&g, &v, false, true, box, NULL, &o);
+            seg_values_free(&v);
           }
         }
-        geom_free(&g);
+        seg_geom_free(&g);
       }
   }
-  outputs_free(&o);
+  seg_outputs_free(&o);
 }
 
 /* The tile partition gives each warp up to 32 limits, sized for rows of the
@@ -327,10 +274,10 @@ static void test_partition_windows(void) {
   const int rows = 3 * kLong + kBurst;
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 17);
-  outputs o = {0};
+  seg_outputs o = {0};
   for (int pass = 0; pass < 2; ++pass) {
-    int32_t *lens = alloc_i32(rows);
-    geom g;
+    int32_t *lens = seg_alloc_i32(rows);
+    seg_geom g;
     if (!lens) break;
     for (int s = 0; s < rows; ++s) {
       if (s >= kLong && s < kLong + kBurst)
@@ -341,21 +288,21 @@ static void test_partition_windows(void) {
         lens[s] = s % 2 ? 5632 : 1408;           // tiles of the default boxes
       if (pass == 1 && s % 7 == 0) lens[s] = 0;  // empty rows (support_empty)
     }
-    if (geom_from_lens(&g, lens, rows, false, &r, pass ? "burst, empty rows" : "burst"))
+    if (seg_geom_from_lens(&g, lens, rows, false, &r, pass ? "burst, empty rows" : "burst"))
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         tb_launch_box grid[kMaxBoxes];
-        const int n_grid = grid_of((tb_type)t, grid);
-        values v;
-        if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
+        const int n_grid = seg_grid_of((tb_type)t, grid);
+        seg_values v;
+        if (seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
           for (int b = 0; b < n_grid; ++b)
-            if (box_selected(b, n_grid))
+            if (seg_box_selected(b, n_grid))
               for (int indirect = 0; indirect < 2; ++indirect)
-                check_segreduce(&g, &v, indirect, pass == 1 || indirect, &grid[b], NULL, &o);
-        values_free(&v);
+                seg_check_segreduce(&g, &v, indirect, pass == 1 || indirect, &grid[b], NULL, &o);
+        seg_values_free(&v);
       }
-    geom_free(&g);
+    seg_geom_free(&g);
   }
-  outputs_free(&o);
+  seg_outputs_free(&o);
 }
 
 /* The tuned default (NULL and {0, 0}) on up to 2^22 items, plus. Fixed
@@ -365,33 +312,33 @@ static void test_partition_windows(void) {
 static void test_segreduce_default_large(void) {
   const int64_t n = tb_test.max_random_n < (1 << 22) ? tb_test.max_random_n : (1 << 22);
   const tb_launch_box zero = {0, 0};
-  const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
-                            spec_case(TB_GEOM_FIXED, 4095.0, true, n),
-                            spec_case(TB_GEOM_FIXED, 4096.0, true, n),
-                            spec_case(TB_GEOM_FIXED, 50001.0, true, n),
-                            spec_case(TB_GEOM_ALL_ONE, 1.0, true, n),
-                            spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
-                            spec_case(TB_GEOM_POWER_LAW, 64.0, false, n),
-                            spec_case(TB_GEOM_ZERO_RUNS, 4.0, false, n)};
+  const seg_case cases[] = {seg_spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
+                            seg_spec_case(TB_GEOM_FIXED, 4095.0, true, n),
+                            seg_spec_case(TB_GEOM_FIXED, 4096.0, true, n),
+                            seg_spec_case(TB_GEOM_FIXED, 50001.0, true, n),
+                            seg_spec_case(TB_GEOM_ALL_ONE, 1.0, true, n),
+                            seg_spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
+                            seg_spec_case(TB_GEOM_POWER_LAW, 64.0, false, n),
+                            seg_spec_case(TB_GEOM_ZERO_RUNS, 4.0, false, n)};
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 1);
-  outputs o = {0};
+  seg_outputs o = {0};
   tb_buffer scratch = {0};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    geom g;
-    if (geom_make(&g, &cases[c], c % 2 == 1, &r))
+    seg_geom g;
+    if (seg_geom_make(&g, &cases[c], c % 2 == 1, &r))
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-        values v;
-        if (values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
+        seg_values v;
+        if (seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
           for (int indirect = 0; indirect < 2; ++indirect)
-            check_segreduce(&g, &v, indirect, !cases[c].strict || indirect, indirect ? &zero : NULL,
+            seg_check_segreduce(&g, &v, indirect, !cases[c].strict || indirect, indirect ? &zero : NULL,
                             indirect ? NULL : &scratch, &o);
-        values_free(&v);
+        seg_values_free(&v);
       }
-    geom_free(&g);
+    seg_geom_free(&g);
   }
   tb_buffer_free(&scratch);
-  outputs_free(&o);
+  seg_outputs_free(&o);
 }
 
 /* ---- the switch between one wave and the partitioned path ------------------------- */
@@ -408,12 +355,12 @@ static void test_one_wave_switch(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 11);
   tb_buffer scratch = {0};
-  outputs o = {0};
+  seg_outputs o = {0};
   int failures = 0;
   for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
     tb_launch_box grid[kMaxBoxes];
     const tb_launch_box *boxes[3];
-    edge_boxes((tb_type)t, grid, boxes);
+    seg_edge_boxes((tb_type)t, grid, boxes);
     for (int b = 0; b < 3 && failures < kMaxFailures; ++b) {
       const tb_launch_box box = boxes[b] ? *boxes[b] : tb_segreduce_default_box((tb_type)t);
       const int64_t tile = (int64_t)box.nt * box.vt;
@@ -437,145 +384,41 @@ static void test_one_wave_switch(void) {
           if (n < 1) continue;
           /* The last with empty rows (support_empty: in the tiles, at a box
            * whose tiles take them). */
-          const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
-                                    spec_case(TB_GEOM_FIXED, 3.0 * tile + 1, true, n),
-                                    spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
-                                    spec_case(TB_GEOM_UNIFORM, 16.0, false, n)};
+          const seg_case cases[] = {seg_spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
+                                    seg_spec_case(TB_GEOM_FIXED, 3.0 * tile + 1, true, n),
+                                    seg_spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
+                                    seg_spec_case(TB_GEOM_UNIFORM, 16.0, false, n)};
           const size_t n_cases = sizeof cases / sizeof cases[0];
           for (size_t c = 0; c < n_cases && failures < kMaxFailures; ++c) {
             const bool empty = !cases[c].strict;
             if (tb_test.quick && c > 0 && !empty) continue;
-            geom g;
-            values v;
-            if (!geom_make(&g, &cases[c], false, &r) ||
-                !values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r)) {
+            seg_geom g;
+            seg_values v;
+            if (!seg_geom_make(&g, &cases[c], false, &r) ||
+                !seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r)) {
               ++failures;
-              geom_free(&g);
+              seg_geom_free(&g);
               continue;
             }
-            if (!check_segreduce(&g, &v, false, empty, &box, &scratch, &o)) ++failures;
+            if (!seg_check_segreduce(&g, &v, false, empty, &box, &scratch, &o)) ++failures;
             tb_seg_plan *plan = NULL;
             char what[480];
-            describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply (wave edge)",
+            seg_describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply (wave edge)",
                      &box, g.name);
             if (box.vt <= TB_SEG_PLAN_MAX_VT && !empty &&
                 !(TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
                                                            g.num_segments, false, &box, &plan, 0),
                                what) &&
-                  check_apply(plan, &g, &v, &scratch, &o, what)))
+                  seg_check_apply(plan, &g, &v, &scratch, &o, what)))
               ++failures;
             tb_seg_plan_free(plan);
-            values_free(&v);
-            geom_free(&g);
+            seg_values_free(&v);
+            seg_geom_free(&g);
           }
         }
     }
   }
-  outputs_free(&o);
-  tb_buffer_free(&scratch);
-}
-
-/* ---- real-valued data: the rounding bound -------------------------------------------- */
-
-/* Uniform [-1, 1) floats and doubles, direct and indirect, both
- * support_empty modes, with plus against the higher-precision reference and
- * tb_sum_error_bound. */
-static void test_real_data_rounding_bound(void) {
-  const int64_t n = tb_test.quick ? 1 << 15 : 1 << 21;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 6);
-  outputs o = {0};
-  for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const tb_launch_box *boxes[3];
-    edge_boxes((tb_type)t, grid, boxes);
-    const geo_case cases[] = {spec_case(TB_GEOM_UNIFORM, 700.0, true, n),
-                              spec_case(TB_GEOM_POWER_LAW, 300.0, false, n)};
-    for (int c = 0; c < 2; ++c) {
-      geom g;
-      values v;
-      memset(&v, 0, sizeof v);
-      double *sum_abs = NULL;
-      if (geom_make(&g, &cases[c], c == 1, &r) && values_make_real(&v, (tb_type)t, n, &r) &&
-          outputs_reserve(&o, g.count > g.num_segments ? g.count : g.num_segments) &&
-          (sum_abs = malloc(sizeof(double) * (size_t)o.cap)) != NULL) {
-        CU_ASSERT_EQUAL(g.count, n); /* neither geometry adds items */
-        for (int b = 0; b < 3 && g.count == n; ++b) {
-          const int64_t depth = rounding_depth_for((tb_type)t, boxes[b], g.count);
-          for (int indirect = 0; indirect < 2; ++indirect)
-            for (int se = cases[c].strict ? 0 : 1; se < 2; ++se) {
-              char what[400];
-              if (run_segreduce(&g, &v, indirect, se, boxes[b], NULL, &o, what, sizeof what) &&
-                  segreduce_reference(&g, &v, indirect, &o, sum_abs))
-                check_real_bound((tb_type)t, sum_abs, depth, g.num_segments, o.got, o.want, what);
-            }
-        }
-      }
-      free(sum_abs);
-      values_free(&v);
-      geom_free(&g);
-    }
-  }
-  outputs_free(&o);
-}
-
-/* ---- preprocess + apply ------------------------------------------------------------- */
-
-/* One plan per type x box (the default, the first and the last of the grid)
- * x geometry, each applied to several value arrays and every operator. */
-static void test_preprocess_apply(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 7);
-  tb_buffer scratch = {0};
-  outputs o = {0};
-  int failures = 0;
-  const int reps = tb_test.quick ? 1 : 2; /* applications per plan and operator */
-  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const tb_launch_box *boxes[3];
-    edge_boxes((tb_type)t, grid, boxes);
-    for (int b = 0; b < 3 && failures < kMaxFailures; ++b) {
-      geo_case cases[4];
-      plan_cases(tile_of((tb_type)t, boxes[b]), cases);
-      for (int c = 0; c < 4 && failures < kMaxFailures; ++c) {
-        const bool se = !cases[c].strict || c == 1;
-        char form[64];
-        geom g;
-        if (!geom_make(&g, &cases[c], false, &r) ||
-            !outputs_reserve(&o, g.count > g.num_segments ? g.count : g.num_segments)) {
-          ++failures;
-          geom_free(&g);
-          continue;
-        }
-        tb_seg_plan *plan = NULL;
-        char what[480];
-        describe(what, sizeof what, "segreduce_csr_preprocess", (tb_type)t, TB_OP_PLUS,
-                 se ? "support_empty" : "", boxes[b], g.name);
-        if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
-                                                     g.num_segments, se, boxes[b], &plan, 0),
-                         what)) {
-          for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op)
-            for (int rep = 0; rep < reps && op_swept_at((tb_type)t, op, boxes[b]); ++rep) {
-              values v;
-              snprintf(form, sizeof form, "apply #%d%s", rep, se ? " support_empty" : "");
-              describe(what, sizeof what, "segreduce", (tb_type)t, (tb_op)op, form, boxes[b],
-                       g.name);
-              if (!values_make(&v, (tb_type)t, (tb_op)op, g.count, &r) ||
-                  !check_apply(plan, &g, &v, rep ? &scratch : NULL, &o, what))
-                ++failures;
-              values_free(&v);
-            }
-        } else {
-          ++failures;
-        }
-        tb_seg_plan_free(plan);
-        geom_free(&g);
-      }
-    }
-  }
-  tb_seg_plan_free(NULL); /* documented as fine */
-  CU_PASS("tb_seg_plan_free(NULL)");
-  outputs_free(&o);
+  seg_outputs_free(&o);
   tb_buffer_free(&scratch);
 }
 
@@ -586,105 +429,55 @@ static void test_preprocess_apply(void) {
 static void test_unaligned_values(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 9);
-  outputs o = {0};
+  seg_outputs o = {0};
   const double lengths[] = {1.0, 16.0, 1024.0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     const size_t size = tb_type_size((tb_type)t);
     for (int c = 0; c < 3; ++c) {
-      const geo_case gc = spec_case(TB_GEOM_UNIFORM, lengths[c], true, 100003);
-      geom g;
-      values v;
+      const seg_case gc = seg_spec_case(TB_GEOM_UNIFORM, lengths[c], true, 100003);
+      seg_geom g;
+      seg_values v;
       memset(&v, 0, sizeof v);
       tb_buffer shifted = {0};
       tb_seg_plan *plan = NULL;
-      if (geom_make(&g, &gc, false, &r) && values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r) &&
+      if (seg_geom_make(&g, &gc, false, &r) && seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r) &&
           TB_ASSERT_OK(tb_buffer_alloc(&shifted, ((size_t)g.count + 1) * size), "alloc")) {
         CU_ASSERT_EQUAL(cudaMemcpy((char *)shifted.ptr + size, v.dev.ptr, (size_t)g.count * size,
                                    cudaMemcpyDeviceToDevice),
                         cudaSuccess);
-        values u = v; /* the same items, one element into the allocation */
+        seg_values u = v; /* the same items, one element into the allocation */
         u.dev.ptr = (char *)shifted.ptr + size;
-        check_segreduce(&g, &u, false, false, NULL, NULL, &o);
+        seg_check_segreduce(&g, &u, false, false, NULL, NULL, &o);
         char what[400];
-        describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply, values unaligned",
+        seg_describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply, values unaligned",
                  NULL, g.name);
         if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
                                                      g.num_segments, false, NULL, &plan, 0),
                          what))
-          check_apply(plan, &g, &u, NULL, &o, what);
+          seg_check_apply(plan, &g, &u, NULL, &o, what);
       }
       tb_seg_plan_free(plan);
       tb_buffer_free(&shifted);
-      values_free(&v);
-      geom_free(&g);
+      seg_values_free(&v);
+      seg_geom_free(&g);
     }
   }
-  outputs_free(&o);
-}
-
-/* A plan over no items (support_empty): every result the identity; the
- * apply refuses the other kinds' plans and an operator the type does not
- * take. */
-static void test_plan_edges(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 8);
-  outputs o = {0};
-  geom g;
-  memset(&g, 0, sizeof g);
-  if (!outputs_reserve(&o, 64) || !no_items_geom(&g, 40, &r)) {
-    geom_free(&g);
-    outputs_free(&o);
-    return;
-  }
-  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    tb_seg_plan *seg = NULL, *sp = NULL, *rbk = NULL;
-    int64_t h_runs = -1;
-    if (plans_over_no_items((tb_type)t, &g, &seg, &sp, &rbk, &h_runs)) {
-      for (int op = 0; op < TB_OP_COUNT; ++op) {
-        if (!op_fits((tb_type)t, op)) continue;
-        char what[400];
-        describe(what, sizeof what, "apply over no items", (tb_type)t, (tb_op)op, "", NULL,
-                 g.name);
-        const size_t bytes = (size_t)g.num_segments * tb_type_size((tb_type)t);
-        if (poison(o.dev.ptr, bytes) &&
-            TB_ASSERT_OK(tb_segreduce_apply(seg, (tb_op)op, g.d_sources.ptr, o.dev.ptr, NULL, 0),
-                         what) &&
-            seg_fetch(&o.dev, o.got, bytes, what))
-          all_identity((tb_type)t, (tb_op)op, o.got, g.num_segments, what);
-      }
-      /* The wrong kind of plan, and an operator the type does not take. */
-      void *out = o.dev.ptr;
-      const void *in = g.d_sources.ptr;
-      const char *const SA = "tb_segreduce_apply";
-      TB_EXPECT_REJECTS(tb_segreduce_apply(rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
-                        "the plan was made for reduce_by_key, not segreduce");
-      TB_EXPECT_REJECTS(tb_segreduce_apply(sp, TB_OP_PLUS, in, out, NULL, 0), SA,
-                        "the plan was made for spmv, not segreduce");
-      TB_EXPECT_REJECTS(tb_segreduce_apply(seg, (tb_op)99, in, out, NULL, 0), SA,
-                        "invalid operator 99");
-      if (tb_type_is_float((tb_type)t)) /* a float plan with bit_and */
-        TB_EXPECT_REJECTS(tb_segreduce_apply(seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
-                          "operator bit_and does not apply to ", tb_type_name((tb_type)t));
-    }
-    tb_seg_plan_free(seg), tb_seg_plan_free(sp), tb_seg_plan_free(rbk);
-  }
-  geom_free(&g);
-  outputs_free(&o);
+  seg_outputs_free(&o);
 }
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
 static void test_bad_input(void) {
   enum { S = kBadSegments, C = kBadCount };
-  bad_input f;
-  if (!bad_input_begin(&f)) goto done;
+  seg_bad_input f;
+  if (!seg_bad_input_begin(&f)) goto done;
   const int32_t *csr = f.csr.ptr, *zeros = f.zeros.ptr, *managed = f.managed, *pinned = f.pinned;
   const void *in = f.zeros.ptr;
   void *out = f.out.ptr;
   const int64_t big = (int64_t)INT32_MAX + 1;
   const tb_launch_box half = {128, 0}, zero_nt = {0, 7}, negative = {-128, 5};
   tb_launch_box grid[kMaxBoxes], off_grid[16];
-  const int n_grid = grid_of(TB_FLOAT, grid), n_off = boxes_off_grid(TB_FLOAT, off_grid, 16);
+  const int n_grid = seg_grid_of(TB_FLOAT, grid), n_off = seg_boxes_off_grid(TB_FLOAT, off_grid, 16);
   tb_seg_plan *p = NULL;
   const char *const SC = "tb_segreduce_csr", *const SP = "tb_segreduce_csr_preprocess";
   const char *const SA = "tb_segreduce_apply", *const SV = "tb_segreduce_validate";
@@ -749,7 +542,7 @@ static void test_bad_input(void) {
    * other operators the tuned ones): the call, and the apply of a plan made
    * at it, say so. */
   for (int i = 0; i < n_grid; ++i) {
-    if (op_at_box(TB_FLOAT, TB_OP_MIN, &grid[i])) continue;
+    if (seg_op_at_box(TB_FLOAT, TB_OP_MIN, &grid[i])) continue;
     char box[64];
     snprintf(box, sizeof box, "launch box %dx%d", grid[i].nt, grid[i].vt);
     const char *const NOT_MIN = "is not compiled for segreduce over float with operator min";
@@ -827,9 +620,9 @@ static void test_bad_input(void) {
   TB_EXPECT_REJECTS(tb_segreduce_validate(csr, S, C, false, zeros, -1, NULL, 0), SV, "x_len = -1",
                     kRange0);
 
-  bad_input_check_clean(&f);
+  seg_bad_input_check_clean(&f);
 done:
-  bad_input_end(&f);
+  seg_bad_input_end(&f);
 }
 
 /* ---- tb_segreduce_validate ------------------------------------------------------------ */
@@ -877,14 +670,14 @@ static void expect_verdict(const tb_buffer *d_csr, int32_t n, int64_t count, boo
 static void test_validate(void) {
   enum { N = 300000, X = 100 };
   const int64_t count = 3 * (int64_t)N;
-  int32_t *csr = alloc_i32(N), *cols = alloc_i32(count);
+  int32_t *csr = seg_alloc_i32(N), *cols = seg_alloc_i32(count);
   tb_buffer d = {0}, dc = {0};
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 9);
   if (!csr || !cols) goto done;
   for (int32_t i = 0; i < N; ++i) csr[i] = 3 * i;
   for (int64_t m = 0; m < count; ++m) cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);
-  if (!seg_upload(&d, csr, sizeof(int32_t) * N) || !seg_upload(&dc, cols, sizeof(int32_t) * count))
+  if (!tb_test_upload(&d, csr, sizeof(int32_t) * N) || !tb_test_upload(&dc, cols, sizeof(int32_t) * count))
     goto done;
   for (int se = 0; se < 2; ++se) {
     expect_verdict(&d, N, count, se, NULL, 0, -1, -1, NULL, NULL, "good csr");
@@ -951,7 +744,7 @@ static bool identity_everywhere(const int32_t *csr, int32_t num_segments, int32_
 }
 
 /* Whether every output between the guards is 0, plus's identity. */
-static bool all_zero(const guarded *g, const char *what) {
+static bool all_zero(const seg_guarded *g, const char *what) {
   const size_t bytes = g->size * (size_t)(g->n + 2 * kGuard), guard = kGuard * g->size;
   unsigned char *host = malloc(bytes);
   bool ok = host && seg_fetch(&g->b, host, bytes, what);
@@ -965,7 +758,7 @@ static bool all_zero(const guarded *g, const char *what) {
 /* What tb_segreduce_validate (strict, without support_empty) must say of a
  * descriptor: the first entry of csr, else of cols, that breaks a rule, in
  * *arg ("csr[i] = "), and the words of the rule. */
-static const char *first_broken(const malformed *mc, int32_t num_segments, int32_t count,
+static const char *first_broken(const seg_malformed *mc, int32_t num_segments, int32_t count,
                                 int32_t x_len, char *arg, size_t cap) {
   const int32_t *csr = mc->csr;
   snprintf(arg, cap, "(nothing is broken)");
@@ -989,19 +782,19 @@ static const char *first_broken(const malformed *mc, int32_t num_segments, int32
 
 /* Every segreduce entry point on one malformed descriptor with validation
  * off; then the opt-in validation. Outputs carry guard zones. */
-static bool run_malformed(const malformed *mc, int32_t num_segments, int32_t count, int32_t x_len,
+static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count, int32_t x_len,
                           tb_type t, tb_rng *r) {
-  malformed_inputs d;
+  seg_malformed_inputs d;
   tb_buffer scratch = {0};
-  guarded out = {0};
+  seg_guarded out = {0};
   bool ok = false;
-  if (!malformed_upload(&d, mc, num_segments, count, x_len, t, r) ||
-      !guarded_make(&out, tb_type_size(t), num_segments))
+  if (!seg_malformed_upload(&d, mc, num_segments, count, x_len, t, r) ||
+      !seg_guarded_make(&out, tb_type_size(t), num_segments))
     goto done;
   const int32_t *csr = d.csr.ptr, *src = d.sources.ptr, *cols = d.cols.ptr;
   const void *in = d.in.ptr;
-  void *y = guarded_mid(&out);
-  const guarded *o1[] = {&out};
+  void *y = seg_guarded_mid(&out);
+  const seg_guarded *o1[] = {&out};
   const char *L = mc->label;
   tb_status st;
   ok = true;
@@ -1011,18 +804,18 @@ static bool run_malformed(const malformed *mc, int32_t num_segments, int32_t cou
     tb_buffer *s = se ? &scratch : NULL;
     snprintf(call, sizeof call, "segreduce direct %s", mode);
     st = tb_segreduce_csr(t, TB_OP_PLUS, in, count, csr, num_segments, NULL, se, y, NULL, s, 0);
-    ok = ok && after_call(st, o1, 1, L, call);
+    ok = ok && seg_after_call(st, o1, 1, L, call);
     if (ok && se && st == TB_OK && identity_everywhere(mc->csr, num_segments, count))
       ok = all_zero(&out, call);
     snprintf(call, sizeof call, "segreduce indirect %s", mode);
     st = tb_segreduce_csr(t, TB_OP_MAX, in, count, csr, num_segments, src, se, y, NULL, s, 0);
-    ok = ok && after_call(st, o1, 1, L, call);
+    ok = ok && seg_after_call(st, o1, 1, L, call);
     tb_seg_plan *plan = NULL;
     snprintf(call, sizeof call, "segreduce preprocess + apply %s", mode);
     st = tb_segreduce_csr_preprocess(t, count, csr, num_segments, se, NULL, &plan, 0);
     if (st == TB_OK) st = tb_segreduce_apply(plan, TB_OP_PLUS, in, y, s, 0);
     tb_seg_plan_free(plan);
-    ok = ok && after_call(st, o1, 1, L, call);
+    ok = ok && seg_after_call(st, o1, 1, L, call);
   }
   /* The opt-in validation refuses what the calls above could not. */
   if (ok && (mc->csr_bad || mc->cols_bad)) {
@@ -1034,12 +827,12 @@ static bool run_malformed(const malformed *mc, int32_t num_segments, int32_t cou
       printf("  (%s: validate)\n", L);
   }
 done:
-  malformed_inputs_free(&d);
+  seg_malformed_inputs_free(&d);
   tb_buffer_free(&scratch), tb_buffer_free(&out.b);
   return ok;
 }
 
-static void test_malformed_memory_safe(void) { for_each_malformed(run_malformed); }
+static void test_malformed_memory_safe(void) { seg_for_each_malformed(run_malformed); }
 
 int main(int argc, char **argv) {
   static const CU_TestInfo tests[] = {
@@ -1050,14 +843,11 @@ int main(int argc, char **argv) {
       {"tile partition: limits outside a warp's window", test_partition_windows},
       {"default box, large", test_segreduce_default_large},
       {"one wave: both sides of the switch", test_one_wave_switch},
-      {"real data: rounding bound", test_real_data_rounding_bound},
-      {"preprocess + apply", test_preprocess_apply},
       {"values not 16-byte aligned", test_unaligned_values},
-      {"plans: no items, wrong kind", test_plan_edges},
       {"bad input", test_bad_input},
       {"validation entry point", test_validate},
       {"malformed descriptors stay memory safe", test_malformed_memory_safe},
       CU_TEST_INFO_NULL,
   };
-  return tb_test_main(argc, argv, "segreduce_test", tests);
+  return seg_suite_main(argc, argv, "segreduce_test", SEG_SEGREDUCE, tests);
 }

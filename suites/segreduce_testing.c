@@ -12,31 +12,26 @@ static tb_status cuda_status(cudaError_t e, const char *what) {
   return e == cudaSuccess ? TB_OK : tb_fail(TB_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-bool seg_upload(tb_buffer *b, const void *host, size_t bytes) {
-  return TB_ASSERT_OK(tb_buffer_alloc(b, bytes ? bytes : 16), "alloc") &&
-         (bytes == 0 || TB_ASSERT_OK(tb_buffer_upload(b, host, bytes), "upload"));
-}
-
-bool poison(void *d, size_t bytes) {
+bool seg_poison(void *d, size_t bytes) {
   return bytes == 0 || TB_ASSERT_OK(cuda_status(cudaMemset(d, kPoison, bytes), "poison"), "poison");
 }
 
-int32_t *alloc_i32(int64_t n) { return malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1)); }
+int32_t *seg_alloc_i32(int64_t n) { return malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1)); }
 
-bool op_fits(tb_type t, int op) { return tb_test_fits(t, (tb_op)op); }
+bool seg_op_fits(tb_type t, int op) { return tb_test_fits(t, (tb_op)op); }
 
-bool op_swept(tb_type t, int op) {
+bool seg_op_swept(tb_type t, int op) {
   if (tb_test.sanitizer) return op == TB_OP_PLUS;
-  return op_fits(t, op) &&
+  return seg_op_fits(t, op) &&
          (!tb_test.quick || op == TB_OP_PLUS || op == TB_OP_MAX || op == TB_OP_BIT_AND);
 }
 
-bool mode_swept(bool strict, int se, int form) {
+bool seg_mode_swept(bool strict, int se, int form) {
   if (!strict) return se;
   return !tb_test.quick || se == form;
 }
 
-int grid_of(tb_type t, tb_launch_box *out) {
+int seg_grid_of(tb_type t, tb_launch_box *out) {
   const int n = tb_segreduce_grid(t, TB_OP_PLUS, out, kMaxBoxes);
   CU_ASSERT(n > 0 && n <= kMaxBoxes);
   return n < 0 ? 0 : n > kMaxBoxes ? kMaxBoxes : n;
@@ -48,7 +43,7 @@ static bool in_grid(const tb_launch_box *grid, int n, tb_launch_box b) {
   return false;
 }
 
-bool in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
+bool seg_in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
                 const tb_launch_box *box) {
   if (!box) return true;
   tb_launch_box g[kMaxBoxes];
@@ -56,15 +51,15 @@ bool in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, in
   return in_grid(g, n < kMaxBoxes ? n : kMaxBoxes, *box);
 }
 
-bool op_at_box(tb_type t, int op, const tb_launch_box *box) {
-  return in_op_grid(tb_segreduce_grid, t, op, box);
+bool seg_op_at_box(tb_type t, int op, const tb_launch_box *box) {
+  return seg_in_op_grid(tb_segreduce_grid, t, op, box);
 }
 
-bool op_swept_at(tb_type t, int op, const tb_launch_box *box) {
-  return op_swept(t, op) && op_at_box(t, op, box);
+bool seg_op_swept_at(tb_type t, int op, const tb_launch_box *box) {
+  return seg_op_swept(t, op) && seg_op_at_box(t, op, box);
 }
 
-bool box_selected(int i, int n) { return !tb_test.quick || i == 0 || i == n / 2 || i == n - 1; }
+bool seg_box_selected(int i, int n) { return !tb_test.quick || i == 0 || i == n / 2 || i == n - 1; }
 
 /* The box a call runs with: box, or the tuned default for NULL / {0, 0}
  * (SpMV's when spmv). */
@@ -73,8 +68,8 @@ static tb_launch_box effective_box(tb_type t, const tb_launch_box *box, bool spm
   return spmv ? tb_spmv_default_box(t) : tb_segreduce_default_box(t);
 }
 
-void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]) {
-  int n = grid_of(t, grid);
+void seg_edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]) {
+  int n = seg_grid_of(t, grid);
   while (n > 1 && grid[n - 1].vt > TB_SEG_PLAN_MAX_VT) --n; /* the plans' last */
   boxes[0] = NULL;
   boxes[1] = n > 0 ? &grid[0] : NULL;
@@ -84,10 +79,10 @@ void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *b
 static int64_t tile_items(tb_launch_box b) {
   return b.nt > 0 && b.vt > 0 ? (int64_t)b.nt * b.vt : 1024;
 }
-int64_t tile_of(tb_type t, const tb_launch_box *box) {
+int64_t seg_tile_of(tb_type t, const tb_launch_box *box) {
   return tile_items(effective_box(t, box, false));
 }
-int64_t spmv_tile_of(tb_type t, const tb_launch_box *box) {
+int64_t seg_spmv_tile_of(tb_type t, const tb_launch_box *box) {
   return tile_items(effective_box(t, box, true));
 }
 
@@ -98,7 +93,7 @@ static void box_text(char *out, size_t cap, const tb_launch_box *box) {
     snprintf(out, cap, "default");
 }
 
-void describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,
+void seg_describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,
               const tb_launch_box *box, const char *geometry) {
   char b[32];
   box_text(b, sizeof b, box);
@@ -108,19 +103,19 @@ void describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const 
 
 /* ---- segment geometries --------------------------------------------------------- */
 
-void geom_free(geom *g) {
+void seg_geom_free(seg_geom *g) {
   free(g->lens), free(g->csr), free(g->sources);
   tb_buffer_free(&g->d_csr), tb_buffer_free(&g->d_sources);
   memset(g, 0, sizeof *g);
 }
 
-bool geom_from_lens(geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, const char *label) {
+bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, const char *label) {
   memset(g, 0, sizeof *g);
   g->lens = lens;
   g->num_segments = (int32_t)n;
-  g->csr = alloc_i32(n);
-  g->sources = alloc_i32(n);
-  int32_t *order = alloc_i32(n);
+  g->csr = seg_alloc_i32(n);
+  g->sources = seg_alloc_i32(n);
+  int32_t *order = seg_alloc_i32(n);
   if (!lens || !g->csr || !g->sources || !order) {
     free(order);
     CU_FAIL("host allocation");
@@ -146,53 +141,53 @@ bool geom_from_lens(geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, 
   snprintf(g->name, sizeof g->name, "%s: %d segments over %d items, %s sources", label,
            (int)g->num_segments, (int)g->count, overlap ? "overlapping" : "permuted");
   const size_t bytes = sizeof(int32_t) * (size_t)n;
-  return seg_upload(&g->d_csr, g->csr, bytes) && seg_upload(&g->d_sources, g->sources, bytes);
+  return tb_test_upload(&g->d_csr, g->csr, bytes) && tb_test_upload(&g->d_sources, g->sources, bytes);
 }
 
-geo_case spec_case(tb_geometry kind, double avg, bool strict, int64_t total) {
-  geo_case c = {SHAPE_SPEC, tb_geometry_spec_default(kind, avg), strict, total};
+seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total) {
+  seg_case c = {SEG_SHAPE_SPEC, tb_geometry_spec_default(kind, avg), strict, total};
   return c;
 }
 
-int geo_cases(int64_t T, tb_rng *r, geo_case *out, int *n_strict) {
+int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict) {
   const int64_t n = (4 * T + 13 > 3001 ? 4 * T + 13 : 3001) + tb_rng_range(r, 0, 63);
   int k = 0;
-  out[k++] = spec_case(TB_GEOM_FIXED, 7.0, true, n);
-  out[k++] = spec_case(TB_GEOM_UNIFORM, 16.0, true, n);
-  out[k++] = spec_case(TB_GEOM_ALL_ONE, 1.0, true, 4 * T); /* a segment per item */
-  out[k++] = spec_case(TB_GEOM_ONE_GIANT, 6.0, true, n);
-  out[k++] = spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n); /* crossing every boundary */
-  out[k++] = spec_case(TB_GEOM_FIXED, (double)(T - 1), true, n);
-  out[k++] = (geo_case){SHAPE_ONE_SEGMENT, {0}, true, n};
-  out[k++] = (geo_case){SHAPE_LONG_MIDDLE, {0}, true, n}; /* tiles without a segment end */
+  out[k++] = seg_spec_case(TB_GEOM_FIXED, 7.0, true, n);
+  out[k++] = seg_spec_case(TB_GEOM_UNIFORM, 16.0, true, n);
+  out[k++] = seg_spec_case(TB_GEOM_ALL_ONE, 1.0, true, 4 * T); /* a segment per item */
+  out[k++] = seg_spec_case(TB_GEOM_ONE_GIANT, 6.0, true, n);
+  out[k++] = seg_spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n); /* crossing every boundary */
+  out[k++] = seg_spec_case(TB_GEOM_FIXED, (double)(T - 1), true, n);
+  out[k++] = (seg_case){SEG_SHAPE_ONE_SEGMENT, {0}, true, n};
+  out[k++] = (seg_case){SEG_SHAPE_LONG_MIDDLE, {0}, true, n}; /* tiles without a segment end */
   *n_strict = k;
-  out[k++] = spec_case(TB_GEOM_EMPTY_FRACTION, 3.0, false, n);
-  out[k] = spec_case(TB_GEOM_ZERO_RUNS, 2.0, false, n);
+  out[k++] = seg_spec_case(TB_GEOM_EMPTY_FRACTION, 3.0, false, n);
+  out[k] = seg_spec_case(TB_GEOM_ZERO_RUNS, 2.0, false, n);
   out[k++].spec.run_length = (double)(T / 2 + 1);
-  out[k++] = spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
-  out[k++] = spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n);
+  out[k++] = seg_spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
+  out[k++] = seg_spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n);
   return k;
 }
 
-void plan_cases(int64_t T, geo_case out[4]) {
+void seg_plan_cases(int64_t T, seg_case out[4]) {
   const int64_t n = 3 * T + 29;
-  out[0] = spec_case(TB_GEOM_UNIFORM, 9.0, true, n);
-  out[1] = spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n);
-  out[2] = spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
-  out[3] = spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n);
+  out[0] = seg_spec_case(TB_GEOM_UNIFORM, 9.0, true, n);
+  out[1] = seg_spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n);
+  out[2] = seg_spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
+  out[3] = seg_spec_case(TB_GEOM_ZEROS_BUT_ONE, 1.0, false, n);
 }
 
-bool geom_make(geom *g, const geo_case *c, bool overlap, tb_rng *r) {
+bool seg_geom_make(seg_geom *g, const seg_case *c, bool overlap, tb_rng *r) {
   memset(g, 0, sizeof *g);
   char label[96];
   int32_t *lens = NULL;
   int64_t n = 0;
-  if (c->shape == SHAPE_ONE_SEGMENT) {
-    n = 1, lens = alloc_i32(1);
+  if (c->shape == SEG_SHAPE_ONE_SEGMENT) {
+    n = 1, lens = seg_alloc_i32(1);
     if (lens) lens[0] = (int32_t)c->total;
     snprintf(label, sizeof label, "one segment");
-  } else if (c->shape == SHAPE_LONG_MIDDLE) {
-    n = 4, lens = alloc_i32(4);
+  } else if (c->shape == SEG_SHAPE_LONG_MIDDLE) {
+    n = 4, lens = seg_alloc_i32(4);
     if (lens) lens[0] = 1, lens[1] = (int32_t)c->total - 3, lens[2] = 1, lens[3] = 1;
     snprintf(label, sizeof label, "one segment over many tiles");
   } else {
@@ -211,18 +206,18 @@ bool geom_make(geom *g, const geo_case *c, bool overlap, tb_rng *r) {
     snprintf(label, sizeof label, "%s avg=%g%s", tb_geometry_name(c->spec.kind), c->spec.avg,
              c->strict ? "" : " +empty ends");
   }
-  return geom_from_lens(g, lens, n, overlap, r, label);
+  return seg_geom_from_lens(g, lens, n, overlap, r, label);
 }
 
 /* ---- values and outputs ------------------------------------------------------------ */
 
-void values_free(values *v) {
+void seg_values_free(seg_values *v) {
   free(v->host);
   tb_buffer_free(&v->dev);
   memset(v, 0, sizeof *v);
 }
 
-bool values_make_as(values *v, tb_type t, tb_op op, int64_t n, int64_t as_n, tb_rng *r) {
+bool seg_values_make_as(seg_values *v, tb_type t, tb_op op, int64_t n, int64_t as_n, tb_rng *r) {
   memset(v, 0, sizeof *v);
   v->t = t, v->op = op, v->n = n;
   if (as_n < n) as_n = n;
@@ -232,14 +227,14 @@ bool values_make_as(values *v, tb_type t, tb_op op, int64_t n, int64_t as_n, tb_
     return false;
   }
   tb_fill_random(r, t, op, v->host, as_n);
-  return seg_upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
+  return tb_test_upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
 }
 
-bool values_make(values *v, tb_type t, tb_op op, int64_t n, tb_rng *r) {
-  return values_make_as(v, t, op, n, n, r);
+bool seg_values_make(seg_values *v, tb_type t, tb_op op, int64_t n, tb_rng *r) {
+  return seg_values_make_as(v, t, op, n, n, r);
 }
 
-bool values_make_real(values *v, tb_type t, int64_t n, tb_rng *r) {
+bool seg_values_make_real(seg_values *v, tb_type t, int64_t n, tb_rng *r) {
   memset(v, 0, sizeof *v);
   v->t = t, v->op = TB_OP_PLUS, v->n = n;
   v->host = malloc((size_t)(n > 0 ? n : 1) * tb_type_size(t));
@@ -252,22 +247,22 @@ bool values_make_real(values *v, tb_type t, int64_t n, tb_rng *r) {
       x.f64 = 2 * tb_rng_unit(r) - 1;
     tb_store(t, v->host, i, x);
   }
-  return seg_upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
+  return tb_test_upload(&v->dev, v->host, (size_t)n * tb_type_size(t));
 }
 
-void outputs_free(outputs *o) {
+void seg_outputs_free(seg_outputs *o) {
   free(o->got), free(o->want), free(o->got_keys), free(o->want_keys);
   tb_buffer_free(&o->dev), tb_buffer_free(&o->dev_keys), tb_buffer_free(&o->dev_num);
   memset(o, 0, sizeof *o);
 }
 
-bool outputs_reserve(outputs *o, int64_t n) {
+bool seg_outputs_reserve(seg_outputs *o, int64_t n) {
   if (n < 1) n = 1;
   if (o->got && n <= o->cap) return true;
-  outputs_free(o);
+  seg_outputs_free(o);
   o->cap = n;
   o->got = malloc(8 * (size_t)n), o->want = malloc(8 * (size_t)n);
-  o->got_keys = alloc_i32(n), o->want_keys = alloc_i32(n);
+  o->got_keys = seg_alloc_i32(n), o->want_keys = seg_alloc_i32(n);
   if (!o->got || !o->want || !o->got_keys || !o->want_keys) {
     CU_FAIL("host allocation");
     return false;
@@ -286,7 +281,7 @@ bool seg_compare(tb_type t, const void *got, const void *want, const double *bou
   return TB_ASSERT_OK(tb_compare(t, got, want, bound, n, what), what);
 }
 
-bool all_identity(tb_type t, tb_op op, const void *got, int64_t n, const char *what) {
+bool seg_all_identity(tb_type t, tb_op op, const void *got, int64_t n, const char *what) {
   const tb_value id = tb_identity(t, op);
   for (int64_t i = 0; i < n; ++i) {
     const tb_value x = tb_load(t, got, i);
@@ -320,10 +315,10 @@ static int64_t rounding_depth(tb_launch_box b, int64_t count) {
   return 2 * b.vt + 2 * ceil_log2(b.nt) + tiles + 5 * (tiles / 32 + 1) + 8;
 }
 
-int64_t rounding_depth_for(tb_type t, const tb_launch_box *box, int64_t count) {
+int64_t seg_rounding_depth(tb_type t, const tb_launch_box *box, int64_t count) {
   if (box) return rounding_depth(*box, count);
   tb_launch_box grid[kMaxBoxes];
-  const int n = grid_of(t, grid);
+  const int n = seg_grid_of(t, grid);
   int64_t worst = rounding_depth(tb_segreduce_default_box(t), count);
   for (int i = 0; i < n; ++i) {
     const int64_t d = rounding_depth(grid[i], count);
@@ -332,7 +327,7 @@ int64_t rounding_depth_for(tb_type t, const tb_launch_box *box, int64_t count) {
   return worst;
 }
 
-void check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n, const void *got,
+void seg_check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n, const void *got,
                       const void *want, const char *what) {
   double *bound = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   if (!bound) return;
@@ -343,15 +338,15 @@ void check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n
 
 /* ---- plans over no items -------------------------------------------------------------- */
 
-bool no_items_geom(geom *g, int32_t num_segments, tb_rng *r) {
+bool seg_no_items_geom(seg_geom *g, int32_t num_segments, tb_rng *r) {
   int32_t *lens = calloc((size_t)num_segments, sizeof(int32_t));
-  return geom_from_lens(g, lens, num_segments, false, r, "no items");
+  return seg_geom_from_lens(g, lens, num_segments, false, r, "no items");
 }
 
-bool plans_over_no_items(tb_type t, const geom *g, tb_seg_plan **seg, tb_seg_plan **sp,
+bool seg_plans_over_no_items(tb_type t, const seg_geom *g, tb_seg_plan **seg, tb_seg_plan **sp,
                          tb_seg_plan **rbk, int64_t *h_runs) {
   char what[400];
-  describe(what, sizeof what, "plans over no items", t, TB_OP_PLUS, "", NULL, g->name);
+  seg_describe(what, sizeof what, "plans over no items", t, TB_OP_PLUS, "", NULL, g->name);
   return TB_ASSERT_OK(
              tb_segreduce_csr_preprocess(t, 0, g->d_csr.ptr, g->num_segments, true, NULL, seg, 0),
              what) &&
@@ -368,14 +363,14 @@ const char kRange0[] = "outside [0, 2^31)", kRange1[] = "outside [1, 2^31)";
 const char kNotInGrid[] = "is not in the segreduce grid";
 const char kCsr0[] = "d_csr[0] = 5, the first segment starts at 0";
 
-bool bad_input_begin(bad_input *f) {
+bool seg_bad_input_begin(seg_bad_input *f) {
   enum { S = kBadSegments, C = kBadCount };
   memset(f, 0, sizeof *f);
   int32_t csr_host[S];
   for (int i = 0; i < S; ++i) csr_host[i] = 3 * i;
   int64_t h_runs = 0;
   const bool ready =
-      seg_upload(&f->csr, csr_host, sizeof csr_host) &&
+      tb_test_upload(&f->csr, csr_host, sizeof csr_host) &&
       TB_ASSERT_OK(tb_buffer_alloc(&f->zeros, 4096), "alloc") &&
       TB_ASSERT_OK(tb_buffer_alloc(&f->out, 4096), "alloc") &&
       TB_ASSERT_OK(cuda_status(cudaMemset(f->zeros.ptr, 0, 4096), "memset"), "memset") &&
@@ -404,7 +399,7 @@ bool bad_input_begin(bad_input *f) {
   return true;
 }
 
-void bad_input_check_clean(const bad_input *f) {
+void seg_bad_input_check_clean(const seg_bad_input *f) {
   const size_t free_after = tb_test_free_device_bytes();
   if (free_after != f->free_before)
     printf("\n  bad input: free device memory %zu before, %zu after\n", f->free_before, free_after);
@@ -415,7 +410,7 @@ void bad_input_check_clean(const bad_input *f) {
     CU_ASSERT(memcmp(got, want, sizeof got) == 0);
 }
 
-void bad_input_end(bad_input *f) {
+void seg_bad_input_end(seg_bad_input *f) {
   tb_seg_plan_free(f->seg), tb_seg_plan_free(f->sp), tb_seg_plan_free(f->rbk);
   if (f->managed) cudaFree(f->managed);
   if (f->pinned) cudaFreeHost(f->pinned);
@@ -423,11 +418,11 @@ void bad_input_end(bad_input *f) {
   memset(f, 0, sizeof *f);
 }
 
-int boxes_off_grid(tb_type t, tb_launch_box *out, int cap) {
+int seg_boxes_off_grid(tb_type t, tb_launch_box *out, int cap) {
   static const tb_launch_box candidates[] = {{100, 3},  {64, 2}, {1024, 1},
                                              {256, 64}, {32, 1}, {512, 16}};
   tb_launch_box grid[kMaxBoxes];
-  const int n_grid = grid_of(t, grid);
+  const int n_grid = seg_grid_of(t, grid);
   int n = 0;
   for (int i = 0; i < TB_COUNT(candidates) && n < cap; ++i)
     if (!in_grid(grid, n_grid, candidates[i])) out[n++] = candidates[i];
@@ -436,16 +431,16 @@ int boxes_off_grid(tb_type t, tb_launch_box *out, int cap) {
 
 /* ---- malformed descriptors stay memory safe --------------------------------------------- */
 
-void *guarded_mid(const guarded *g) { return (char *)g->b.ptr + kGuard * g->size; }
+void *seg_guarded_mid(const seg_guarded *g) { return (char *)g->b.ptr + kGuard * g->size; }
 
-bool guarded_make(guarded *g, size_t size, int64_t n) {
+bool seg_guarded_make(seg_guarded *g, size_t size, int64_t n) {
   g->size = size, g->n = n;
   const size_t bytes = size * (size_t)(n + 2 * kGuard);
   return TB_ASSERT_OK(tb_buffer_alloc(&g->b, bytes), "alloc") &&
          TB_ASSERT_OK(cuda_status(cudaMemset(g->b.ptr, kCanary, bytes), "canary"), "canary");
 }
 
-static bool guards_intact(const guarded *g, const char *what) {
+static bool guards_intact(const seg_guarded *g, const char *what) {
   const size_t guard = kGuard * g->size, bytes = g->size * (size_t)(g->n + 2 * kGuard);
   unsigned char *host = malloc(bytes);
   bool ok = host && seg_fetch(&g->b, host, bytes, what);
@@ -457,7 +452,7 @@ static bool guards_intact(const guarded *g, const char *what) {
   return ok;
 }
 
-bool after_call(tb_status st, const guarded *const *outs, int n_outs, const char *label,
+bool seg_after_call(tb_status st, const seg_guarded *const *outs, int n_outs, const char *label,
                 const char *call) {
   char what[256];
   snprintf(what, sizeof what, "%s: %s (returned %s; seed %llu)", label, call, tb_status_string(st),
@@ -469,32 +464,32 @@ bool after_call(tb_status st, const guarded *const *outs, int n_outs, const char
   return ok;
 }
 
-bool malformed_upload(malformed_inputs *d, const malformed *mc, int32_t num_segments, int32_t count,
+bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments, int32_t count,
                       int32_t x_len, tb_type t, tb_rng *r) {
   memset(d, 0, sizeof *d);
   const size_t sz = tb_type_size(t);
   void *host = malloc(sz * (size_t)count);
   if (!host) return false;
   tb_fill_random(r, t, TB_OP_PLUS, host, count);
-  const bool ok = seg_upload(&d->csr, mc->csr, sizeof(int32_t) * (size_t)num_segments) &&
-                  seg_upload(&d->sources, mc->sources, sizeof(int32_t) * (size_t)num_segments) &&
-                  seg_upload(&d->cols, mc->cols, sizeof(int32_t) * (size_t)count) &&
-                  seg_upload(&d->in, host, sz * (size_t)count) &&
-                  seg_upload(&d->x, host, sz * (size_t)x_len);
+  const bool ok = tb_test_upload(&d->csr, mc->csr, sizeof(int32_t) * (size_t)num_segments) &&
+                  tb_test_upload(&d->sources, mc->sources, sizeof(int32_t) * (size_t)num_segments) &&
+                  tb_test_upload(&d->cols, mc->cols, sizeof(int32_t) * (size_t)count) &&
+                  tb_test_upload(&d->in, host, sz * (size_t)count) &&
+                  tb_test_upload(&d->x, host, sz * (size_t)x_len);
   free(host);
   return ok;
 }
 
-void malformed_inputs_free(malformed_inputs *d) {
+void seg_malformed_inputs_free(seg_malformed_inputs *d) {
   tb_buffer_free(&d->csr), tb_buffer_free(&d->sources), tb_buffer_free(&d->cols);
   tb_buffer_free(&d->in), tb_buffer_free(&d->x);
 }
 
-void for_each_malformed(bool (*run)(const malformed *mc, int32_t num_segments, int32_t count,
+void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments, int32_t count,
                                     int32_t x_len, tb_type t, tb_rng *r)) {
   const int32_t B = tb_test.quick ? 20000 : 200000, N = 3 * B, X = 1000;
-  int32_t *csr = alloc_i32(B), *src = alloc_i32(B), *good_src = alloc_i32(B);
-  int32_t *cols = alloc_i32(N), *good_cols = alloc_i32(N);
+  int32_t *csr = seg_alloc_i32(B), *src = seg_alloc_i32(B), *good_src = seg_alloc_i32(B);
+  int32_t *cols = seg_alloc_i32(N), *good_cols = seg_alloc_i32(N);
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 10);
   if (!csr || !src || !good_src || !cols || !good_cols) goto done;
@@ -502,7 +497,7 @@ void for_each_malformed(bool (*run)(const malformed *mc, int32_t num_segments, i
   for (int32_t m = 0; m < N; ++m) good_cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);
   for (int k = 0; k < 13; ++k) {
     const tb_type t = (tb_type)(k % TB_TYPE_COUNT);
-    malformed mc = {NULL, csr, good_src, good_cols, true, false};
+    seg_malformed mc = {NULL, csr, good_src, good_cols, true, false};
     /* From case 10 rows average 48 items: the direct tiles then wait on
      * the limits the partition publishes (kernels/segreduce.cu), which it
      * must publish for any CSR, or they hang. */

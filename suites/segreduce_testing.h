@@ -23,60 +23,56 @@ enum { kMaxBoxes = 128, kMaxFailures = 10, kPoison = 0xa5 };
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-/* A device copy of `bytes` of host data (at least 16 bytes are allocated, so
- * that an empty array is still a valid pointer). */
-bool seg_upload(tb_buffer *b, const void *host, size_t bytes);
-
 /* Fills bytes of device memory with kPoison. */
-bool poison(void *d, size_t bytes);
+bool seg_poison(void *d, size_t bytes);
 
-int32_t *alloc_i32(int64_t n);
+int32_t *seg_alloc_i32(int64_t n);
 
-bool op_fits(tb_type t, int op);
+bool seg_op_fits(tb_type t, int op);
 
 /* The operators the type x box sweeps run: every one that fits, or under
  * --quick plus, max and (integers) bit_and; under a sanitizer only plus:
  * every kernel and box still runs, and the other operators change no memory
  * access. */
-bool op_swept(tb_type t, int op);
+bool seg_op_swept(tb_type t, int op);
 
 /* Whether a sweep runs support_empty `se` on a geometry: only true where
  * there are empty segments; both ways on strict ones (under --quick one way,
  * alternating with the form). */
-bool mode_swept(bool strict, int se, int form);
+bool seg_mode_swept(bool strict, int se, int form);
 
 /* The boxes of the family's grid for t. */
-int grid_of(tb_type t, tb_launch_box *out);
+int seg_grid_of(tb_type t, tb_launch_box *out);
 
 /* Whether grid (tb_segreduce_grid or tb_reduce_by_key_grid) lists box for op
  * (NULL: the tuned default, always): the grid is plus's, the other
  * operators are compiled at the tuned boxes. */
-bool in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
+bool seg_in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
                 const tb_launch_box *box);
-bool op_at_box(tb_type t, int op, const tb_launch_box *box);
+bool seg_op_at_box(tb_type t, int op, const tb_launch_box *box);
 
-/* op_swept, where the build has op at box. */
-bool op_swept_at(tb_type t, int op, const tb_launch_box *box);
+/* seg_op_swept, where the build has op at box. */
+bool seg_op_swept_at(tb_type t, int op, const tb_launch_box *box);
 
 /* The boxes the plan and real-data tests run at: the tuned default (NULL),
  * the grid's first and its last that a plan takes (VT up to
  * TB_SEG_PLAN_MAX_VT), pointing into grid. */
-void edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]);
+void seg_edge_boxes(tb_type t, tb_launch_box grid[kMaxBoxes], const tb_launch_box *boxes[3]);
 
 /* Under --quick / --sanitizer (every launch many times slower there) the
  * first, a middle and the last box of the grid; all of them otherwise. */
-bool box_selected(int i, int n);
+bool seg_box_selected(int i, int n);
 
 /* Items per tile of the box a call runs with (box, or the tuned default for
  * NULL / {0, 0}): segreduce's and reduce-by-key's preprocess, and SpMV's
  * (tb_spmv_default_box), whose tile edges its geometries must meet. A plain
  * SpMV call with a NULL box runs its row length's box instead
  * (tb_spmv_default_box_for), whose edges the grid's explicit boxes meet. */
-int64_t tile_of(tb_type t, const tb_launch_box *box);
-int64_t spmv_tile_of(tb_type t, const tb_launch_box *box);
+int64_t seg_tile_of(tb_type t, const tb_launch_box *box);
+int64_t seg_spmv_tile_of(tb_type t, const tb_launch_box *box);
 
 /* "fn type op form box=.. geometry (seed N)": the case, for failure messages. */
-void describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,
+void seg_describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,
               const tb_launch_box *box, const char *geometry);
 
 /* ---- segment geometries --------------------------------------------------------- */
@@ -90,23 +86,23 @@ typedef struct {
   int32_t num_segments, count;
   int32_t *lens, *csr, *sources;
   tb_buffer d_csr, d_sources;
-} geom;
+} seg_geom;
 
-void geom_free(geom *g);
+void seg_geom_free(seg_geom *g);
 
 /* Takes lens (n of them) over; label names the geometry. */
-bool geom_from_lens(geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, const char *label);
+bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, const char *label);
 
-typedef enum { SHAPE_SPEC, SHAPE_ONE_SEGMENT, SHAPE_LONG_MIDDLE } geo_shape;
+typedef enum { SEG_SHAPE_SPEC, SEG_SHAPE_ONE_SEGMENT, SEG_SHAPE_LONG_MIDDLE } seg_shape;
 
 typedef struct {
-  geo_shape shape;
-  tb_geometry_spec spec; /* SHAPE_SPEC */
+  seg_shape shape;
+  tb_geometry_spec spec; /* SEG_SHAPE_SPEC */
   bool strict;           /* no empty segment (support_empty may be false) */
   int64_t total;         /* items asked for (strict SPEC shapes may add a few) */
-} geo_case;
+} seg_case;
 
-geo_case spec_case(tb_geometry kind, double avg, bool strict, int64_t total);
+seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total);
 
 /* The layouts where segmented reduction goes wrong, for a box whose tile
  * holds T items. Strict ones first (*n_strict of them): strict generator
@@ -114,14 +110,14 @@ geo_case spec_case(tb_geometry kind, double avg, bool strict, int64_t total);
  * two of them at each end besides what the generator draws. Sizes are a few
  * tiles and, but for all_one (exactly 4 tiles), not a multiple of the tile.
  * out holds up to 16. */
-int geo_cases(int64_t T, tb_rng *r, geo_case *out, int *n_strict);
+int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict);
 
 /* The four layouts of a plan test for a tile of T items, 3 tiles + 29
  * items each: uniform and fixed (one item past a tile) strict, power-law and
  * all-but-one-empty with empty segments. */
-void plan_cases(int64_t T, geo_case out[4]);
+void seg_plan_cases(int64_t T, seg_case out[4]);
 
-bool geom_make(geom *g, const geo_case *c, bool overlap, tb_rng *r);
+bool seg_geom_make(seg_geom *g, const seg_case *c, bool overlap, tb_rng *r);
 
 /* ---- values and outputs ------------------------------------------------------------ */
 
@@ -132,17 +128,17 @@ typedef struct {
   int64_t n;
   void *host;
   tb_buffer dev;
-} values;
+} seg_values;
 
-void values_free(values *v);
+void seg_values_free(seg_values *v);
 
 /* Exact-in-any-order data for op (tb_fill_random), drawn as for `as_n` items
  * (>= n): the first n of them. */
-bool values_make_as(values *v, tb_type t, tb_op op, int64_t n, int64_t as_n, tb_rng *r);
-bool values_make(values *v, tb_type t, tb_op op, int64_t n, tb_rng *r);
+bool seg_values_make_as(seg_values *v, tb_type t, tb_op op, int64_t n, int64_t as_n, tb_rng *r);
+bool seg_values_make(seg_values *v, tb_type t, tb_op op, int64_t n, tb_rng *r);
 
 /* Real-valued data, uniform in [-1, 1). */
-bool values_make_real(values *v, tb_type t, int64_t n, tb_rng *r);
+bool seg_values_make_real(seg_values *v, tb_type t, int64_t n, tb_rng *r);
 
 /* Results on the device and the host, 8 bytes per element whatever the type
  * (want holds doubles for floats, as tb_compare takes them), keys and a run
@@ -152,12 +148,12 @@ typedef struct {
   void *got, *want;
   int32_t *got_keys, *want_keys;
   tb_buffer dev, dev_keys, dev_num;
-} outputs;
+} seg_outputs;
 
-void outputs_free(outputs *o);
+void seg_outputs_free(seg_outputs *o);
 
 /* Room for n results. */
-bool outputs_reserve(outputs *o, int64_t n);
+bool seg_outputs_reserve(seg_outputs *o, int64_t n);
 
 bool seg_fetch(const tb_buffer *b, void *host, size_t bytes, const char *what);
 
@@ -167,28 +163,28 @@ bool seg_compare(tb_type t, const void *got, const void *want, const double *bou
                  const char *what);
 
 /* Every result is the identity of op. */
-bool all_identity(tb_type t, tb_op op, const void *got, int64_t n, const char *what);
+bool seg_all_identity(tb_type t, tb_op op, const void *got, int64_t n, const char *what);
 
 /* ---- real-valued data: the rounding bound -------------------------------------------- */
 
 /* Rounding depth of one segment's result for a call with box over count
  * items; NULL (the tuned default, which the API may choose per call) takes
  * the worst box of the grid. */
-int64_t rounding_depth_for(tb_type t, const tb_launch_box *box, int64_t count);
+int64_t seg_rounding_depth(tb_type t, const tb_launch_box *box, int64_t count);
 
 /* got against want within tb_sum_error_bound(t, depth, sum_abs[s]). */
-void check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n, const void *got,
+void seg_check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n, const void *got,
                       const void *want, const char *what);
 
 /* ---- plans over no items -------------------------------------------------------------- */
 
 /* Segments (support_empty) over no items: csr all 0. */
-bool no_items_geom(geom *g, int32_t num_segments, tb_rng *r);
+bool seg_no_items_geom(seg_geom *g, int32_t num_segments, tb_rng *r);
 
 /* A plan of each kind for t over g (no items, support_empty), and the run
  * count the reduce-by-key preprocess gave, into *h_runs: the apply of each
  * kind and its refusal of the others' plans. */
-bool plans_over_no_items(tb_type t, const geom *g, tb_seg_plan **seg, tb_seg_plan **sp,
+bool seg_plans_over_no_items(tb_type t, const seg_geom *g, tb_seg_plan **seg, tb_seg_plan **sp,
                          tb_seg_plan **rbk, int64_t *h_runs);
 
 /* ---- bad input -------------------------------------------------------------------------- */
@@ -219,36 +215,36 @@ typedef struct {
   int32_t *managed, *pinned;
   tb_seg_plan *seg, *sp, *rbk;
   size_t free_before;
-} bad_input;
+} seg_bad_input;
 
-/* Whether the fixture is ready; frees nothing (bad_input_end does). */
-bool bad_input_begin(bad_input *f);
-/* Nothing leaked since bad_input_begin, nothing written to out. */
-void bad_input_check_clean(const bad_input *f);
-void bad_input_end(bad_input *f);
+/* Whether the fixture is ready; frees nothing (seg_bad_input_end does). */
+bool seg_bad_input_begin(seg_bad_input *f);
+/* Nothing leaked since seg_bad_input_begin, nothing written to out. */
+void seg_bad_input_check_clean(const seg_bad_input *f);
+void seg_bad_input_end(seg_bad_input *f);
 
 /* Boxes that are not in t's grid (up to cap of a few candidates), to be
  * refused. */
-int boxes_off_grid(tb_type t, tb_launch_box *out, int cap);
+int seg_boxes_off_grid(tb_type t, tb_launch_box *out, int cap);
 
 /* ---- malformed descriptors stay memory safe --------------------------------------------- */
 
 enum { kGuard = 4096, kCanary = 0x3c };
 
 /* A device array of n elements of `size` bytes with kGuard canary elements
- * on each side; guarded_mid() is what the call gets. */
+ * on each side; seg_guarded_mid() is what the call gets. */
 typedef struct {
   tb_buffer b;
   size_t size;
   int64_t n;
-} guarded;
+} seg_guarded;
 
-void *guarded_mid(const guarded *g);
-bool guarded_make(guarded *g, size_t size, int64_t n);
+void *seg_guarded_mid(const seg_guarded *g);
+bool seg_guarded_make(seg_guarded *g, size_t size, int64_t n);
 
 /* The device after a call on malformed input: healthy, guards intact. Any
  * status is fine. */
-bool after_call(tb_status st, const guarded *const *outs, int n_outs, const char *label,
+bool seg_after_call(tb_status st, const seg_guarded *const *outs, int n_outs, const char *label,
                 const char *call);
 
 typedef struct {
@@ -258,7 +254,7 @@ typedef struct {
   const int32_t *cols;    /* count entries */
   bool csr_bad;           /* validation (strict) must refuse the csr */
   bool cols_bad;          /* ... or the columns */
-} malformed;
+} seg_malformed;
 
 /* A malformed descriptor's inputs on the device, each allocated to its exact
  * size, so that memcheck (--sanitizer) sees any read past them: csr and
@@ -266,11 +262,11 @@ typedef struct {
  * values). */
 typedef struct {
   tb_buffer csr, sources, cols, in, x;
-} malformed_inputs;
+} seg_malformed_inputs;
 
-bool malformed_upload(malformed_inputs *d, const malformed *mc, int32_t num_segments, int32_t count,
+bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments, int32_t count,
                       int32_t x_len, tb_type t, tb_rng *r);
-void malformed_inputs_free(malformed_inputs *d);
+void seg_malformed_inputs_free(seg_malformed_inputs *d);
 
 /* Runs `run` (which returns false once the context is lost: it fails
  * everything after) on thirteen malformed descriptors: offsets random,
@@ -278,7 +274,83 @@ void malformed_inputs_free(malformed_inputs *d);
  * past count at the end, empty segments; sources and columns out of range;
  * then offsets random, descending and past count under rows of 48 items on
  * average (the tiles that wait on published limits). */
-void for_each_malformed(bool (*run)(const malformed *mc, int32_t num_segments, int32_t count,
+void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments, int32_t count,
                                     int32_t x_len, tb_type t, tb_rng *r));
+
+/* ---- the forms (segreduce_forms.c) ----------------------------------------------------- */
+
+/* The family's three forms over a CSR geometry: segmented reduction over
+ * values, SpMV over a matrix (columns and x), reduce-by-key over keys whose
+ * runs are the geometry's non-empty segments. Each has a reference check
+ * here; the tests they share (real data against the rounding bound,
+ * preprocess + apply, plans over no items and of the wrong kind) run from
+ * one table of the forms, which seg_suite_main adds to a suite's own. */
+typedef enum { SEG_SEGREDUCE, SEG_SPMV, SEG_REDUCE_BY_KEY, SEG_FORM_COUNT } seg_form_kind;
+
+/* tb_test_main over the suite's own tests (own, CU_TEST_INFO_NULL-ended)
+ * and the shared tests of form kind. */
+int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind,
+                   const CU_TestInfo *own);
+
+/* Segmented reduction: poisons, runs tb_segreduce_csr and downloads (what
+ * gets the case); the same compared with the reference; a plan's apply
+ * compared with it. */
+bool seg_run_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bool support_empty,
+                       const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o, char *what,
+                       size_t what_cap);
+bool seg_check_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bool support_empty,
+                         const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o);
+bool seg_check_apply(const tb_seg_plan *plan, const seg_geom *g, const seg_values *v,
+                     tb_buffer *scratch, seg_outputs *o, const char *what);
+
+/* A CSR matrix: rows from a geometry (nz = g.count), random columns in
+ * [0, x_len). */
+typedef struct {
+  seg_geom g;
+  int32_t x_len;
+  int32_t *cols;
+  tb_buffer d_cols;
+} seg_spmat;
+
+void seg_spmat_free(seg_spmat *m);
+bool seg_spmat_make(seg_spmat *m, const seg_case *c, bool overlap, int32_t x_len, tb_rng *r);
+
+/* SpMV data for (t, add_op): the matrix from {1, -1} (floats) or
+ * {1, -1, 2, 3} (integers), x drawn for add_op as for a reduction of
+ * max(x_len, nz) terms, so every row's partial results are exact. */
+typedef struct {
+  seg_values matrix, x;
+} seg_spvals;
+
+void seg_spvals_free(seg_spvals *sv);
+bool seg_spvals_make(seg_spvals *sv, tb_type t, tb_op add_op, const seg_spmat *m, tb_rng *r);
+
+/* One SpMV call (unary or binary, direct or indirect) against the reference. */
+bool seg_check_spmv(const seg_spmat *m, const seg_spvals *sv, tb_op add_op, bool binary,
+                    bool indirect, bool support_empty, const tb_launch_box *box,
+                    tb_buffer *scratch, seg_outputs *o);
+
+/* Keys whose runs have the lengths of a geometry's non-empty segments. */
+typedef struct {
+  char name[260];
+  int32_t count;
+  int32_t *keys;
+  tb_buffer d_keys;
+} seg_keyset;
+
+void seg_keyset_free(seg_keyset *k);
+
+/* mode 0: random int32 keys; 1: alternating 0 / 1 (every key comes back);
+ * 2: keys from {0..3}; 3: ascending run numbers. Consecutive runs always get
+ * different keys. */
+bool seg_keyset_make(seg_keyset *k, const seg_geom *g, int mode, tb_rng *r);
+
+/* A run count against the reference's (which: where it was read). */
+bool seg_count_matches(int64_t got, int64_t want, const char *what, const char *which);
+
+/* One tb_reduce_by_key. variant bit 0: keys out; bits 1-2: the run count to
+ * the host (0), the device (1), both (2), neither (3). */
+bool seg_check_rbk(const seg_keyset *k, const seg_values *v, int variant, const tb_launch_box *box,
+                   tb_buffer *scratch, seg_outputs *o);
 
 #endif

@@ -97,6 +97,11 @@ int64_t tb_test_random_size(tb_rng *r, int64_t hi) {
   return x < 1 ? 1 : x > hi ? hi : (int64_t)x;
 }
 
+bool tb_test_upload(tb_buffer *b, const void *host, size_t bytes) {
+  return TB_ASSERT_OK(tb_buffer_alloc(b, bytes ? bytes : 16), "alloc") &&
+         (bytes == 0 || TB_ASSERT_OK(tb_buffer_upload(b, host, bytes), "upload"));
+}
+
 size_t tb_test_free_device_bytes(void) {
   size_t free_bytes = 0, total = 0;
   cudaDeviceSynchronize();

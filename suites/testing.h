@@ -10,6 +10,7 @@
 
 #include "suites/cpu_testing.h"
 
+#include "core/cuda.h"
 #include "core/rng.h"
 #include "core/status.h"
 
@@ -63,6 +64,10 @@ bool tb_message_well_formed(const char *msg, char *name, size_t cap);
 
 /* Log-uniform in [1, hi]: most random sizes small, some near hi. */
 int64_t tb_test_random_size(tb_rng *r, int64_t hi);
+
+/* A device copy of `bytes` of host data (at least 16 bytes are allocated, so
+ * that an empty array is still a valid pointer), asserted. */
+bool tb_test_upload(tb_buffer *b, const void *host, size_t bytes);
 
 /* Free device memory now, to show that error paths leak nothing. */
 size_t tb_test_free_device_bytes(void);

@@ -28,6 +28,7 @@
 #include "kernels/device/dependent_launch.cuh"
 #include "kernels/device/tile_status.cuh"
 #include "kernels/device/warp_search.cuh"
+#include "kernels/seg_tile.h"
 #include "kernels/tilebench.h"
 
 namespace tb {
@@ -640,20 +641,17 @@ struct WaveCarries {
 // ---- the whole tile -----------------------------------------------------
 
 // kHalf ("half capacity", for large tiles): when a tile of values and a
-// 32-bit mark per item would not fit 46 KiB of static shared memory, it
-// holds only half a tile of partials; a tile ending more segments than that
+// 32-bit mark per item would not fit the shared-memory budget, it holds
+// only half a tile of partials; a tile ending more segments than that
 // (average length under 2) stores its partials straight from registers.
-// kMarks false: the boxes wider than a plan (VT over TB_SEG_PLAN_MAX_VT,
-// which only the plain forms run) whose values and a bit per item fit keep
-// the whole tile with bits only (CtaCsrEnds), and the host leaves empty
-// rows to the prepass (tb_seg_tile_marks in kernels/segreduce_dispatch.h,
-// the same rule): 4-byte values at 512x21.
+// kMarks false (tb_seg_tile_marks, the host's rule too): the boxes wider
+// than a plan whose values and a bit per item fit keep the whole tile with
+// bits only (CtaCsrEnds), and the host leaves empty rows to the prepass.
 template <tb_op OP, typename T, int NT, int VT>
 struct CtaSegReduce {
   static constexpr int kTile = NT * VT;
-  static constexpr int kBudget = 46 * 1024;
-  static constexpr bool kMarks = VT <= TB_SEG_PLAN_MAX_VT || sizeof(T) * kTile + 4 * NT > kBudget;
-  static constexpr bool kHalf = kMarks && (sizeof(T) + 4) * kTile > kBudget;
+  static constexpr bool kMarks = tb_seg_tile_marks(sizeof(T), NT, VT);
+  static constexpr bool kHalf = kMarks && (sizeof(T) + 4) * kTile > TB_SEG_TILE_BUDGET;
   static constexpr int kCapacity = kHalf ? kTile / 2 : kTile;
   using Scan = CtaSegScan<OP, T, NT>;
   struct Partials { T values[kCapacity]; };  // the caller unions these
@@ -696,36 +694,44 @@ struct CtaSegReduce {
 
   // Reduces the tile's items x (thread order) over their rows and stores the
   // results of rows 0 .. total - 1 to out[begin + row] (rows past
-  // num_segments are dropped). `flags` has bit i when item i ends a row and
-  // rows[i] is then that row (other entries are not read). A row 0 continued
-  // from earlier tiles is stored by the hand-off (hand_off).
-  template <int N, class Carries>
+  // num_segments are dropped). `flags` has bit i when item i ends a row;
+  // rows says which (end_row): a row per item (rows[i], read only at an
+  // end) or the thread's first row, the ends taking consecutive rows from
+  // it (the preprocessed codes). A row 0 continued from earlier tiles is
+  // stored by the hand-off (hand_off).
+  template <class Rows, class Carries>
   __device__ __forceinline__ static void reduce_to_global(const T (&x)[VT], unsigned flags,
-                                                          const int (&rows)[N], const SegRange& r,
+                                                          const Rows& rows, const SegRange& r,
                                                           int num_segments, const Carries& carries,
                                                           int64_t tile, T* __restrict__ out,
                                                           Partials& partials, Storage& s) {
-    static_assert(N >= VT, "a row per item");
+    static_assert(cuda::std::extent<Rows>::value == 0 || cuda::std::extent<Rows>::value >= VT,
+                  "a row per item");
     const T identity = Op<OP>::template identity<T>();
     T scan[VT];
     T carry = fold(
         x, flags, [&](int i, T v) { scan[i] = v; }, s);
+    int ends = 0;  // the thread's ends before item i
     if (!kHalf || r.total <= kCapacity) {
       // Partials in shared memory, then stored coalesced.
 #pragma unroll
-      for (int i = 0; i < VT; ++i)
-        if ((flags >> i) & 1) {
-          if (unsigned(rows[i]) < unsigned(r.total))
-            partials.values[rows[i]] = Op<OP>::apply(carry, scan[i]);
-          carry = identity;
+      for (int i = 0; i < VT; ++i) {
+        const bool end = (flags >> i) & 1;
+        if (end) {
+          const int row = end_row(rows, i, ends);
+          if (unsigned(row) < unsigned(r.total)) partials.values[row] = Op<OP>::apply(carry, scan[i]);
         }
+        carry = end ? identity : carry;
+        ends += end;
+      }
       store_partials(partials, r, num_segments, out, s);
     } else {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
         if ((flags >> i) & 1) {
-          if (unsigned(rows[i]) < unsigned(r.total) && r.begin + rows[i] < num_segments)
-            store(rows[i], Op<OP>::apply(carry, scan[i]), r, out, s);
+          const int row = end_row(rows, i, ends++);
+          if (unsigned(row) < unsigned(r.total) && r.begin + row < num_segments)
+            store(row, Op<OP>::apply(carry, scan[i]), r, out, s);
           carry = identity;
         }
       __syncthreads();  // row 0's partial, from any thread
@@ -733,42 +739,14 @@ struct CtaSegReduce {
     hand_off(r, carries, tile, s);
   }
 
-  // The same for a front whose ends take consecutive rows from the thread's
-  // first (the preprocessed codes): a running row instead of a row per item,
-  // and the partials stored predicated rather than branched.
-  template <class Carries>
-  __device__ __forceinline__ static void reduce_to_global(const T (&x)[VT], unsigned flags,
-                                                          int first_row, const SegRange& r,
-                                                          int num_segments, const Carries& carries,
-                                                          int64_t tile, T* __restrict__ out,
-                                                          Partials& partials, Storage& s) {
-    const T identity = Op<OP>::template identity<T>();
-    T scan[VT];
-    T carry = fold(
-        x, flags, [&](int i, T v) { scan[i] = v; }, s);
-    int row = first_row;
-    if (!kHalf || r.total <= kCapacity) {
-#pragma unroll
-      for (int i = 0; i < VT; ++i) {
-        const bool end = (flags >> i) & 1;
-        if (end && unsigned(row) < unsigned(r.total))
-          partials.values[row] = Op<OP>::apply(carry, scan[i]);
-        carry = end ? identity : carry;
-        row += end;
-      }
-      store_partials(partials, r, num_segments, out, s);
-    } else {
-#pragma unroll
-      for (int i = 0; i < VT; ++i)
-        if ((flags >> i) & 1) {
-          if (unsigned(row) < unsigned(r.total) && r.begin + row < num_segments)
-            store(row, Op<OP>::apply(carry, scan[i]), r, out, s);
-          carry = identity;
-          ++row;
-        }
-      __syncthreads();  // row 0's partial, from any thread
-    }
-    hand_off(r, carries, tile, s);
+  // The row that item i ends, the thread's ends-th: a row per item, or
+  // consecutive rows from the thread's first.
+  template <int N>
+  __device__ __forceinline__ static int end_row(const int (&rows)[N], int i, int) {
+    return rows[i];
+  }
+  __device__ __forceinline__ static int end_row(int first_row, int, int ends) {
+    return first_row + ends;
   }
 
   // The same, in place, for a front whose tile values sit in item order in
