@@ -6,7 +6,8 @@
 #include "kernels/dispatch.cuh"
 #include "kernels/interval_dispatch.h"
 
-extern "C" const tb_interval_type_set* TB_KERNEL_SET(tb_interval_tuned_set, tb_interval_wide_set)(tb_type type) {
+extern "C" const tb_interval_type_set* TB_KERNEL_SET(tb_interval_tuned_set,
+                                                     tb_interval_wide_set)(tb_type type) {
   return tb::with_type<const tb_interval_type_set*>(
       type, [](auto t) { return tb::interval_type_set<decltype(t), tb::kWideSet>(); });
 }

@@ -6,7 +6,8 @@
 #include "kernels/dispatch.cuh"
 #include "kernels/reduce_scan_dispatch.h"
 
-extern "C" const tb_scan_type_set* TB_KERNEL_SET(tb_scan_tuned_set, tb_scan_wide_set)(tb_type type) {
+extern "C" const tb_scan_type_set* TB_KERNEL_SET(tb_scan_tuned_set,
+                                                 tb_scan_wide_set)(tb_type type) {
   return tb::with_type<const tb_scan_type_set*>(
       type, [](auto t) { return tb::scan_type_set<decltype(t), tb::kWideSet>(); });
 }

@@ -13,11 +13,11 @@
 #ifndef TB_KERNELS_SEGREDUCE_DISPATCH_H
 #define TB_KERNELS_SEGREDUCE_DISPATCH_H
 
+#include "core/cuda.h" /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
+#include "core/types.h"
 #include "kernels/grid.h"
 #include "kernels/seg_tile.h" /* tb_seg_tile_marks */
 #include "kernels/tilebench.h"
-#include "core/cuda.h"  /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
-#include "core/types.h"
 
 #ifdef __cplusplus
 extern "C" {

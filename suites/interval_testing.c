@@ -55,7 +55,8 @@ bool lb_problem_finish(lb_problem *p, tb_rng *r) {
   shuffled_layout(r, p->counts, p->num_objects, p->gather);
   shuffled_layout(r, p->counts, p->num_objects, p->scatter);
   const size_t bytes = sizeof(int32_t) * n;
-  return tb_test_upload(&p->d_scan, p->scan, bytes) && tb_test_upload(&p->d_gather, p->gather, bytes) &&
+  return tb_test_upload(&p->d_scan, p->scan, bytes) &&
+         tb_test_upload(&p->d_gather, p->gather, bytes) &&
          tb_test_upload(&p->d_scatter, p->scatter, bytes);
 }
 
@@ -161,7 +162,7 @@ bool lb_guards_intact(const tb_buffer *b, int32_t n_items, const char *what) {
 }
 
 void lb_for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
-                                         const char *what)) {
+                                            const char *what)) {
   const int32_t B = tb_test.quick ? 20000 : 200000, N = B * 3;
   int32_t *scan = malloc(sizeof(int32_t) * B);
   if (!scan) return;

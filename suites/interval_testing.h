@@ -54,8 +54,8 @@ bool lb_box_selected(tb_launch_box b);
  * tiles with a partial last one; odd boxes pass scratch NULL (allocated
  * inside the call). r is the draws' generator, seeded from tb_test.seed.
  * Stops after 10 failures; returns how many. */
-typedef bool (*lb_box_check)(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
-                          void *ctx);
+typedef bool (*lb_box_check)(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch,
+                             tb_rng *r, void *ctx);
 int lb_each_box_geometry(lb_box_check check, void *ctx);
 
 /* ---- malformed scans ------------------------------------------------------- */
@@ -73,6 +73,6 @@ bool lb_guards_intact(const tb_buffer *b, int32_t n_items, const char *what);
  * random entries, descending, starting past 0, extremes, sorted but for one
  * spike past the total, and a wrong total. */
 void lb_for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objects, int32_t n_items,
-                                         const char *what));
+                                            const char *what));
 
 #endif

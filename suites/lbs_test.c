@@ -52,13 +52,15 @@ static bool check_lbs(const lb_problem *p, const tb_launch_box *box, tb_buffer *
   return ok;
 }
 
-static bool check_at_box(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch, tb_rng *r,
-                         void *ctx) {
+static bool check_at_box(const lb_problem *p, const tb_launch_box *box, tb_buffer *scratch,
+                         tb_rng *r, void *ctx) {
   (void)r, (void)ctx;
   return check_lbs(p, box, scratch);
 }
 
-static void test_every_box_geometry(void) { CU_ASSERT(lb_each_box_geometry(check_at_box, NULL) == 0); }
+static void test_every_box_geometry(void) {
+  CU_ASSERT(lb_each_box_geometry(check_at_box, NULL) == 0);
+}
 
 /* The tuned default on the largest test size: many tiles, heavy-tailed and
  * uniform counts. */
@@ -237,8 +239,8 @@ static void test_bad_input(void) {
 static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_items,
                           const char *what) {
   tb_buffer d_scan = {0}, d_obj = {0}, d_rank = {0};
-  if (tb_test_upload(&d_scan, scan, sizeof(int32_t) * n_objects) && lb_guarded_alloc(&d_obj, n_items) &&
-      lb_guarded_alloc(&d_rank, n_items)) {
+  if (tb_test_upload(&d_scan, scan, sizeof(int32_t) * n_objects) &&
+      lb_guarded_alloc(&d_obj, n_items) && lb_guarded_alloc(&d_rank, n_items)) {
     int32_t *obj32 = (int32_t *)((int64_t *)d_obj.ptr + kGuard);
     int32_t *rank32 = (int32_t *)((int64_t *)d_rank.ptr + kGuard);
     char w[160];

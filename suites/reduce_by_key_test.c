@@ -54,7 +54,8 @@ static void test_reduce_by_key_every_case(void) {
         seg_geom g;
         seg_keyset k;
         memset(&k, 0, sizeof k);
-        if (!seg_geom_make(&g, &cases[c], false, &r) || !seg_keyset_make(&k, &g, (c + b + 1) % 4, &r)) {
+        if (!seg_geom_make(&g, &cases[c], false, &r) ||
+            !seg_keyset_make(&k, &g, (c + b + 1) % 4, &r)) {
           ++failures;
         } else {
           for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
@@ -176,7 +177,8 @@ static void test_bad_input(void) {
   const int64_t big = (int64_t)INT32_MAX + 1;
   const tb_launch_box half = {128, 0}, zero_nt = {0, 7};
   tb_launch_box grid[kMaxBoxes], off_grid[16];
-  const int n_grid = seg_grid_of(TB_FLOAT, grid), n_off = seg_boxes_off_grid(TB_FLOAT, off_grid, 16);
+  const int n_grid = seg_grid_of(TB_FLOAT, grid),
+            n_off = seg_boxes_off_grid(TB_FLOAT, off_grid, 16);
   tb_seg_plan *p = NULL;
   const char *const RK = "tb_reduce_by_key", *const RP = "tb_reduce_by_key_preprocess";
   const char *const RA = "tb_reduce_by_key_apply";
@@ -262,8 +264,8 @@ done:
 /* Reduce-by-key takes any keys: a malformed descriptor's offsets as keys
  * (num_segments of them, num_segments <= count values). Outputs carry guard
  * zones. */
-static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count, int32_t x_len,
-                          tb_type t, tb_rng *r) {
+static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count,
+                          int32_t x_len, tb_type t, tb_rng *r) {
   seg_malformed_inputs d;
   seg_guarded keys_out = {0}, rbk_out = {0}, num = {0};
   bool ok = false;

@@ -16,23 +16,22 @@
 
 /* The reference into o->want: exact in t for integers, in higher precision
  * for floats. */
-static bool segreduce_reference(const seg_geom *g, const seg_values *v, bool indirect, seg_outputs *o,
-                                double *sum_abs) {
+static bool segreduce_reference(const seg_geom *g, const seg_values *v, bool indirect,
+                                seg_outputs *o, double *sum_abs) {
   const tb_value id = tb_identity(v->t, v->op);
   const int32_t *src = indirect ? g->sources : NULL;
-  const tb_status st =
-      tb_type_is_float(v->t)
-          ? tb_cpu_segreduce_csr_f64(v->t, v->op, v->host, g->count, g->csr, g->num_segments, src,
-                                     id, o->want, sum_abs)
-          : tb_cpu_segreduce_csr(v->t, v->op, v->host, g->count, g->csr, g->num_segments, src, id,
-                                 o->want);
+  const tb_status st = tb_type_is_float(v->t)
+                           ? tb_cpu_segreduce_csr_f64(v->t, v->op, v->host, g->count, g->csr,
+                                                      g->num_segments, src, id, o->want, sum_abs)
+                           : tb_cpu_segreduce_csr(v->t, v->op, v->host, g->count, g->csr,
+                                                  g->num_segments, src, id, o->want);
   return TB_ASSERT_OK(st, "cpu reference");
 }
 
 /* Poisons, runs tb_segreduce_csr and downloads; what gets the case. */
 bool seg_run_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bool support_empty,
-                          const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o, char *what,
-                          size_t what_cap) {
+                       const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o, char *what,
+                       size_t what_cap) {
   char form[48];
   snprintf(form, sizeof form, "%s%s", indirect ? "indirect" : "direct",
            support_empty ? " support_empty" : "");
@@ -47,7 +46,7 @@ bool seg_run_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bo
 }
 
 bool seg_check_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bool support_empty,
-                            const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o) {
+                         const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o) {
   char what[400];
   return seg_run_segreduce(g, v, indirect, support_empty, box, scratch, o, what, sizeof what) &&
          segreduce_reference(g, v, indirect, o, NULL) &&
@@ -56,8 +55,8 @@ bool seg_check_segreduce(const seg_geom *g, const seg_values *v, bool indirect, 
 
 /* Poisons, runs tb_segreduce_apply of plan over v's items and compares with
  * the reference; what names the case. */
-bool seg_check_apply(const tb_seg_plan *plan, const seg_geom *g, const seg_values *v, tb_buffer *scratch,
-                        seg_outputs *o, const char *what) {
+bool seg_check_apply(const tb_seg_plan *plan, const seg_geom *g, const seg_values *v,
+                     tb_buffer *scratch, seg_outputs *o, const char *what) {
   const size_t bytes = (size_t)g->num_segments * tb_type_size(v->t);
   return seg_outputs_reserve(o, g->num_segments) && seg_poison(o->dev.ptr, bytes) &&
          TB_ASSERT_OK(tb_segreduce_apply(plan, v->op, v->dev.ptr, o->dev.ptr, scratch, 0), what) &&
@@ -83,7 +82,7 @@ static const seg_geom *segreduce_geom(const void *p) { return p; }
 
 /* Real data direct and indirect, both support_empty modes where allowed. */
 static void segreduce_real(const void *p, tb_type t, const tb_launch_box *box, bool support_empty,
-                      int64_t depth, seg_outputs *o, double *sum_abs, tb_rng *r) {
+                           int64_t depth, seg_outputs *o, double *sum_abs, tb_rng *r) {
   const seg_geom *g = p;
   seg_values v;
   memset(&v, 0, sizeof v);
@@ -99,7 +98,7 @@ static void segreduce_real(const void *p, tb_type t, const tb_launch_box *box, b
 }
 
 static bool segreduce_preprocess(const void *p, tb_type t, const tb_launch_box *box, bool se,
-                            tb_seg_plan **plan, seg_outputs *o) {
+                                 tb_seg_plan **plan, seg_outputs *o) {
   (void)o;
   const seg_geom *g = p;
   char what[480];
@@ -111,8 +110,8 @@ static bool segreduce_preprocess(const void *p, tb_type t, const tb_launch_box *
 }
 
 static bool segreduce_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op op, int rep,
-                       bool se, const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o,
-                       tb_rng *r) {
+                            bool se, const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o,
+                            tb_rng *r) {
   const seg_geom *g = p;
   char form[64], what[480];
   snprintf(form, sizeof form, "apply #%d%s", rep, se ? " support_empty" : "");
@@ -124,8 +123,8 @@ static bool segreduce_apply(const void *p, const tb_seg_plan *plan, tb_type t, t
   return ok;
 }
 
-static tb_status segreduce_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geom *g, void *out,
-                                 int variant) {
+static tb_status segreduce_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geom *g,
+                                      void *out, int variant) {
   (void)variant;
   return tb_segreduce_apply(plan, op, g->d_sources.ptr, out, NULL, 0);
 }
@@ -143,7 +142,6 @@ static void widen(tb_type t, void *want, int64_t n) {
 }
 
 /* ---- SpMV -------------------------------------------------------------------------- */
-
 
 void seg_spmat_free(seg_spmat *m) {
   seg_geom_free(&m->g);
@@ -168,7 +166,6 @@ bool seg_spmat_make(seg_spmat *m, const seg_case *c, bool overlap, int32_t x_len
            (int)x_len);
   return tb_test_upload(&m->d_cols, m->cols, sizeof(int32_t) * (size_t)m->g.count);
 }
-
 
 void seg_spvals_free(seg_spvals *sv) {
   seg_values_free(&sv->matrix);
@@ -198,9 +195,9 @@ static bool spmv_reference(const seg_spmat *m, const seg_spvals *sv, tb_op add_o
   return TB_ASSERT_OK(st, "cpu spmv");
 }
 
-bool seg_check_spmv(const seg_spmat *m, const seg_spvals *sv, tb_op add_op, bool binary, bool indirect,
-                       bool support_empty, const tb_launch_box *box, tb_buffer *scratch,
-                       seg_outputs *o) {
+bool seg_check_spmv(const seg_spmat *m, const seg_spvals *sv, tb_op add_op, bool binary,
+                    bool indirect, bool support_empty, const tb_launch_box *box, tb_buffer *scratch,
+                    seg_outputs *o) {
   const tb_type t = sv->x.t;
   const seg_geom *g = &m->g;
   char form[64], what[480];
@@ -260,10 +257,10 @@ static void spmv_real(const void *p, tb_type t, const tb_launch_box *box, bool s
                                           support_empty, o->dev.ptr, box, NULL, 0),
                        what) &&
           seg_fetch(&o->dev, o->got, bytes, what) &&
-          TB_ASSERT_OK(tb_cpu_spmv_csr_f64(t, mat.host, m->cols, g->count, g->csr,
-                                           g->num_segments, indirect ? g->sources : NULL, x.host,
-                                           m->x_len, o->want, sum_abs),
-                       "cpu spmv f64"))
+          TB_ASSERT_OK(
+              tb_cpu_spmv_csr_f64(t, mat.host, m->cols, g->count, g->csr, g->num_segments,
+                                  indirect ? g->sources : NULL, x.host, m->x_len, o->want, sum_abs),
+              "cpu spmv f64"))
         seg_check_real_bound(t, sum_abs, depth + 1, g->num_segments, o->got, o->want, what);
     }
   seg_values_free(&mat), seg_values_free(&x);
@@ -274,8 +271,8 @@ static bool spmv_preprocess(const void *p, tb_type t, const tb_launch_box *box, 
   (void)o;
   const seg_geom *g = spmv_geom(p);
   char what[480];
-  seg_describe(what, sizeof what, "spmv_preprocess", t, TB_OP_PLUS, se ? "support_empty" : "",
-               box, g->name);
+  seg_describe(what, sizeof what, "spmv_preprocess", t, TB_OP_PLUS, se ? "support_empty" : "", box,
+               g->name);
   return TB_ASSERT_OK(
       tb_spmv_preprocess(t, g->count, g->d_csr.ptr, g->num_segments, se, box, plan, 0), what);
 }
@@ -306,8 +303,7 @@ static bool spmv_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op 
          TB_ASSERT_OK(tb_spmv_apply(plan, op, binary ? sv.matrix.dev.ptr : NULL, m->d_cols.ptr,
                                     sv.x.dev.ptr, m->x_len, o->dev.ptr, binary ? scratch : NULL, 0),
                       what) &&
-         seg_fetch(&o->dev, o->got, bytes, what) &&
-         spmv_reference(m, &sv, op, binary, false, o) &&
+         seg_fetch(&o->dev, o->got, bytes, what) && spmv_reference(m, &sv, op, binary, false, o) &&
          seg_compare(t, o->got, o->want, NULL, g->num_segments, what);
   }
   seg_spvals_free(&sv);
@@ -317,8 +313,8 @@ static bool spmv_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op 
 /* Unary (variant 0) and binary. */
 static tb_status spmv_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geom *g, void *out,
                                  int variant) {
-  return tb_spmv_apply(plan, op, variant ? g->d_sources.ptr : NULL, g->d_csr.ptr,
-                       g->d_sources.ptr, 1, out, NULL, 0);
+  return tb_spmv_apply(plan, op, variant ? g->d_sources.ptr : NULL, g->d_csr.ptr, g->d_sources.ptr,
+                       1, out, NULL, 0);
 }
 
 /* ---- reduce-by-key ----------------------------------------------------------------- */
@@ -331,7 +327,6 @@ bool seg_count_matches(int64_t got, int64_t want, const char *what, const char *
                                             (long long)got, (long long)want),
                       text);
 }
-
 
 void seg_keyset_free(seg_keyset *k) {
   free(k->keys);
@@ -389,7 +384,7 @@ static bool rbk_reference(const seg_keyset *k, const seg_values *v, seg_outputs 
 /* One tb_reduce_by_key. variant bit 0: keys out; bits 1-2: the run count to
  * the host (0), the device (1), both (2), neither (3). */
 bool seg_check_rbk(const seg_keyset *k, const seg_values *v, int variant, const tb_launch_box *box,
-                      tb_buffer *scratch, seg_outputs *o) {
+                   tb_buffer *scratch, seg_outputs *o) {
   const bool with_keys = variant & 1;
   const int where = (variant >> 1) & 3;
   const bool to_host = where == 0 || where == 2, to_dev = where == 1 || where == 2;
@@ -453,7 +448,7 @@ static void *rbk_make(const seg_case *c, int index, bool overlap, int32_t x_len,
 static const seg_geom *rbk_geom(const void *p) { return &((const keyed *)p)->g; }
 
 static void rbk_real(const void *p, tb_type t, const tb_launch_box *box, bool support_empty,
-                      int64_t depth, seg_outputs *o, double *sum_abs, tb_rng *r) {
+                     int64_t depth, seg_outputs *o, double *sum_abs, tb_rng *r) {
   (void)support_empty;
   const seg_keyset *k = &((const keyed *)p)->k;
   seg_values v;
@@ -476,7 +471,7 @@ static void rbk_real(const void *p, tb_type t, const tb_launch_box *box, bool su
 /* The run count and keys the preprocess reports (the keys serve as int32
  * values for the reference). */
 static bool rbk_preprocess(const void *p, tb_type t, const tb_launch_box *box, bool se,
-                            tb_seg_plan **plan, seg_outputs *o) {
+                           tb_seg_plan **plan, seg_outputs *o) {
   (void)se;
   const seg_keyset *k = &((const keyed *)p)->k;
   char what[480];
@@ -503,9 +498,8 @@ static bool rbk_preprocess(const void *p, tb_type t, const tb_launch_box *box, b
   return true;
 }
 
-static bool rbk_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op op, int rep,
-                       bool se, const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o,
-                       tb_rng *r) {
+static bool rbk_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op op, int rep, bool se,
+                      const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o, tb_rng *r) {
   (void)se;
   const seg_keyset *k = &((const keyed *)p)->k;
   char form[64], what[480];
@@ -513,19 +507,19 @@ static bool rbk_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op o
   seg_describe(what, sizeof what, "reduce_by_key", t, op, form, box, k->name);
   seg_values v;
   int32_t runs = 0;
-  const bool ok = seg_values_make(&v, t, op, k->count, r) && rbk_reference(k, &v, o, &runs, NULL) &&
-                  seg_poison(o->dev.ptr, (size_t)runs * tb_type_size(t)) &&
-                  TB_ASSERT_OK(tb_reduce_by_key_apply(plan, op, v.dev.ptr, o->dev.ptr,
-                                                      rep ? NULL : scratch, 0),
-                               what) &&
-                  seg_fetch(&o->dev, o->got, (size_t)runs * tb_type_size(t), what) &&
-                  seg_compare(t, o->got, o->want, NULL, runs, what);
+  const bool ok =
+      seg_values_make(&v, t, op, k->count, r) && rbk_reference(k, &v, o, &runs, NULL) &&
+      seg_poison(o->dev.ptr, (size_t)runs * tb_type_size(t)) &&
+      TB_ASSERT_OK(tb_reduce_by_key_apply(plan, op, v.dev.ptr, o->dev.ptr, rep ? NULL : scratch, 0),
+                   what) &&
+      seg_fetch(&o->dev, o->got, (size_t)runs * tb_type_size(t), what) &&
+      seg_compare(t, o->got, o->want, NULL, runs, what);
   seg_values_free(&v);
   return ok;
 }
 
 static tb_status rbk_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geom *g, void *out,
-                                 int variant) {
+                                int variant) {
   (void)variant;
   return tb_reduce_by_key_apply(plan, op, g->d_sources.ptr, out, NULL, 0);
 }
@@ -539,10 +533,10 @@ static tb_status rbk_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geo
  * what they find and return false on a failure. */
 typedef struct seg_form {
   const char *name;      /* "segreduce", "spmv", "reduce_by_key" */
-  const char *apply_api;  /* "tb_segreduce_apply", ... */
-  tb_op float_refused;    /* an operator its float plans refuse */
-  int bare_variants;      /* applies over no items per operator */
-  bool bare_writes_rows;  /* they write the identity to every row */
+  const char *apply_api; /* "tb_segreduce_apply", ... */
+  tb_op float_refused;   /* an operator its float plans refuse */
+  int bare_variants;     /* applies over no items per operator */
+  bool bare_writes_rows; /* they write the identity to every row */
   /* Items per tile of the box a plan runs with (seg_tile_of, seg_spmv_tile_of). */
   int64_t (*tile_of)(tb_type t, const tb_launch_box *box);
   /* A problem over case c; the case's index picks reduce-by-key's keys, x_len
@@ -639,7 +633,8 @@ static void test_preprocess_apply(void) {
         void *p = f->make(&cases[c], c, false, (int32_t)tb_rng_range(&r, 1, 3000), &r);
         const seg_geom *g = p ? f->geom(p) : NULL;
         tb_seg_plan *plan = NULL;
-        if (!g || !seg_outputs_reserve(&o, g->count > g->num_segments ? g->count : g->num_segments) ||
+        if (!g ||
+            !seg_outputs_reserve(&o, g->count > g->num_segments ? g->count : g->num_segments) ||
             !f->preprocess(p, (tb_type)t, boxes[b], se, &plan, &o)) {
           ++failures;
         } else {

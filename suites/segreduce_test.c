@@ -61,7 +61,8 @@ static void test_segreduce_every_case(void) {
         for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
           if (!seg_op_swept_at((tb_type)t, op, box)) continue;
           seg_values v;
-          if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r)) ++failures;
+          if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r))
+            ++failures;
           else
             for (int indirect = 0; indirect < 2; ++indirect)
               for (int se = 0; se < 2; ++se)
@@ -140,7 +141,7 @@ static void test_segreduce_edges(void) {
             char what[400];
             const bool at = indirect && n_grid > 0 && seg_op_at_box((tb_type)t, op, &grid[0]);
             if (seg_run_segreduce(&g, &v, indirect, true, at ? &grid[0] : NULL, NULL, &o, what,
-                              sizeof what))
+                                  sizeof what))
               seg_all_identity((tb_type)t, (tb_op)op, o.got, g.num_segments, what);
           }
         seg_values_free(&v);
@@ -180,7 +181,7 @@ static void test_empty_runs_at_prepass_edges(void) {
       tb_seg_plan *plan = NULL;
       char what[400];
       seg_describe(what, sizeof what, "segreduce preprocess + apply", (tb_type)t, TB_OP_PLUS,
-               "support_empty", NULL, g.name);
+                   "support_empty", NULL, g.name);
       if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr, g.num_segments,
                                                    true, NULL, &plan, 0),
                        what))
@@ -331,8 +332,8 @@ static void test_segreduce_default_large(void) {
         seg_values v;
         if (seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r))
           for (int indirect = 0; indirect < 2; ++indirect)
-            seg_check_segreduce(&g, &v, indirect, !cases[c].strict || indirect, indirect ? &zero : NULL,
-                            indirect ? NULL : &scratch, &o);
+            seg_check_segreduce(&g, &v, indirect, !cases[c].strict || indirect,
+                                indirect ? &zero : NULL, indirect ? NULL : &scratch, &o);
         seg_values_free(&v);
       }
     seg_geom_free(&g);
@@ -403,8 +404,8 @@ static void test_one_wave_switch(void) {
             if (!seg_check_segreduce(&g, &v, false, empty, &box, &scratch, &o)) ++failures;
             tb_seg_plan *plan = NULL;
             char what[480];
-            seg_describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply (wave edge)",
-                     &box, g.name);
+            seg_describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS,
+                         "apply (wave edge)", &box, g.name);
             if (box.vt <= TB_SEG_PLAN_MAX_VT && !empty &&
                 !(TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
                                                            g.num_segments, false, &box, &plan, 0),
@@ -440,7 +441,8 @@ static void test_unaligned_values(void) {
       memset(&v, 0, sizeof v);
       tb_buffer shifted = {0};
       tb_seg_plan *plan = NULL;
-      if (seg_geom_make(&g, &gc, false, &r) && seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r) &&
+      if (seg_geom_make(&g, &gc, false, &r) &&
+          seg_values_make(&v, (tb_type)t, TB_OP_PLUS, g.count, &r) &&
           TB_ASSERT_OK(tb_buffer_alloc(&shifted, ((size_t)g.count + 1) * size), "alloc")) {
         CU_ASSERT_EQUAL(cudaMemcpy((char *)shifted.ptr + size, v.dev.ptr, (size_t)g.count * size,
                                    cudaMemcpyDeviceToDevice),
@@ -449,8 +451,8 @@ static void test_unaligned_values(void) {
         u.dev.ptr = (char *)shifted.ptr + size;
         seg_check_segreduce(&g, &u, false, false, NULL, NULL, &o);
         char what[400];
-        seg_describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS, "apply, values unaligned",
-                 NULL, g.name);
+        seg_describe(what, sizeof what, "segreduce", (tb_type)t, TB_OP_PLUS,
+                     "apply, values unaligned", NULL, g.name);
         if (TB_ASSERT_OK(tb_segreduce_csr_preprocess((tb_type)t, g.count, g.d_csr.ptr,
                                                      g.num_segments, false, NULL, &plan, 0),
                          what))
@@ -477,7 +479,8 @@ static void test_bad_input(void) {
   const int64_t big = (int64_t)INT32_MAX + 1;
   const tb_launch_box half = {128, 0}, zero_nt = {0, 7}, negative = {-128, 5};
   tb_launch_box grid[kMaxBoxes], off_grid[16];
-  const int n_grid = seg_grid_of(TB_FLOAT, grid), n_off = seg_boxes_off_grid(TB_FLOAT, off_grid, 16);
+  const int n_grid = seg_grid_of(TB_FLOAT, grid),
+            n_off = seg_boxes_off_grid(TB_FLOAT, off_grid, 16);
   tb_seg_plan *p = NULL;
   const char *const SC = "tb_segreduce_csr", *const SP = "tb_segreduce_csr_preprocess";
   const char *const SA = "tb_segreduce_apply", *const SV = "tb_segreduce_validate";
@@ -677,7 +680,8 @@ static void test_validate(void) {
   if (!csr || !cols) goto done;
   for (int32_t i = 0; i < N; ++i) csr[i] = 3 * i;
   for (int64_t m = 0; m < count; ++m) cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);
-  if (!tb_test_upload(&d, csr, sizeof(int32_t) * N) || !tb_test_upload(&dc, cols, sizeof(int32_t) * count))
+  if (!tb_test_upload(&d, csr, sizeof(int32_t) * N) ||
+      !tb_test_upload(&dc, cols, sizeof(int32_t) * count))
     goto done;
   for (int se = 0; se < 2; ++se) {
     expect_verdict(&d, N, count, se, NULL, 0, -1, -1, NULL, NULL, "good csr");
@@ -782,8 +786,8 @@ static const char *first_broken(const seg_malformed *mc, int32_t num_segments, i
 
 /* Every segreduce entry point on one malformed descriptor with validation
  * off; then the opt-in validation. Outputs carry guard zones. */
-static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count, int32_t x_len,
-                          tb_type t, tb_rng *r) {
+static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count,
+                          int32_t x_len, tb_type t, tb_rng *r) {
   seg_malformed_inputs d;
   tb_buffer scratch = {0};
   seg_guarded out = {0};

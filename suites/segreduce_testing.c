@@ -44,7 +44,7 @@ static bool in_grid(const tb_launch_box *grid, int n, tb_launch_box b) {
 }
 
 bool seg_in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
-                const tb_launch_box *box) {
+                    const tb_launch_box *box) {
   if (!box) return true;
   tb_launch_box g[kMaxBoxes];
   const int n = grid(t, (tb_op)op, g, kMaxBoxes);
@@ -94,7 +94,7 @@ static void box_text(char *out, size_t cap, const tb_launch_box *box) {
 }
 
 void seg_describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,
-              const tb_launch_box *box, const char *geometry) {
+                  const tb_launch_box *box, const char *geometry) {
   char b[32];
   box_text(b, sizeof b, box);
   snprintf(out, cap, "%s %s %s %s box=%s %s (seed %llu)", fn, tb_type_name(t), tb_op_name(op), form,
@@ -109,7 +109,8 @@ void seg_geom_free(seg_geom *g) {
   memset(g, 0, sizeof *g);
 }
 
-bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, const char *label) {
+bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r,
+                        const char *label) {
   memset(g, 0, sizeof *g);
   g->lens = lens;
   g->num_segments = (int32_t)n;
@@ -141,7 +142,8 @@ bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_
   snprintf(g->name, sizeof g->name, "%s: %d segments over %d items, %s sources", label,
            (int)g->num_segments, (int)g->count, overlap ? "overlapping" : "permuted");
   const size_t bytes = sizeof(int32_t) * (size_t)n;
-  return tb_test_upload(&g->d_csr, g->csr, bytes) && tb_test_upload(&g->d_sources, g->sources, bytes);
+  return tb_test_upload(&g->d_csr, g->csr, bytes) &&
+         tb_test_upload(&g->d_sources, g->sources, bytes);
 }
 
 seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total) {
@@ -327,8 +329,8 @@ int64_t seg_rounding_depth(tb_type t, const tb_launch_box *box, int64_t count) {
   return worst;
 }
 
-void seg_check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n, const void *got,
-                      const void *want, const char *what) {
+void seg_check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n,
+                          const void *got, const void *want, const char *what) {
   double *bound = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   if (!bound) return;
   for (int64_t s = 0; s < n; ++s) bound[s] = tb_sum_error_bound(t, depth, sum_abs[s]);
@@ -344,7 +346,7 @@ bool seg_no_items_geom(seg_geom *g, int32_t num_segments, tb_rng *r) {
 }
 
 bool seg_plans_over_no_items(tb_type t, const seg_geom *g, tb_seg_plan **seg, tb_seg_plan **sp,
-                         tb_seg_plan **rbk, int64_t *h_runs) {
+                             tb_seg_plan **rbk, int64_t *h_runs) {
   char what[400];
   seg_describe(what, sizeof what, "plans over no items", t, TB_OP_PLUS, "", NULL, g->name);
   return TB_ASSERT_OK(
@@ -453,7 +455,7 @@ static bool guards_intact(const seg_guarded *g, const char *what) {
 }
 
 bool seg_after_call(tb_status st, const seg_guarded *const *outs, int n_outs, const char *label,
-                const char *call) {
+                    const char *call) {
   char what[256];
   snprintf(what, sizeof what, "%s: %s (returned %s; seed %llu)", label, call, tb_status_string(st),
            (unsigned long long)tb_test.seed);
@@ -464,18 +466,19 @@ bool seg_after_call(tb_status st, const seg_guarded *const *outs, int n_outs, co
   return ok;
 }
 
-bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments, int32_t count,
-                      int32_t x_len, tb_type t, tb_rng *r) {
+bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments,
+                          int32_t count, int32_t x_len, tb_type t, tb_rng *r) {
   memset(d, 0, sizeof *d);
   const size_t sz = tb_type_size(t);
   void *host = malloc(sz * (size_t)count);
   if (!host) return false;
   tb_fill_random(r, t, TB_OP_PLUS, host, count);
-  const bool ok = tb_test_upload(&d->csr, mc->csr, sizeof(int32_t) * (size_t)num_segments) &&
-                  tb_test_upload(&d->sources, mc->sources, sizeof(int32_t) * (size_t)num_segments) &&
-                  tb_test_upload(&d->cols, mc->cols, sizeof(int32_t) * (size_t)count) &&
-                  tb_test_upload(&d->in, host, sz * (size_t)count) &&
-                  tb_test_upload(&d->x, host, sz * (size_t)x_len);
+  const bool ok =
+      tb_test_upload(&d->csr, mc->csr, sizeof(int32_t) * (size_t)num_segments) &&
+      tb_test_upload(&d->sources, mc->sources, sizeof(int32_t) * (size_t)num_segments) &&
+      tb_test_upload(&d->cols, mc->cols, sizeof(int32_t) * (size_t)count) &&
+      tb_test_upload(&d->in, host, sz * (size_t)count) &&
+      tb_test_upload(&d->x, host, sz * (size_t)x_len);
   free(host);
   return ok;
 }
@@ -485,8 +488,8 @@ void seg_malformed_inputs_free(seg_malformed_inputs *d) {
   tb_buffer_free(&d->in), tb_buffer_free(&d->x);
 }
 
-void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments, int32_t count,
-                                    int32_t x_len, tb_type t, tb_rng *r)) {
+void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments,
+                                        int32_t count, int32_t x_len, tb_type t, tb_rng *r)) {
   const int32_t B = tb_test.quick ? 20000 : 200000, N = 3 * B, X = 1000;
   int32_t *csr = seg_alloc_i32(B), *src = seg_alloc_i32(B), *good_src = seg_alloc_i32(B);
   int32_t *cols = seg_alloc_i32(N), *good_cols = seg_alloc_i32(N);

@@ -48,7 +48,7 @@ int seg_grid_of(tb_type t, tb_launch_box *out);
  * (NULL: the tuned default, always): the grid is plus's, the other
  * operators are compiled at the tuned boxes. */
 bool seg_in_op_grid(int (*grid)(tb_type, tb_op, tb_launch_box *, int), tb_type t, int op,
-                const tb_launch_box *box);
+                    const tb_launch_box *box);
 bool seg_op_at_box(tb_type t, int op, const tb_launch_box *box);
 
 /* seg_op_swept, where the build has op at box. */
@@ -73,7 +73,7 @@ int64_t seg_spmv_tile_of(tb_type t, const tb_launch_box *box);
 
 /* "fn type op form box=.. geometry (seed N)": the case, for failure messages. */
 void seg_describe(char *out, size_t cap, const char *fn, tb_type t, tb_op op, const char *form,
-              const tb_launch_box *box, const char *geometry);
+                  const tb_launch_box *box, const char *geometry);
 
 /* ---- segment geometries --------------------------------------------------------- */
 
@@ -91,7 +91,8 @@ typedef struct {
 void seg_geom_free(seg_geom *g);
 
 /* Takes lens (n of them) over; label names the geometry. */
-bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r, const char *label);
+bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r,
+                        const char *label);
 
 typedef enum { SEG_SHAPE_SPEC, SEG_SHAPE_ONE_SEGMENT, SEG_SHAPE_LONG_MIDDLE } seg_shape;
 
@@ -173,8 +174,8 @@ bool seg_all_identity(tb_type t, tb_op op, const void *got, int64_t n, const cha
 int64_t seg_rounding_depth(tb_type t, const tb_launch_box *box, int64_t count);
 
 /* got against want within tb_sum_error_bound(t, depth, sum_abs[s]). */
-void seg_check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n, const void *got,
-                      const void *want, const char *what);
+void seg_check_real_bound(tb_type t, const double *sum_abs, int64_t depth, int64_t n,
+                          const void *got, const void *want, const char *what);
 
 /* ---- plans over no items -------------------------------------------------------------- */
 
@@ -185,7 +186,7 @@ bool seg_no_items_geom(seg_geom *g, int32_t num_segments, tb_rng *r);
  * count the reduce-by-key preprocess gave, into *h_runs: the apply of each
  * kind and its refusal of the others' plans. */
 bool seg_plans_over_no_items(tb_type t, const seg_geom *g, tb_seg_plan **seg, tb_seg_plan **sp,
-                         tb_seg_plan **rbk, int64_t *h_runs);
+                             tb_seg_plan **rbk, int64_t *h_runs);
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
@@ -245,7 +246,7 @@ bool seg_guarded_make(seg_guarded *g, size_t size, int64_t n);
 /* The device after a call on malformed input: healthy, guards intact. Any
  * status is fine. */
 bool seg_after_call(tb_status st, const seg_guarded *const *outs, int n_outs, const char *label,
-                const char *call);
+                    const char *call);
 
 typedef struct {
   const char *label;
@@ -264,8 +265,8 @@ typedef struct {
   tb_buffer csr, sources, cols, in, x;
 } seg_malformed_inputs;
 
-bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments, int32_t count,
-                      int32_t x_len, tb_type t, tb_rng *r);
+bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments,
+                          int32_t count, int32_t x_len, tb_type t, tb_rng *r);
 void seg_malformed_inputs_free(seg_malformed_inputs *d);
 
 /* Runs `run` (which returns false once the context is lost: it fails
@@ -274,8 +275,8 @@ void seg_malformed_inputs_free(seg_malformed_inputs *d);
  * past count at the end, empty segments; sources and columns out of range;
  * then offsets random, descending and past count under rows of 48 items on
  * average (the tiles that wait on published limits). */
-void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments, int32_t count,
-                                    int32_t x_len, tb_type t, tb_rng *r));
+void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments,
+                                        int32_t count, int32_t x_len, tb_type t, tb_rng *r));
 
 /* ---- the forms (segreduce_forms.c) ----------------------------------------------------- */
 
@@ -327,8 +328,8 @@ bool seg_spvals_make(seg_spvals *sv, tb_type t, tb_op add_op, const seg_spmat *m
 
 /* One SpMV call (unary or binary, direct or indirect) against the reference. */
 bool seg_check_spmv(const seg_spmat *m, const seg_spvals *sv, tb_op add_op, bool binary,
-                    bool indirect, bool support_empty, const tb_launch_box *box,
-                    tb_buffer *scratch, seg_outputs *o);
+                    bool indirect, bool support_empty, const tb_launch_box *box, tb_buffer *scratch,
+                    seg_outputs *o);
 
 /* Keys whose runs have the lengths of a geometry's non-empty segments. */
 typedef struct {

@@ -67,7 +67,7 @@ static void test_spmv_every_case(void) {
                 for (int se = 0; se < 2; ++se)
                   if (seg_mode_swept(cases[c].strict, se, indirect ^ binary) &&
                       !seg_check_spmv(&m, &sv, (tb_op)op, binary, indirect, se, box,
-                                  (b + binary) % 2 ? NULL : &scratch, &o))
+                                      (b + binary) % 2 ? NULL : &scratch, &o))
                     ++failures;
           seg_spvals_free(&sv);
         }
@@ -116,8 +116,8 @@ static void test_spmv_edges_and_large(void) {
         if (seg_spvals_make(&sv, (tb_type)t, TB_OP_PLUS, &m, &r))
           for (int binary = 0; binary < 2; ++binary)
             for (int indirect = 0; indirect < 2; ++indirect)
-              seg_check_spmv(&m, &sv, TB_OP_PLUS, binary, indirect, !cases[c].strict || indirect, NULL,
-                         NULL, &o);
+              seg_check_spmv(&m, &sv, TB_OP_PLUS, binary, indirect, !cases[c].strict || indirect,
+                             NULL, NULL, &o);
         seg_spvals_free(&sv);
       }
     seg_spmat_free(&m);
@@ -127,7 +127,8 @@ static void test_spmv_edges_and_large(void) {
     const seg_case c = seg_spec_case(TB_GEOM_UNIFORM, 4.0, true, 1000);
     seg_spmat m;
     seg_spvals sv;
-    if (seg_spmat_make(&m, &c, false, 100, &r) && seg_spvals_make(&sv, TB_INT32, TB_OP_PLUS, &m, &r) &&
+    if (seg_spmat_make(&m, &c, false, 100, &r) &&
+        seg_spvals_make(&sv, TB_INT32, TB_OP_PLUS, &m, &r) &&
         seg_outputs_reserve(&o, m.g.num_segments)) {
       for (int mul = 0; mul < TB_OP_COUNT; ++mul) {
         if (mul == TB_OP_MULTIPLIES) continue;
@@ -268,8 +269,8 @@ done:
 
 /* Every SpMV entry point on one malformed descriptor with validation off.
  * The output carries guard zones. */
-static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count, int32_t x_len,
-                          tb_type t, tb_rng *r) {
+static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count,
+                          int32_t x_len, tb_type t, tb_rng *r) {
   seg_malformed_inputs d;
   tb_buffer scratch = {0};
   seg_guarded out = {0};

@@ -3,16 +3,14 @@
 #ifndef TB_SUITES_TESTING_H
 #define TB_SUITES_TESTING_H
 
+#include <CUnit/CUnit.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-#include <CUnit/CUnit.h>
-
-#include "suites/cpu_testing.h"
 
 #include "core/cuda.h"
 #include "core/rng.h"
 #include "core/status.h"
+#include "suites/cpu_testing.h"
 
 /* Sizes the suites use: the full run, or a quick one (--quick, for the
  * compute-sanitizer runs, where every launch is many times slower). */
