@@ -185,10 +185,7 @@ static void test_empty_and_all_zero(void) {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed + 2);
   lb_problem p;
-  memset(&p, 0, sizeof p);
-  p.num_objects = 5000;
-  p.counts = calloc(p.num_objects, sizeof(int32_t));
-  if (p.counts && lb_problem_finish(&p, &r)) {
+  if (lb_problem_all_zero(&p, 5000, &r)) {
     CU_ASSERT_EQUAL(p.n_items, 0);
     data d;
     if (data_make(&d, TB_INT64, 16, &r)) {

@@ -60,6 +60,13 @@ bool lb_problem_finish(lb_problem *p, tb_rng *r) {
          tb_test_upload(&p->d_scatter, p->scatter, bytes);
 }
 
+bool lb_problem_all_zero(lb_problem *p, int32_t num_objects, tb_rng *r) {
+  memset(p, 0, sizeof *p);
+  p->num_objects = num_objects;
+  p->counts = calloc((size_t)num_objects, sizeof(int32_t));
+  return p->counts && lb_problem_finish(p, r);
+}
+
 bool lb_problem_make(lb_problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r) {
   memset(p, 0, sizeof *p);
   const int64_t num = tb_geometry_num_objects(spec, total);

@@ -36,6 +36,9 @@ void lb_problem_free(lb_problem *p);
  * and scatter write every output and never overlap). */
 bool lb_problem_finish(lb_problem *p, tb_rng *r);
 
+/* num_objects objects, every count zero (no items). */
+bool lb_problem_all_zero(lb_problem *p, int32_t num_objects, tb_rng *r);
+
 bool lb_problem_make(lb_problem *p, const tb_geometry_spec *spec, int64_t total, tb_rng *r);
 lb_problem lb_problem_from_counts(const int32_t *counts, int32_t n, tb_rng *r);
 
