@@ -713,9 +713,17 @@ int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind,
       {"preprocess + apply", test_preprocess_apply},
       {"plans: no items, wrong kind", test_plan_edges},
   };
+  enum { kShared = sizeof shared / sizeof shared[0] };
   int n = 0;
-  for (; own[n].pName && n < kMaxTests - 4; ++n) tests[n] = own[n];
-  for (int i = 0; i < 3; ++i) tests[n++] = shared[i];
+  for (; own[n].pName; ++n) {
+    if (n + kShared >= kMaxTests) {
+      fprintf(stderr, "%s: more than %d tests of its own; raise kMaxTests\n", suite,
+              kMaxTests - kShared - 1);
+      return 2;
+    }
+    tests[n] = own[n];
+  }
+  for (int i = 0; i < kShared; ++i) tests[n++] = shared[i];
   tests[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   under_test = kind;
   return tb_test_main(argc, argv, suite, tests);
