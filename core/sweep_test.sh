@@ -3,15 +3,12 @@
 # lost, and what every row records of its run and of the GPU's state, on a
 # sweep that needs no GPU (sweep_fake.c), a stand-in NVML (nvml_fake.c) and,
 # for --tb_trace, a stand-in CUPTI (cupti_fake.c).
-set -u
+. tools/testing.sh
 FAKE=$1
 export TB_NVML_LIBRARY=$PWD/$2
 FAKE_CUPTI=$PWD/$3
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
 R=$TMP/results
 OUT=$R/sm_00/fake-gpu/fake.json
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # has KEY VALUE: the result holds "KEY": "VALUE" (any spacing).
 has() { grep -qE "\"$1\":[[:space:]]*\"$2\"" "$OUT"; }
 rows() { grep -cE "\"name\":[[:space:]]*\"$1\"" "$OUT"; }  # exactly that name
@@ -184,5 +181,4 @@ TB_CUPTI_LIBRARY=/nonexistent/libcupti.so "$FAKE" --tb_list --tb_trace >"$TMP/lo
 "$FAKE" --tb_trace=yes >"$TMP/log" 2>&1 && fail "--tb_trace=yes accepted"
 grep -q -- '--tb_trace' "$TMP/help" || fail "--help does not list --tb_trace"
 
-[ $failures -eq 0 ] && echo "sweep_test: all checks passed"
-exit $((failures > 0))
+finish sweep_test

@@ -18,7 +18,7 @@
 # (86d3a99), their median and cv aggregates as the sweeps wrote them. No two committed runs share
 # a commit, and between these two the tb kernels changed, so only the baselines make a same-code
 # pair; unlike two halves of one run's repetitions, they carry the real run-to-run drift.
-set -u
+. tools/testing.sh
 COMPARE=$1
 A=$2
 B=$3
@@ -27,12 +27,8 @@ SAME_A=$(dirname "$5")
 SAME_B=$(dirname "$6")
 SAME_COMMIT_A=$7
 SAME_COMMIT_B=$8
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
 
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # has_line FILE LINE: FILE contains LINE exactly.
-has_line() { grep -qxF -- "$2" "$1" || fail "$1 lacks the line '$2'"; }
 # has_text FILE TEXT: FILE contains TEXT.
 has_text() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
 # expect_rc WANT WHAT ARGS...: compare ARGS exits WANT; its stdout goes to $TMP/run.md, its
@@ -319,4 +315,4 @@ for args in "" "$A" "$A $B $OLD" "--bogus $A $B" "--out" "$A $B --out" "$A $B --
   [ "$rc" = 2 ] || fail "compare $args: exit status $rc, want 2"
 done
 
-[ "$failures" = 0 ] && echo "PASS" || { echo "$failures check(s) failed" >&2; exit 1; }
+finish compare_test

@@ -2,12 +2,9 @@
 # cross_gpu_test CROSS_GPU TEMPLATES_DIR: tb / best baseline per row on two GPUs (the
 # best-baseline rule: the fastest baseline, an _apply row's plain form's when it has none), the
 # per-type table, and a clear failure on a broken file.
-set -u
+. tools/testing.sh
 BIN=$1
 TEMPLATES=$2
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 mkdir -p "$TMP/a" "$TMP/b" "$TMP/out"
 row() { # name G items/s
   echo "{\"name\": \"$1_median\", \"run_name\": \"$1\", \"run_type\": \"aggregate\", \"aggregate_name\": \"median\", \"items_per_second\": $2e9}"
@@ -44,5 +41,4 @@ for f in reduce segreduce; do [ -s "$TMP/out/${f}_cross_gpu.png" ] || fail "no $
 echo '{"benchmarks": [' >"$TMP/b/reduce.json"
 "$BIN" --templates "$TEMPLATES" "$TMP/a" "$TMP/b" "$TMP/out" 2>"$TMP/err" && fail "a broken file was accepted"
 grep -q "$TMP/b/reduce.json" "$TMP/err" || fail "the broken file is not named"
-[ $failures -eq 0 ] && echo "cross_gpu_test: all checks passed"
-exit $((failures > 0))
+finish cross_gpu_test

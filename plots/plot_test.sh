@@ -11,18 +11,14 @@
 # MATRICES (testdata/matrices/spmv.json) holds real-matrix SpMV rows: float zeta (1000 nonzeros,
 # plain and _apply), mid_t (3000, its _apply rows as median and cv aggregates) and alpha (5000,
 # plain only), double zeta (plain only).
-set -u
+. tools/testing.sh
 PLOT=$1
 FIXTURE=$2
 SEGMENTED=$3
 MATRICES=$4
 MATRIX_ROWS=$5 # segmented reduction and reduce-by-key over matrices' rows
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
 
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # has_line FILE LINE: FILE contains LINE exactly.
-has_line() { grep -qxF -- "$2" "$1" || fail "$1 lacks the line '$2'"; }
 
 # gnuplot is installed by the project's setup: without it the charts cannot be checked.
 command -v gnuplot >/dev/null || fail "gnuplot not found on PATH ($PATH): install gnuplot-nox"
@@ -178,4 +174,4 @@ done
 # A failing gnuplot is an error, not a silent success.
 GNUPLOT=false "$PLOT" --out "$TMP/nogp" "$FIXTURE" 2>/dev/null && fail "plot succeeded although gnuplot failed"
 
-[ "$failures" = 0 ] && echo "PASS" || { echo "$failures check(s) failed" >&2; exit 1; }
+finish plot_test

@@ -4,12 +4,9 @@
 # keeps today's names, a model, a file or a matrix renames every row it
 # changes and only those, and
 # a mistake is refused (exit 2) with the rule or the file's line.
-set -u
+. tools/testing.sh
 SEGREDUCE=$1
 INTERVAL=$2
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # rows BIN FLAGS...: the listed row names, without Google Benchmark's segments.
 rows() { "$@" --tb_list 2>"$TMP/err" | sed 's|/iterations:.*||'; }
 # algorithms: the distinct algorithms of the rows on stdin.
@@ -106,5 +103,4 @@ refused "$TMP/over.txt:4: the lengths pass INT32_MAX (2147483647) items in all" 
   --tb_segments="$TMP/over.txt"
 refused "give --tb_lengths or --tb_segments, not both" "$SEGREDUCE" --tb_segments="$TMP/segs.txt" --tb_lengths=zipf:1.5
 
-[ $failures -eq 0 ] && echo "lengths_list_test: all checks passed"
-exit $((failures > 0))
+finish lengths_list_test

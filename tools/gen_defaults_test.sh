@@ -5,11 +5,9 @@
 # ("<arch> <gpu folder> [FAMILY...]"): a new sweep or a table edited by hand
 # fails here until `./tilebench defaults` regenerates it. A rule whose boxes
 # come from several runs is refused, and taken with --mixed-runs.
-set -u
+. tools/testing.sh
 GEN=$1
 SOURCES=$2
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
 while read -r arch gpu families; do
   [ -n "$arch" ] || continue
   name=$arch${families:+_$gpu}
@@ -62,5 +60,4 @@ grep -q '^TB_TUNED(REDUCE, TB_INT32, 0, 256, 4)  // 120.0 G items/s, across runs
   || { echo "FAIL: --mixed-runs does not pick across runs and say so:" >&2; cat "$TMP/mixed.inc" >&2; failures=$((failures + 1)); }
 grep -q '^TB_TUNED(REDUCE, TB_INT64, 0, 128, 4)  // 100.0 G items/s$' "$TMP/mixed.inc" \
   || { echo "FAIL: a one-run rule is marked or wrong:" >&2; cat "$TMP/mixed.inc" >&2; failures=$((failures + 1)); }
-[ $failures -eq 0 ] && echo "gen_defaults_test: tables match the committed sweeps"
-exit $((failures > 0))
+finish gen_defaults_test

@@ -1,11 +1,8 @@
 #!/bin/bash
 # gpu_slot_test SLOT: four GPU "tests" on two pretend GPUs run two at a time,
 # never two on one GPU; a CPU test and a GPU-less machine run unwrapped.
-set -u
+. tools/testing.sh
 SLOT=$(realpath "$1")
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 mkdir -p "$TMP/path" "$TMP/locks"
 printf '#!/bin/sh\nprintf "0\\n1\\n"\n' >"$TMP/path/nvidia-smi"
 chmod +x "$TMP/path/nvidia-smi"
@@ -32,5 +29,4 @@ out=$(PATH=$TMP/path:$PATH CUDA_VISIBLE_DEVICES=7 "$SLOT" sh -c 'echo $CUDA_VISI
 out=$(PATH=/usr/bin:/bin TB_GPU_TEST=1 "$SLOT" sh -c 'echo ran')
 [ "$out" = ran ] || fail "without nvidia-smi: '$out'"
 "$SLOT" false && fail "the command's exit status is lost"
-[ $failures -eq 0 ] && echo "gpu_slot_test: all checks passed"
-exit $((failures > 0))
+finish gpu_slot_test

@@ -4,14 +4,11 @@
 # three pretend GPUs of two models: every shard merged per model with the
 # board that measured each row; a failing shard, a killed run and a truncated
 # result are named, the rest merged, and --resume re-runs only what was lost.
-set -u
+. tools/testing.sh
 TILEBENCH=$(realpath "$1")
 FAKE=$(realpath "$2")
 MERGE=$(realpath "$3")
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
 BIN=$TMP/bin R=$TMP/results W=$TMP/work
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 mkdir -p "$BIN"
 for f in reduce scan; do ln -sf "$FAKE" "$BIN/${f}_bench"; done
 export TB_SWEEP_BIN=$BIN TB_RESULTS=$R TB_RESULTS_MERGE=$MERGE TB_COMMIT=shards
@@ -85,5 +82,4 @@ grep -q "LOST reduce/float \[fake-h200\]: its result cannot be merged" "$TMP/out
   fail "--benchmark_filter accepted"
 grep -q 'leave out --benchmark_filter' "$TMP/out" || fail "filter refusal unclear"
 
-[ $failures -eq 0 ] && echo "shard_sweep_test: all checks passed"
-exit $((failures > 0))
+finish shard_sweep_test

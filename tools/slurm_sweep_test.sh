@@ -5,14 +5,11 @@
 # task, merged; a failed task and a cancelled one named, --resume finishing
 # them; a partition that does not exist refused clearly. Needs root (the
 # daemons run as root) and Debian's slurm-wlm and munge.
-set -u
+. tools/testing.sh
 TILEBENCH=$(realpath "$1")
 FAKE=$(realpath "$2")
 MERGE=$(realpath "$3")
 CLUSTER=$(realpath "$4")
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 [ "$(id -u)" = 0 ] || { echo "slurm_sweep_test: needs root (the test cluster's daemons run as root)" >&2; exit 1; }
 # A short path: munged refuses socket paths over 108 bytes.
 export TB_SLURM_DIR=$(mktemp -d /tmp/tb-slurm.XXXXXX)
@@ -56,5 +53,4 @@ rm -rf "$W"
 "$TILEBENCH" sweep reduce --slurm --partition nosuch --work "$W" >"$TMP/out" 2>&1 && fail "bad partition exited 0"
 grep -qi 'invalid partition' "$TMP/out" || fail "bad partition not explained: $(cat "$TMP/out")"
 
-[ $failures -eq 0 ] && echo "slurm_sweep_test: all checks passed"
-exit $((failures > 0))
+finish slurm_sweep_test

@@ -5,14 +5,11 @@
 # command line's mistakes are refused (exit 2) before anything is installed,
 # built or run; --out DIR and the files written; every flag a sweep's --help
 # lists passes (FAKE: core/sweep_fake.c, the sweep runtime without a GPU).
-set -u
+. tools/testing.sh
 TILEBENCH=$(realpath "$1")
 FAKE=$(realpath "$2")
-TMP=${TEST_TMPDIR:-$(mktemp -d)}
 BIN=$TMP/bin
 mkdir -p "$BIN"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 for f in reduce scan omp_reduce interval segreduce spmv; do
   cat >"$BIN/${f}_bench" <<DOUBLE
@@ -184,5 +181,4 @@ head -1 "$TMP/csv" | grep -q '^name,' || fail "CSV on stdout lacks its header: $
 [ "$(grep -vc '^"fake/' "$TMP/csv")" = 1 ] || fail "stdout holds more than the CSV: $(cat "$TMP/csv")"
 grep -q '^\[1/6\] fake/' "$TMP/out" || fail "no progress lines on stderr"
 
-[ $failures -eq 0 ] && echo "sweep_families_test: all checks passed"
-exit $((failures > 0))
+finish sweep_families_test

@@ -11,12 +11,12 @@ def cunit_test(name, deps = [], size = "small", **kwargs):
     )
 
 def tool_test(name, tools, data = [], size = "small", **kwargs):
-    """A shell test from name.sh, given the paths of tools (labels) as its arguments."""
+    """A shell test from name.sh (which sources tools/testing.sh), given the paths of tools (labels) as its arguments."""
     native.sh_test(
         name = name,
         size = size,
         srcs = [name + ".sh"],
         args = ["$(rootpath %s)" % t for t in tools],
-        data = tools + data,
+        data = tools + data + ["//tools:testing.sh"],
         **kwargs
     )
