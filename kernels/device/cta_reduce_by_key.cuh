@@ -108,31 +108,16 @@ struct RunStatusArray {
   }
 };
 
-// Warp 0 finds the exclusive prefix pair of `tile` (> 0): 32 predecessors per
-// step, lane 31 the nearest, up to the nearest PREFIX. Each window is
+// Warp 0 finds the exclusive prefix pair of `tile` (> 0); each window is
 // reduced in tile order and goes before what nearer windows gave.
 template <tb_op OP, typename T>
 __device__ RunPair<T> run_look_back(const RunStatusArray<T>& status, int64_t tile,
                                     LookBackDelay delay) {
   const int lane = threadIdx.x % 32;
-  if (delay.first_ns) __nanosleep(delay.first_ns);
-  RunPair<T> prefix = run_identity<OP, T>();
-  for (int64_t nearest = tile - 1;; nearest -= 32) {
-    const int64_t pred = nearest - (31 - lane);
-    RunPair<T> x = run_identity<OP, T>();
-    TileStatus st = kPrefix;  // nothing before tile 0
-    if (pred >= 0) st = status.read(pred, &x);
-    for (unsigned wait = delay.poll_ns; __any_sync(kFullMask, st == kInvalid);
-         wait = min(2 * wait, delay.poll_max_ns)) {
-      if (wait) __nanosleep(wait);
-      if (st == kInvalid) st = status.read(pred, &x);
-    }
-    const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
-    const int first = prefixes ? 31 - __clz(prefixes) : 0;  // nearest prefix
-    if (lane < first) x = run_identity<OP, T>();
-    prefix = run_combine<OP>(warp_run_reduce<OP>(x, lane), prefix);
-    if (prefixes) return prefix;
-  }
+  return look_back_over(
+      status, tile, delay, run_identity<OP, T>(),
+      [lane](RunPair<T> x) { return warp_run_reduce<OP>(x, lane); },
+      [](RunPair<T> a, RunPair<T> b) { return run_combine<OP>(a, b); });
 }
 
 // Post the tile's aggregate, look back, post its inclusive prefix (warp 0).

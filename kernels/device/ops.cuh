@@ -37,35 +37,25 @@ template <> struct Op<TB_OP_MULTIPLIES> {
   }
 };
 
-template <> struct Op<TB_OP_MIN> {
+// Min and max, one definition: kMax picks the direction.
+template <bool kMax> struct MinMaxOp {
   template <typename T> __host__ __device__ static T identity() {
+    using limits = cuda::std::numeric_limits<T>;
     if constexpr (cuda::std::is_floating_point<T>::value)
-      return cuda::std::numeric_limits<T>::infinity();
+      return kMax ? -limits::infinity() : limits::infinity();
     else
-      return cuda::std::numeric_limits<T>::max();
+      return kMax ? limits::lowest() : limits::max();
   }
   template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
     if constexpr (cuda::std::is_floating_point<T>::value)
-      return fmin(a, b);
+      return kMax ? fmax(a, b) : fmin(a, b);
     else
-      return b < a ? b : a;
+      return (kMax ? a < b : b < a) ? b : a;
   }
 };
 
-template <> struct Op<TB_OP_MAX> {
-  template <typename T> __host__ __device__ static T identity() {
-    if constexpr (cuda::std::is_floating_point<T>::value)
-      return -cuda::std::numeric_limits<T>::infinity();
-    else
-      return cuda::std::numeric_limits<T>::lowest();
-  }
-  template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
-    if constexpr (cuda::std::is_floating_point<T>::value)
-      return fmax(a, b);
-    else
-      return a < b ? b : a;
-  }
-};
+template <> struct Op<TB_OP_MIN> : MinMaxOp<false> {};
+template <> struct Op<TB_OP_MAX> : MinMaxOp<true> {};
 
 template <> struct Op<TB_OP_BIT_AND> {
   template <typename T> __host__ __device__ static T identity() { return T(~T(0)); }

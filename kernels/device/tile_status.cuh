@@ -85,31 +85,43 @@ struct TileStatusArray<T, 16> {
   }
 };
 
-// Warp 0 finds the exclusive prefix of `tile` (> 0) from its predecessors'
-// published aggregates and prefixes, 32 tiles per step, nearest first.
-template <tb_op OP, typename T>
-__device__ T look_back(const TileStatusArray<T>& status, int64_t tile,
-                       LookBackDelay delay = kBackOff) {
+// The look-back loop over any status array whose read(pred, &x) gives a V:
+// warp 0 walks the predecessors of `tile` (> 0), 32 a step, lane 31 the
+// nearest, up to the nearest PREFIX. `window` reduces a step's values in
+// tile order (those past the nearest prefix are the identity);
+// combine(window, prefix) puts it before what nearer steps gave.
+template <typename V, class Status, class Window, class Combine>
+__device__ __forceinline__ V look_back_over(const Status& status, int64_t tile,
+                                            LookBackDelay delay, V identity, Window window,
+                                            Combine combine) {
   const int lane = threadIdx.x % 32;
-  const T identity = Op<OP>::template identity<T>();
   if (delay.first_ns) __nanosleep(delay.first_ns);
-  T prefix = identity;
+  V prefix = identity;
   for (int64_t nearest = tile - 1;; nearest -= 32) {
     const int64_t pred = nearest - (31 - lane);  // lane 31 reads the nearest
-    T value = identity;
+    V x = identity;
     TileStatus st = kPrefix;  // nothing before tile 0
-    if (pred >= 0) st = status.read(pred, &value);
+    if (pred >= 0) st = status.read(pred, &x);
     for (unsigned wait = delay.poll_ns; __any_sync(kFullMask, st == kInvalid);
          wait = min(2 * wait, delay.poll_max_ns)) {
       if (wait) __nanosleep(wait);
-      if (st == kInvalid) st = status.read(pred, &value);
+      if (st == kInvalid) st = status.read(pred, &x);
     }
     const unsigned prefixes = __ballot_sync(kFullMask, st == kPrefix);
     const int first = prefixes ? 31 - __clz(prefixes) : 0;  // nearest prefix
-    const T window = warp_reduce<OP>(lane >= first ? value : identity);
-    prefix = Op<OP>::apply(window, prefix);
+    prefix = combine(window(lane >= first ? x : identity), prefix);
     if (prefixes) return prefix;
   }
+}
+
+// Warp 0 finds the exclusive prefix of `tile` (> 0) from its predecessors'
+// published aggregates and prefixes.
+template <tb_op OP, typename T>
+__device__ T look_back(const TileStatusArray<T>& status, int64_t tile,
+                       LookBackDelay delay = kBackOff) {
+  return look_back_over(
+      status, tile, delay, Op<OP>::template identity<T>(),
+      [](T x) { return warp_reduce<OP>(x); }, [](T a, T b) { return Op<OP>::apply(a, b); });
 }
 
 // The whole protocol for one tile, run by warp 0: post the tile's aggregate,
