@@ -13,17 +13,13 @@ static const char *const geometry_names[TB_GEOM_COUNT] = {
     "all_one", "zeros_but_one", "zero_runs", "lognormal",      "zipf"};
 
 const char *tb_geometry_name(tb_geometry g) {
-  return (int)g >= 0 && g < TB_GEOM_COUNT ? geometry_names[g] : "invalid";
+  return tb_enum_name(geometry_names, TB_GEOM_COUNT, g);
 }
 
 bool tb_geometry_parse(const char *s, tb_geometry *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_GEOM_COUNT; ++i)
-    if (strcmp(s, geometry_names[i]) == 0) {
-      if (out) *out = (tb_geometry)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(geometry_names, TB_GEOM_COUNT, s);
+  if (i >= 0 && out) *out = (tb_geometry)i;
+  return i >= 0;
 }
 
 tb_geometry_spec tb_geometry_spec_default(tb_geometry kind, double avg) {

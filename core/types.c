@@ -22,27 +22,30 @@ size_t tb_type_size(tb_type t) {
   }
 }
 
-const char *tb_type_name(tb_type t) { return tb_type_valid(t) ? type_names[t] : "invalid"; }
-const char *tb_op_name(tb_op op) { return tb_op_valid(op) ? op_names[op] : "invalid"; }
+const char *tb_type_name(tb_type t) { return tb_enum_name(type_names, TB_TYPE_COUNT, t); }
+const char *tb_op_name(tb_op op) { return tb_enum_name(op_names, TB_OP_COUNT, op); }
+
+const char *tb_enum_name(const char *const *names, int count, int i) {
+  return i >= 0 && i < count ? names[i] : "invalid";
+}
+
+int tb_enum_index(const char *const *names, int count, const char *s) {
+  if (s == NULL) return -1;
+  for (int i = 0; i < count; ++i)
+    if (strcmp(s, names[i]) == 0) return i;
+  return -1;
+}
 
 bool tb_type_parse(const char *s, tb_type *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_TYPE_COUNT; ++i)
-    if (strcmp(s, type_names[i]) == 0) {
-      if (out) *out = (tb_type)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(type_names, TB_TYPE_COUNT, s);
+  if (i >= 0 && out) *out = (tb_type)i;
+  return i >= 0;
 }
 
 bool tb_op_parse(const char *s, tb_op *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_OP_COUNT; ++i)
-    if (strcmp(s, op_names[i]) == 0) {
-      if (out) *out = (tb_op)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(op_names, TB_OP_COUNT, s);
+  if (i >= 0 && out) *out = (tb_op)i;
+  return i >= 0;
 }
 
 static bool is_bitwise(tb_op op) {

@@ -46,6 +46,11 @@ void tb_store(tb_type t, void *base, int64_t i, tb_value v);
 bool tb_type_parse(const char *s, tb_type *out);
 bool tb_op_parse(const char *s, tb_op *out);
 
+/* For enums named by a table of count names (these, geometries, matrix kinds): names[i], or
+ * "invalid" when i is outside [0, count); the index of s in names, or -1 (s NULL or no name). */
+const char *tb_enum_name(const char *const *names, int count, int i);
+int tb_enum_index(const char *const *names, int count, const char *s);
+
 #ifdef __cplusplus
 }
 #endif
