@@ -2,6 +2,7 @@
 #ifndef TB_CORE_TYPES_H
 #define TB_CORE_TYPES_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -37,6 +38,19 @@ tb_value tb_identity(tb_type t, tb_op op);
  * multiplies propagate NaN.
  * A pair that tb_check_type_op rejects gives an all-zero value. */
 tb_value tb_apply(tb_type t, tb_op op, tb_value a, tb_value b);
+
+/* a op b for a floating operator in double, min/max as tb_apply's (0 for the bitwise ones):
+ * tb_apply's double result, and rounded to float its float one. Inline for the references'
+ * loops. */
+static inline double tb_apply_double(tb_op op, double a, double b) {
+  switch (op) {
+    case TB_OP_PLUS: return a + b;
+    case TB_OP_MULTIPLIES: return a * b;
+    case TB_OP_MIN: return fmin(a, b);
+    case TB_OP_MAX: return fmax(a, b);
+    default: return 0.0;
+  }
+}
 
 /* Read / write element i of an array of type t (invalid t: zero / no-op). */
 tb_value tb_load(tb_type t, const void *base, int64_t i);
