@@ -13,17 +13,13 @@ static const char *const geometry_names[TB_GEOM_COUNT] = {
     "all_one", "zeros_but_one", "zero_runs", "lognormal",      "zipf"};
 
 const char *tb_geometry_name(tb_geometry g) {
-  return (int)g >= 0 && g < TB_GEOM_COUNT ? geometry_names[g] : "invalid";
+  return tb_enum_name(geometry_names, TB_GEOM_COUNT, g);
 }
 
 bool tb_geometry_parse(const char *s, tb_geometry *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_GEOM_COUNT; ++i)
-    if (strcmp(s, geometry_names[i]) == 0) {
-      if (out) *out = (tb_geometry)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(geometry_names, TB_GEOM_COUNT, s);
+  if (i >= 0 && out) *out = (tb_geometry)i;
+  return i >= 0;
 }
 
 tb_geometry_spec tb_geometry_spec_default(tb_geometry kind, double avg) {
@@ -562,21 +558,27 @@ static tb_status check_call(const char *fn, const tb_geometry_spec *spec, int64_
   return TB_OK;
 }
 
-tb_status tb_geometry_draw(const tb_geometry_spec *spec, int64_t total, int32_t *counts,
-                           int64_t num, tb_rng *r) {
-  static const char fn[] = "tb_geometry_draw";
-  TB_TRY(check_call(fn, spec, total, counts, num, r));
-  if (num == 0) return TB_OK;
+/* The kinds whose counts are independent draws, scaled to sum to total when exact; any other
+ * kind is refused in fn's name. The caller checked the call. */
+static tb_status draw_independent(const char *fn, const tb_geometry_spec *spec, int64_t total,
+                                  int32_t *counts, int64_t num, bool exact, tb_rng *r) {
   switch (spec->kind) {
-    case TB_GEOM_UNIFORM: return gen_uniform(counts, num, total, false, r);
-    case TB_GEOM_POWER_LAW: return gen_power_law(counts, num, total, false, r);
-    case TB_GEOM_LOGNORMAL: return gen_lognormal(spec, counts, num, total, false, r);
-    case TB_GEOM_ZIPF: return gen_zipf(spec, counts, num, total, false, r);
+    case TB_GEOM_UNIFORM: return gen_uniform(counts, num, total, exact, r);
+    case TB_GEOM_POWER_LAW: return gen_power_law(counts, num, total, exact, r);
+    case TB_GEOM_LOGNORMAL: return gen_lognormal(spec, counts, num, total, exact, r);
+    case TB_GEOM_ZIPF: return gen_zipf(spec, counts, num, total, exact, r);
     default: break;
   }
   return tb_fail(TB_ERR_INVALID_ARGUMENT,
                  "%s: %s: not a kind of independent draws (uniform, power_law, lognormal, zipf)",
                  fn, geometry_names[spec->kind]);
+}
+
+tb_status tb_geometry_draw(const tb_geometry_spec *spec, int64_t total, int32_t *counts,
+                           int64_t num, tb_rng *r) {
+  static const char fn[] = "tb_geometry_draw";
+  TB_TRY(check_call(fn, spec, total, counts, num, r));
+  return num == 0 ? TB_OK : draw_independent(fn, spec, total, counts, num, false, r);
 }
 
 tb_status tb_geometry_counts(const tb_geometry_spec *spec, int64_t total, int32_t *counts,
@@ -586,10 +588,6 @@ tb_status tb_geometry_counts(const tb_geometry_spec *spec, int64_t total, int32_
   if (num == 0) return TB_OK;
   switch (spec->kind) {
     case TB_GEOM_FIXED: return gen_fixed(counts, num, total);
-    case TB_GEOM_UNIFORM: return gen_uniform(counts, num, total, true, r);
-    case TB_GEOM_POWER_LAW: return gen_power_law(counts, num, total, true, r);
-    case TB_GEOM_LOGNORMAL: return gen_lognormal(spec, counts, num, total, true, r);
-    case TB_GEOM_ZIPF: return gen_zipf(spec, counts, num, total, true, r);
     case TB_GEOM_EMPTY_FRACTION: return gen_empty_fraction(spec, counts, num, total, r);
     case TB_GEOM_ONE_GIANT: return gen_one_giant(counts, num, total, r);
     case TB_GEOM_ALL_ONE:
@@ -607,9 +605,8 @@ tb_status tb_geometry_counts(const tb_geometry_spec *spec, int64_t total, int32_
       counts[tb_rng_range(r, 0, num - 1)] = (int32_t)total;
       return TB_OK;
     case TB_GEOM_ZERO_RUNS: return gen_zero_runs(spec, counts, num, total, r);
-    default: break;
+    default: return draw_independent(fn, spec, total, counts, num, true, r);
   }
-  return tb_fail(TB_ERR_INVALID_ARGUMENT, "%s: invalid geometry %d", fn, (int)spec->kind);
 }
 
 /* ---- Segment lengths as the sweeps take them. ----------------------------- */

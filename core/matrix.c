@@ -12,17 +12,13 @@ static const char *const matrix_names[TB_MATRIX_KIND_COUNT] = {
     "uniform_rows", "power_law_rows", "stencil_2d5", "stencil_3d7"};
 
 const char *tb_matrix_name(tb_matrix_kind k) {
-  return (int)k >= 0 && k < TB_MATRIX_KIND_COUNT ? matrix_names[k] : "invalid";
+  return tb_enum_name(matrix_names, TB_MATRIX_KIND_COUNT, k);
 }
 
 bool tb_matrix_parse(const char *s, tb_matrix_kind *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_MATRIX_KIND_COUNT; ++i)
-    if (strcmp(s, matrix_names[i]) == 0) {
-      if (out) *out = (tb_matrix_kind)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(matrix_names, TB_MATRIX_KIND_COUNT, s);
+  if (i >= 0 && out) *out = (tb_matrix_kind)i;
+  return i >= 0;
 }
 
 void tb_csr_matrix_free(tb_csr_matrix *m) {

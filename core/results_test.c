@@ -78,6 +78,15 @@ static cJSON *read_json(const char *path) {
   return cJSON_Parse(buf);
 }
 
+/* Write text as a run's output, commit it into result (merging or not), read the result. */
+static cJSON *commit_text(const char *written, const char *result, bool merge, const char *text) {
+  write_file(written, text);
+  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, merge), TB_OK);
+  cJSON *r = read_json(result);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  return r;
+}
+
 static int count_named(const cJSON *root, const char *name) {
   int c = 0;
   const cJSON *b;
@@ -93,28 +102,23 @@ static void test_commit(void) {
   snprintf(written, sizeof written, "%s/run.json", g_dir);
   snprintf(result, sizeof result, "%s/result.json", g_dir);
   remove(result);
-  write_file(written,
-             "{\"context\": {\"commit\": \"a\", \"date\": \"d1\"}, \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
-             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 2},"
-             "{\"name\": \"r/tb/int32/n:8/nt:64/vt:1\", \"real_time\": 3}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
+  cJSON *r = commit_text(written, result, false,
+                         "{\"context\": {\"commit\": \"a\", \"date\": \"d1\"}, \"benchmarks\": ["
+                         "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+                         "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 2},"
+                         "{\"name\": \"r/tb/int32/n:8/nt:64/vt:1\", \"real_time\": 3}]}");
   CU_ASSERT_EQUAL(access(written, F_OK), -1); /* moved */
-  cJSON *r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"), 2);
   const cJSON *params = cJSON_GetObjectItemCaseSensitive(first, "params");
   CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(params, "nt")->valueint, 64);
   cJSON_Delete(r);
 
   /* A partial run in an older name format replaces its row, keeps the rest. */
-  write_file(written,
-             "{\"context\": {\"commit\": \"b\"}, \"benchmarks\": ["
-             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 5},"
-             "{\"name\": \"r/cub/int32/n:8_median\", \"run_type\": \"aggregate\", \"real_time\": 5}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, true), TB_OK);
-  r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  r = commit_text(written, result, true,
+                  "{\"context\": {\"commit\": \"b\"}, \"benchmarks\": ["
+                  "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 5},"
+                  "{\"name\": \"r/cub/int32/n:8_median\", \"run_type\": \"aggregate\","
+                  " \"real_time\": 5}]}");
   CU_ASSERT_EQUAL(count_named(r, "r/cub/int32/n:8"), 1);
   CU_ASSERT_EQUAL(count_named(r, "r/cub/int32/n:8_median"), 1);
   CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:8"), 1);
@@ -125,13 +129,10 @@ static void test_commit(void) {
   cJSON_Delete(r);
 
   /* Rows take the device of their run's context unless they name one. */
-  write_file(written,
-             "{\"context\": {\"device\": \"hostA:0000:1B:00.0\"}, \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
-             "{\"name\": \"r/tb/int32/n:16\", \"device\": \"hostB:0000:2C:00.0\"}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
-  r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  r = commit_text(written, result, false,
+                  "{\"context\": {\"device\": \"hostA:0000:1B:00.0\"}, \"benchmarks\": ["
+                  "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+                  "{\"name\": \"r/tb/int32/n:16\", \"device\": \"hostB:0000:2C:00.0\"}]}");
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(r, "benchmarks");
   CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "device")->valuestring,
                          "hostA:0000:1B:00.0");
@@ -140,12 +141,10 @@ static void test_commit(void) {
   cJSON_Delete(r);
 
   /* Rows that already carry params (a committed file merged again) keep one. */
-  write_file(written,
-             "{\"context\": {}, \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8\", \"params\": {\"n\": 1}, \"params\": {\"n\": 2}}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, true), TB_OK);
-  r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  r = commit_text(written, result, true,
+                  "{\"context\": {}, \"benchmarks\": ["
+                  "{\"name\": \"r/tb/int32/n:8\", \"params\": {\"n\": 1},"
+                  " \"params\": {\"n\": 2}}]}");
   const cJSON *row;
   cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "benchmarks")) {
     int params_keys = 0;
@@ -155,13 +154,10 @@ static void test_commit(void) {
   cJSON_Delete(r);
 
   /* Google Benchmark's bare nan / -nan / inf become null; strings keep theirs. */
-  write_file(written,
-             "{\"context\": {\"note\": \"nan inf\"}, \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8_cv\", \"x\": -nan, \"y\": NaN, \"z\": Infinity,"
-             " \"label\": \"nan\"}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
-  r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  r = commit_text(written, result, false,
+                  "{\"context\": {\"note\": \"nan inf\"}, \"benchmarks\": ["
+                  "{\"name\": \"r/tb/int32/n:8_cv\", \"x\": -nan, \"y\": NaN, \"z\": Infinity,"
+                  " \"label\": \"nan\"}]}");
   const cJSON *cv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"), 0);
   CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cv, "x")));
   CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cv, "y")));
@@ -203,16 +199,15 @@ static void test_provenance(void) {
 
   /* A file from before rows named their run: "driver" is the CUDA driver
    * API version, the date Google Benchmark's (local, with its offset). */
-  write_file(written,
-             "{\"context\": {\"commit\": \"old1\", \"date\": \"2026-11-24T01:45:49+01:00\","
-             " \"gpu\": \"G\", \"device\": \"h:0000:1B:00.0\", \"driver\": \"13.0\","
-             " \"runtime\": \"13.0\", \"copy_gbps\": \"2990.5\"}, \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
-             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 2},"
-             "{\"name\": \"r/tb/int32/n:8/nt:64/vt:1_median\", \"run_type\": \"aggregate\"}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, false), TB_OK);
-  cJSON *r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  cJSON *r = commit_text(written, result, false,
+                         "{\"context\": {\"commit\": \"old1\","
+                         " \"date\": \"2026-11-24T01:45:49+01:00\","
+                         " \"gpu\": \"G\", \"device\": \"h:0000:1B:00.0\", \"driver\": \"13.0\","
+                         " \"runtime\": \"13.0\", \"copy_gbps\": \"2990.5\"}, \"benchmarks\": ["
+                         "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+                         "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 2},"
+                         "{\"name\": \"r/tb/int32/n:8/nt:64/vt:1_median\","
+                         " \"run_type\": \"aggregate\"}]}");
   const char *old_id = "old1@2026-11-24T00:45:49Z";
   const cJSON *row = row_named(r, "r/tb/int32/n:8/nt:64/vt:1_median");
   CU_ASSERT_STRING_EQUAL(str(row, "commit"), "old1");
@@ -230,16 +225,14 @@ static void test_provenance(void) {
 
   /* A partial run of a sweep that names its run: its rows take it, the
    * kept rows keep theirs, "runs" describes both. */
-  write_file(written,
-             "{\"context\": {\"commit\": \"new2\", \"date\": \"2026-11-26T10:00:00+00:00\","
-             " \"run_id\": \"20261126T100000Z-h-42\", \"run_date\": \"2026-11-26T10:00:00Z\","
-             " \"gpu\": \"G\", \"device\": \"h:0000:1B:00.0\", \"driver\": \"580.95.05\","
-             " \"cuda_driver_api\": \"13.0\", \"runtime\": \"13.0\", \"library:cub\": \"3.0.1\","
-             " \"library:cusparse\": \"12.6.3\"}, \"benchmarks\": ["
-             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 3, \"sm_clock_mhz\": 1980}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(written, result, true), TB_OK);
-  r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  r = commit_text(written, result, true,
+                  "{\"context\": {\"commit\": \"new2\", \"date\": \"2026-11-26T10:00:00+00:00\","
+                  " \"run_id\": \"20261126T100000Z-h-42\", \"run_date\": \"2026-11-26T10:00:00Z\","
+                  " \"gpu\": \"G\", \"device\": \"h:0000:1B:00.0\", \"driver\": \"580.95.05\","
+                  " \"cuda_driver_api\": \"13.0\", \"runtime\": \"13.0\","
+                  " \"library:cub\": \"3.0.1\","
+                  " \"library:cusparse\": \"12.6.3\"}, \"benchmarks\": ["
+                  "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 3, \"sm_clock_mhz\": 1980}]}");
   row = row_named(r, "r/cub/int32/n:8");
   CU_ASSERT_STRING_EQUAL(str(row, "run_id"), "20261126T100000Z-h-42");
   CU_ASSERT_STRING_EQUAL(str(row, "commit"), "new2");
@@ -276,16 +269,14 @@ static void test_provenance(void) {
    * every row keeps its run; a run none of whose rows is left goes. */
   char merged[4200];
   snprintf(merged, sizeof merged, "%s/merged.json", g_dir);
-  write_file(merged,
-             "{\"context\": {\"commit\": \"new3\", \"run_id\": \"R3\", \"run_date\": \"2026-11-27T00:00:00Z\"},"
-             " \"runs\": {\"R3\": {\"commit\": \"new3\"}, \"R0\": {\"commit\": \"shard0\"}},"
-             " \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 4},"
-             "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 5, \"commit\": \"shard0\","
-             " \"run_id\": \"R0\", \"run_date\": \"2026-11-26T23:00:00Z\"}]}");
-  CU_ASSERT_EQUAL_FATAL(tb_results_commit(merged, result, true), TB_OK);
-  r = read_json(result);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  r = commit_text(merged, result, true,
+                  "{\"context\": {\"commit\": \"new3\", \"run_id\": \"R3\","
+                  " \"run_date\": \"2026-11-27T00:00:00Z\"},"
+                  " \"runs\": {\"R3\": {\"commit\": \"new3\"}, \"R0\": {\"commit\": \"shard0\"}},"
+                  " \"benchmarks\": ["
+                  "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 4},"
+                  "{\"name\": \"r/cub/int32/n:8\", \"real_time\": 5, \"commit\": \"shard0\","
+                  " \"run_id\": \"R0\", \"run_date\": \"2026-11-26T23:00:00Z\"}]}");
   CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/tb/int32/n:8"), "run_id"), "R3");
   CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/cub/int32/n:8"), "run_id"), "R0");
   CU_ASSERT_STRING_EQUAL(str(row_named(r, "r/tb/int32/n:8/nt:64/vt:1_median"), "run_id"), old_id);

@@ -22,27 +22,30 @@ size_t tb_type_size(tb_type t) {
   }
 }
 
-const char *tb_type_name(tb_type t) { return tb_type_valid(t) ? type_names[t] : "invalid"; }
-const char *tb_op_name(tb_op op) { return tb_op_valid(op) ? op_names[op] : "invalid"; }
+const char *tb_type_name(tb_type t) { return tb_enum_name(type_names, TB_TYPE_COUNT, t); }
+const char *tb_op_name(tb_op op) { return tb_enum_name(op_names, TB_OP_COUNT, op); }
+
+const char *tb_enum_name(const char *const *names, int count, int i) {
+  return i >= 0 && i < count ? names[i] : "invalid";
+}
+
+int tb_enum_index(const char *const *names, int count, const char *s) {
+  if (s == NULL) return -1;
+  for (int i = 0; i < count; ++i)
+    if (strcmp(s, names[i]) == 0) return i;
+  return -1;
+}
 
 bool tb_type_parse(const char *s, tb_type *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_TYPE_COUNT; ++i)
-    if (strcmp(s, type_names[i]) == 0) {
-      if (out) *out = (tb_type)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(type_names, TB_TYPE_COUNT, s);
+  if (i >= 0 && out) *out = (tb_type)i;
+  return i >= 0;
 }
 
 bool tb_op_parse(const char *s, tb_op *out) {
-  if (s == NULL) return false;
-  for (int i = 0; i < TB_OP_COUNT; ++i)
-    if (strcmp(s, op_names[i]) == 0) {
-      if (out) *out = (tb_op)i;
-      return true;
-    }
-  return false;
+  const int i = tb_enum_index(op_names, TB_OP_COUNT, s);
+  if (i >= 0 && out) *out = (tb_op)i;
+  return i >= 0;
 }
 
 static bool is_bitwise(tb_op op) {
@@ -112,20 +115,8 @@ static int64_t from_u64(uint64_t u) {
   return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
 }
 
-static int32_t apply_i32(tb_op op, int32_t a, int32_t b) {
-  switch (op) {
-    case TB_OP_PLUS: return from_u32((uint32_t)a + (uint32_t)b);
-    case TB_OP_MULTIPLIES: return from_u32((uint32_t)a * (uint32_t)b);
-    case TB_OP_MIN: return b < a ? b : a;
-    case TB_OP_MAX: return a < b ? b : a;
-    case TB_OP_BIT_AND: return a & b;
-    case TB_OP_BIT_OR: return a | b;
-    case TB_OP_BIT_XOR: return a ^ b;
-    default: return 0;
-  }
-}
-
-static int64_t apply_i64(tb_op op, int64_t a, int64_t b) {
+/* Both integer types: int32 wraps as int64 does, in the low 32 bits. */
+static int64_t apply_int(tb_op op, int64_t a, int64_t b) {
   switch (op) {
     case TB_OP_PLUS: return from_u64((uint64_t)a + (uint64_t)b);
     case TB_OP_MULTIPLIES: return from_u64((uint64_t)a * (uint64_t)b);
@@ -138,36 +129,17 @@ static int64_t apply_i64(tb_op op, int64_t a, int64_t b) {
   }
 }
 
-/* min/max as the kernels compute them: IEEE minNum/maxNum (see types.h). */
-static float apply_f32(tb_op op, float a, float b) {
-  switch (op) {
-    case TB_OP_PLUS: return a + b;
-    case TB_OP_MULTIPLIES: return a * b;
-    case TB_OP_MIN: return fminf(a, b);
-    case TB_OP_MAX: return fmaxf(a, b);
-    default: return 0.0f;
-  }
-}
-
-static double apply_f64(tb_op op, double a, double b) {
-  switch (op) {
-    case TB_OP_PLUS: return a + b;
-    case TB_OP_MULTIPLIES: return a * b;
-    case TB_OP_MIN: return fmin(a, b);
-    case TB_OP_MAX: return fmax(a, b);
-    default: return 0.0;
-  }
-}
-
 tb_value tb_apply(tb_type t, tb_op op, tb_value a, tb_value b) {
   tb_value v;
   memset(&v, 0, sizeof v);
   if (!pair_ok(t, op)) return v;
   switch (t) {
-    case TB_INT32: v.i32 = apply_i32(op, a.i32, b.i32); break;
-    case TB_INT64: v.i64 = apply_i64(op, a.i64, b.i64); break;
-    case TB_FLOAT: v.f32 = apply_f32(op, a.f32, b.f32); break;
-    default: v.f64 = apply_f64(op, a.f64, b.f64); break;
+    case TB_INT32: v.i32 = from_u32((uint32_t)apply_int(op, a.i32, b.i32)); break;
+    case TB_INT64: v.i64 = apply_int(op, a.i64, b.i64); break;
+    /* Rounding the double result gives float arithmetic's: double has more than 2 * 24 + 2
+     * bits, so the second rounding cannot differ (and float products are exact in double). */
+    case TB_FLOAT: v.f32 = (float)tb_apply_double(op, a.f32, b.f32); break;
+    default: v.f64 = tb_apply_double(op, a.f64, b.f64); break;
   }
   return v;
 }

@@ -2,6 +2,7 @@
 #ifndef TB_CORE_TYPES_H
 #define TB_CORE_TYPES_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -38,6 +39,19 @@ tb_value tb_identity(tb_type t, tb_op op);
  * A pair that tb_check_type_op rejects gives an all-zero value. */
 tb_value tb_apply(tb_type t, tb_op op, tb_value a, tb_value b);
 
+/* a op b for a floating operator in double, min/max as tb_apply's (0 for the bitwise ones):
+ * tb_apply's double result, and rounded to float its float one. Inline for the references'
+ * loops. */
+static inline double tb_apply_double(tb_op op, double a, double b) {
+  switch (op) {
+    case TB_OP_PLUS: return a + b;
+    case TB_OP_MULTIPLIES: return a * b;
+    case TB_OP_MIN: return fmin(a, b);
+    case TB_OP_MAX: return fmax(a, b);
+    default: return 0.0;
+  }
+}
+
 /* Read / write element i of an array of type t (invalid t: zero / no-op). */
 tb_value tb_load(tb_type t, const void *base, int64_t i);
 void tb_store(tb_type t, void *base, int64_t i, tb_value v);
@@ -45,6 +59,11 @@ void tb_store(tb_type t, void *base, int64_t i, tb_value v);
 /* Parse "int32" etc.; false if unknown. */
 bool tb_type_parse(const char *s, tb_type *out);
 bool tb_op_parse(const char *s, tb_op *out);
+
+/* For enums named by a table of count names (these, geometries, matrix kinds): names[i], or
+ * "invalid" when i is outside [0, count); the index of s in names, or -1 (s NULL or no name). */
+const char *tb_enum_name(const char *const *names, int count, int i);
+int tb_enum_index(const char *const *names, int count, const char *s);
 
 #ifdef __cplusplus
 }
