@@ -249,41 +249,49 @@ static void test_in_place(void) {
   free(d);
 }
 
+/* v as an int64, for the integer types. */
+static int64_t int_value(tb_type t, tb_value v) { return t == TB_INT32 ? v.i32 : v.i64; }
+
 static void test_integer_wrap(void) {
+  /* Integer ops wrap around (two's complement), in reductions of two values
+   * and in the running values of scans of three. */
+  const struct {
+    tb_type t;
+    tb_op op;
+    int64_t in[2], want;
+  } reduce[] = {
+      {TB_INT32, TB_OP_PLUS, {INT32_MAX, 1}, INT32_MIN},
+      {TB_INT32, TB_OP_PLUS, {INT32_MIN, -1}, INT32_MAX},
+      {TB_INT32, TB_OP_MULTIPLIES, {INT32_MAX, 2}, -2},
+      {TB_INT64, TB_OP_PLUS, {INT64_MAX, 1}, INT64_MIN},
+      {TB_INT64, TB_OP_MULTIPLIES, {INT64_MAX, 2}, -2},
+  };
+  const struct {
+    tb_type t;
+    bool inclusive;
+    int64_t in[3], want[3], total;
+  } scan[] = {
+      {TB_INT32, true, {INT32_MAX, 1, 1}, {INT32_MAX, INT32_MIN, INT32_MIN + 1}, INT32_MIN + 1},
+      {TB_INT64, false, {INT64_MAX, 1, 1}, {0, INT64_MAX, INT64_MIN}, INT64_MIN + 1},
+  };
+  union {
+    int32_t i32[3];
+    int64_t i64[3];
+  } in, out;
   tb_value total;
-  const int32_t a32[] = {INT32_MAX, 1, 1};
-  int32_t out32[3];
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, a32, 2, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.i32, INT32_MIN);
-  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, a32, out32, 3, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(out32[0], INT32_MAX);
-  CU_ASSERT_EQUAL(out32[1], INT32_MIN);
-  CU_ASSERT_EQUAL(out32[2], INT32_MIN + 1);
-  CU_ASSERT_EQUAL(total.i32, INT32_MIN + 1);
-
-  const int32_t b32[] = {INT32_MIN, -1};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, b32, 2, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.i32, INT32_MAX);
-  const int32_t m32[] = {INT32_MAX, 2};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_MULTIPLIES, m32, 2, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i32, -2);
-
-  const int64_t a64[] = {INT64_MAX, 1, 1};
-  int64_t out64[3];
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_PLUS, a64, 2, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.i64, INT64_MIN);
-  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT64, TB_OP_PLUS, false, a64, out64, 3, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(out64[0], 0);
-  CU_ASSERT_EQUAL(out64[1], INT64_MAX);
-  CU_ASSERT_EQUAL(out64[2], INT64_MIN);
-  CU_ASSERT_EQUAL(total.i64, INT64_MIN + 1);
-  const int64_t m64[] = {INT64_MAX, 2};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_MULTIPLIES, m64, 2, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i64, -2);
+  for (int k = 0; k < TB_COUNT(reduce); ++k) {
+    tb_type t = reduce[k].t;
+    for (int i = 0; i < 2; ++i) tb_store(t, &in, i, tb_test_from_i64(t, reduce[k].in[i]));
+    CU_ASSERT_EQUAL(tb_cpu_reduce(t, reduce[k].op, &in, 2, &total), TB_OK);
+    CU_ASSERT_EQUAL(int_value(t, total), reduce[k].want);
+  }
+  for (int k = 0; k < TB_COUNT(scan); ++k) {
+    tb_type t = scan[k].t;
+    for (int i = 0; i < 3; ++i) tb_store(t, &in, i, tb_test_from_i64(t, scan[k].in[i]));
+    CU_ASSERT_EQUAL(tb_cpu_scan(t, TB_OP_PLUS, scan[k].inclusive, &in, &out, 3, &total), TB_OK);
+    for (int i = 0; i < 3; ++i) CU_ASSERT_EQUAL(int_value(t, tb_load(t, &out, i)), scan[k].want[i]);
+    CU_ASSERT_EQUAL(int_value(t, total), scan[k].total);
+  }
 }
 
 static void test_argument_errors(void) {
@@ -474,20 +482,27 @@ static void test_f64_reference_exact(void) {
   free(demo_f);
 }
 
+/* tb_cpu_reduce over n values of floating type t gives want, and
+ * tb_cpu_reduce_f64 gives want_f64. */
+static void expect_float_reduce(tb_type t, tb_op op, const void *in, int n, double want,
+                                double want_f64) {
+  tb_value total;
+  double tot;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(t, op, in, n, &total), TB_OK);
+  CU_ASSERT_EQUAL(tb_test_as_double(t, total), want);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, in, n, &tot, NULL), TB_OK);
+  CU_ASSERT_EQUAL(tot, want_f64);
+}
+
 /* The reference carries more precision than the type: float sums in double,
  * double sums in long double. */
 static void test_f64_reference_precision(void) {
   const float f[] = {16777216.0f, 1.0f, 1.0f}; /* 2^24: float drops each +1 */
-  tb_value total;
-  double tot;
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_FLOAT, TB_OP_PLUS, f, 3, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.f32, 16777216.0f);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, f, 3, &tot, NULL),
-                  TB_OK);
-  CU_ASSERT_EQUAL(tot, 16777218.0);
+  expect_float_reduce(TB_FLOAT, TB_OP_PLUS, f, 3, 16777216.0, 16777218.0);
 
   if (LDBL_MANT_DIG > DBL_MANT_DIG) {
     const double d[] = {9007199254740992.0, 1.0, 1.0}; /* 2^53 */
+    double tot;
     CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_PLUS, d, 3, &tot, NULL),
                     TB_OK);
     CU_ASSERT_EQUAL(tot, 9007199254740994.0);
@@ -497,19 +512,9 @@ static void test_f64_reference_precision(void) {
 /* min/max are minNum/maxNum: a NaN input is dropped wherever it stands. */
 static void test_min_max_nan(void) {
   const float f[] = {1.0f, NAN, 0.5f};
-  tb_value total;
-  double tot;
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_FLOAT, TB_OP_MIN, f, 3, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.f32, 0.5f);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_MIN, f, 3, &tot, NULL),
-                  TB_OK);
-  CU_ASSERT_EQUAL(tot, 0.5);
+  expect_float_reduce(TB_FLOAT, TB_OP_MIN, f, 3, 0.5, 0.5);
   const double d[] = {NAN, -3.0, 2.0};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_DOUBLE, TB_OP_MAX, d, 3, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.f64, 2.0);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_MAX, d, 3, &tot, NULL),
-                  TB_OK);
-  CU_ASSERT_EQUAL(tot, 2.0);
+  expect_float_reduce(TB_DOUBLE, TB_OP_MAX, d, 3, 2.0, 2.0);
 }
 
 /* reduction(+:a) reduction(max:b) reduction(min:c) reduction(*:d), worked
