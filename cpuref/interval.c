@@ -5,13 +5,16 @@
 #include <stddef.h>
 #include <string.h>
 
-/* One element; the two fixed sizes (every tb_type is 4 or 8 bytes) let the
- * compiler turn the memcpy into a plain load and store. */
-static inline void copy_element(char *dst, const char *src, size_t size) {
+/* dst[i] = src[j] for elements of size bytes; the two fixed sizes (every
+ * tb_type is 4 or 8 bytes) let the compiler turn the memcpy into a plain
+ * load and store. */
+static inline void copy_element(void *dst, int32_t i, const void *src, int32_t j, size_t size) {
+  char *d = (char *)dst + (size_t)i * size;
+  const char *s = (const char *)src + (size_t)j * size;
   if (size == 4)
-    memcpy(dst, src, 4);
+    memcpy(d, s, 4);
   else
-    memcpy(dst, src, 8);
+    memcpy(d, s, 8);
 }
 
 /* Where object j's run of work items ends (the next object's begin). */
@@ -28,13 +31,10 @@ tb_status tb_cpu_interval_expand(tb_type t, const int32_t *scan, int32_t num_obj
   TB_TRY(tb_cpuref_check_array(fn, "values", values, num_objects));
   TB_TRY(tb_cpuref_check_array(fn, "out", out, n_items));
   const size_t size = tb_type_size(t);
-  const char *v = values;
-  char *o = out;
   /* One object at a time, its value written over its whole run. */
   for (int32_t j = 0; j < num_objects; ++j) {
     int32_t end = run_end(scan, num_objects, n_items, j);
-    for (int32_t i = scan[j]; i < end; ++i)
-      copy_element(o + (size_t)i * size, v + (size_t)j * size, size);
+    for (int32_t i = scan[j]; i < end; ++i) copy_element(out, i, values, j, size);
   }
   return TB_OK;
 }

@@ -2,7 +2,8 @@
  * gather / scatter (cpuref/interval.h), and the count geometries
  * (core/geometry.h).
  *
- * Golden vectors are typed in from the published documentation:
+ * Golden vectors are typed in from the published documentation, into
+ * suites/testdata/interval.txt:
  *   moderngpu, "Load-Balancing Search"           load-balancing search
  *   moderngpu, "IntervalExpand and IntervalMove"  IntervalExpand / IntervalMove
  * Everything else checks properties against independent formulations (a
@@ -26,188 +27,47 @@
 
 static const tb_type kAllTypes[] = {TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE};
 
-/* ---- Golden vectors from 003 (load-balancing search). -------------------- */
+/* ---- Golden problems. ----------------------------------------------------- */
 
-/* "LOAD-BALANCING SEARCH DEMONSTRATION": 50 random counts in [0, 5]. */
-#define LBS50_N 50
-#define LBS50_TOTAL 125
-static const int32_t lbs50_counts[LBS50_N] = {
-    0, 3, 5, 2, 1, 3, 1, 5, 4, 5,
-    2, 5, 4, 0, 2, 3, 1, 4, 0, 5,
-    4, 3, 2, 4, 2, 4, 3, 3, 0, 3,
-    1, 4, 4, 4, 4, 2, 0, 3, 0, 5,
-    0, 0, 0, 0, 2, 2, 3, 0, 4, 4,
-};
-static const int32_t lbs50_scan[LBS50_N] = {
-      0,   0,   3,   8,  10,  11,  14,  15,  20,  24,
-     29,  31,  36,  40,  40,  42,  45,  46,  50,  50,
-     55,  59,  62,  64,  68,  70,  74,  77,  80,  80,
-     83,  84,  88,  92,  96, 100, 102, 102, 105, 105,
-    110, 110, 110, 110, 110, 112, 114, 117, 117, 121,
-};
-static const int32_t lbs50_refs[LBS50_TOTAL] = {
-     1,  1,  1,  2,  2,  2,  2,  2,  3,  3,
-     4,  5,  5,  5,  6,  7,  7,  7,  7,  7,
-     8,  8,  8,  8,  9,  9,  9,  9,  9, 10,
-    10, 11, 11, 11, 11, 11, 12, 12, 12, 12,
-    14, 14, 15, 15, 15, 16, 17, 17, 17, 17,
-    19, 19, 19, 19, 19, 20, 20, 20, 20, 21,
-    21, 21, 22, 22, 23, 23, 23, 23, 24, 24,
-    25, 25, 25, 25, 26, 26, 26, 27, 27, 27,
-    29, 29, 29, 30, 31, 31, 31, 31, 32, 32,
-    32, 32, 33, 33, 33, 33, 34, 34, 34, 34,
-    35, 35, 37, 37, 37, 39, 39, 39, 39, 39,
-    44, 44, 45, 45, 46, 46, 46, 48, 48, 48,
-    48, 49, 49, 49, 49,
-};
+static const char kGolden[] = "suites/testdata/interval.txt";
 
-/* The 40-object figure ("Work-item counts", "Exc-scan of counts",
- * "Inc-scan of counts", "Load-balancing search", "Work-item rank"). */
-#define LBS40_N 40
-#define LBS40_TOTAL 79
-static const int32_t lbs40_counts[LBS40_N] = {
-    1, 2, 4, 0, 4, 4, 3, 3, 2, 4,
-    0, 0, 1, 2, 1, 1, 0, 2, 2, 1,
-    1, 4, 2, 3, 2, 2, 1, 1, 3, 0,
-    2, 1, 1, 3, 4, 2, 2, 4, 0, 4,
-};
-static const int32_t lbs40_exc_scan[LBS40_N] = {
-     0,  1,  3,  7,  7, 11, 15, 18, 21, 23,
-    27, 27, 27, 28, 30, 31, 32, 32, 34, 36,
-    37, 38, 42, 44, 47, 49, 51, 52, 53, 56,
-    56, 58, 59, 60, 63, 67, 69, 71, 75, 75,
-};
-static const int32_t lbs40_inc_scan[LBS40_N] = {
-     1,  3,  7,  7, 11, 15, 18, 21, 23, 27,
-    27, 27, 28, 30, 31, 32, 32, 34, 36, 37,
-    38, 42, 44, 47, 49, 51, 52, 53, 56, 56,
-    58, 59, 60, 63, 67, 69, 71, 75, 75, 79,
-};
-static const int32_t lbs40_lbs[LBS40_TOTAL] = {
-     0,  1,  1,  2,  2,  2,  2,  4,  4,  4,
-     4,  5,  5,  5,  5,  6,  6,  6,  7,  7,
-     7,  8,  8,  9,  9,  9,  9, 12, 13, 13,
-    14, 15, 17, 17, 18, 18, 19, 20, 21, 21,
-    21, 21, 22, 22, 23, 23, 23, 24, 24, 25,
-    25, 26, 27, 28, 28, 28, 30, 30, 31, 32,
-    33, 33, 33, 34, 34, 34, 34, 35, 35, 36,
-    36, 37, 37, 37, 37, 39, 39, 39, 39,
-};
-static const int32_t lbs40_rank[LBS40_TOTAL] = {
-    0, 0, 1, 0, 1, 2, 3, 0, 1, 2,
-    3, 0, 1, 2, 3, 0, 1, 2, 0, 1,
-    2, 0, 1, 0, 1, 2, 3, 0, 0, 1,
-    0, 0, 0, 1, 0, 1, 0, 0, 0, 1,
-    2, 3, 0, 1, 0, 1, 2, 0, 1, 0,
-    1, 0, 0, 0, 1, 2, 0, 1, 0, 0,
-    0, 1, 2, 0, 1, 2, 3, 0, 1, 0,
-    1, 0, 1, 2, 3, 0, 1, 2, 3,
-};
+/* A problem of the documents: num objects whose counts add up to total work
+ * items. Its vectors in kGolden are name.counts, name.scan and so on. */
+typedef struct golden_problem {
+  const char *name;
+  int32_t num, total;
+} golden_problem;
 
-/* The kernels/loadbalance.cuh comment: counts 2, 5, 3, 0, 1. */
-static const int32_t lbs5_counts[5] = {2, 5, 3, 0, 1};
-static const int32_t lbs5_scan[5] = {0, 2, 7, 10, 10};
-static const int32_t lbs5_lbs[11] = {0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 4};
+static const golden_problem kLbs50 = {"lbs50", 50, 125};
+static const golden_problem kLbs40 = {"lbs40", 40, 79};
+static const golden_problem kLbs5 = {"lbs5", 5, 11};
+static const golden_problem kExpand = {"expand", 20, 100};
+static const golden_problem kExpand9 = {"expand9", 9, 15};
+static const golden_problem kMove = {"move", 20, 100};
 
-/* ---- Golden vectors from 002 (IntervalExpand / IntervalMove). ------------ */
+/* The name of p's vector what in kGolden ("lbs50" and "scan": "lbs50.scan"). */
+typedef struct golden_name {
+  char s[48];
+} golden_name;
 
-/* "INTERVAL-EXPAND DEMONSTRATION": the first 20 Fibonacci numbers expanded
- * by 20 counts that add up to 100. The scan and the search are the page's
- * "Scan of expand counts" and "Load-balancing search" figures. */
-#define EXPAND_N 20
-#define EXPAND_TOTAL 100
-static const int32_t expand_counts[EXPAND_N] = {
-    2, 5, 7, 16, 0, 1, 0, 0, 14, 10,
-    3, 14, 2, 1, 11, 2, 1, 0, 5, 6,
-};
-static const int32_t expand_values[EXPAND_N] = {
-     1,   1,   2,   3,   5,   8,   13,   21,   34,   55,
-    89, 144, 233, 377, 610, 987, 1597, 2584, 4181, 6765,
-};
-static const int32_t expand_scan[EXPAND_N] = {
-     0,  2,  7, 14, 30, 30, 31, 31, 31, 45,
-    55, 58, 72, 74, 75, 86, 88, 89, 89, 94,
-};
-static const int32_t expand_lbs[EXPAND_TOTAL] = {
-     0,  0,  1,  1,  1,  1,  1,  2,  2,  2,
-     2,  2,  2,  2,  3,  3,  3,  3,  3,  3,
-     3,  3,  3,  3,  3,  3,  3,  3,  3,  3,
-     5,  8,  8,  8,  8,  8,  8,  8,  8,  8,
-     8,  8,  8,  8,  8,  9,  9,  9,  9,  9,
-     9,  9,  9,  9,  9, 10, 10, 10, 11, 11,
-    11, 11, 11, 11, 11, 11, 11, 11, 11, 11,
-    11, 11, 12, 12, 13, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 15, 15, 16, 18,
-    18, 18, 18, 18, 19, 19, 19, 19, 19, 19,
-};
-static const int32_t expand_out[EXPAND_TOTAL] = {
-       1,    1,    1,    1,    1,    1,    1,    2,    2,    2,
-       2,    2,    2,    2,    3,    3,    3,    3,    3,    3,
-       3,    3,    3,    3,    3,    3,    3,    3,    3,    3,
-       8,   34,   34,   34,   34,   34,   34,   34,   34,   34,
-      34,   34,   34,   34,   34,   55,   55,   55,   55,   55,
-      55,   55,   55,   55,   55,   89,   89,   89,  144,  144,
-     144,  144,  144,  144,  144,  144,  144,  144,  144,  144,
-     144,  144,  233,  233,  377,  610,  610,  610,  610,  610,
-     610,  610,  610,  610,  610,  610,  987,  987, 1597, 4181,
-    4181, 4181, 4181, 4181, 6765, 6765, 6765, 6765, 6765, 6765,
-};
+static golden_name name_of(const golden_problem *p, const char *what) {
+  golden_name name;
+  snprintf(name.s, sizeof name.s, "%s.%s", p->name, what);
+  return name;
+}
 
-/* The IntervalExpand comment in kernels/intervalmove.cuh. */
-static const int32_t expand9_values[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
-static const int32_t expand9_counts[9] = {1, 2, 1, 0, 4, 2, 3, 0, 2};
-static const int32_t expand9_scan[9] = {0, 1, 3, 4, 4, 8, 10, 13, 13};
-static const int32_t expand9_out[15] = {0, 1, 1, 2, 4, 4, 4, 4, 5, 5, 6, 6, 6, 8, 8};
+/* p's vector what, of n values. */
+static const int32_t *golden(const golden_problem *p, const char *what, int32_t n) {
+  return tb_golden(kGolden, name_of(p, what).s, n);
+}
 
-/* "INTERVAL-MOVE DEMONSTRATION": 20 moves of 100 items; the input is
- * counting_iterator<int>(0), so in[k] = k. The scan is the IntervalMove
- * comment's "Scan of interval counts". (That comment's list of moves has two
- * slips in its destination column, "move 7: (11, 13)->(0, 3)" and
- * "move 10: (52, 60)->(10, 18)"; counts, gather and scatter give (0, 2) and
- * (89, 97), which is what the printed "Moved data" shows. The printed data is
- * what is checked here.) */
-#define MOVE_N 20
-#define MOVE_TOTAL 100
-static const int32_t move_counts[MOVE_N] = {
-    3, 9, 1, 9, 8, 5, 10, 2, 5, 2,
-    8, 6, 5, 2, 4, 0, 8, 2, 5, 6,
-};
-static const int32_t move_gather[MOVE_N] = {
-    75, 86, 17,  2, 67, 24, 37, 11, 95, 35,
-    52, 18, 47,  0, 13, 75, 78, 60, 62, 29,
-};
-static const int32_t move_scatter[MOVE_N] = {
-    10, 80, 99, 27, 41, 71, 15,  0, 36, 13,
-    89, 49, 66, 97, 76, 76,  2, 25, 61, 55,
-};
-static const int32_t move_scan[MOVE_N] = {
-     0,  3, 12, 13, 22, 30, 35, 45, 47, 52,
-    54, 62, 68, 73, 75, 79, 79, 87, 89, 94,
-};
-static const int32_t move_out[MOVE_TOTAL] = {
-    11, 12, 78, 79, 80, 81, 82, 83, 84, 85,
-    75, 76, 77, 35, 36, 37, 38, 39, 40, 41,
-    42, 43, 44, 45, 46, 60, 61,  2,  3,  4,
-     5,  6,  7,  8,  9, 10, 95, 96, 97, 98,
-    99, 67, 68, 69, 70, 71, 72, 73, 74, 18,
-    19, 20, 21, 22, 23, 29, 30, 31, 32, 33,
-    34, 62, 63, 64, 65, 66, 47, 48, 49, 50,
-    51, 24, 25, 26, 27, 28, 13, 14, 15, 16,
-    86, 87, 88, 89, 90, 91, 92, 93, 94, 52,
-    53, 54, 55, 56, 57, 58, 59,  0,  1, 17,
-};
+/* got (n values) must equal p's vector what. */
+static void expect_golden(const golden_problem *p, const char *what, const int32_t *got,
+                          int32_t n) {
+  tb_golden_expect(kGolden, name_of(p, what).s, got, n);
+}
 
 /* ---- Helpers. ------------------------------------------------------------- */
-
-/* First index where got differs from want (-1 if none), reported. */
-static int first_mismatch_i32(const char *what, const int32_t *got, const int32_t *want, int n) {
-  for (int i = 0; i < n; ++i)
-    if (got[i] != want[i]) {
-      printf("\n  %s: index %d expected %d got %d\n", what, i, want[i], got[i]);
-      return i;
-    }
-  return -1;
-}
 
 /* Byte-compares n elements of type t; reports the first differing element. */
 static int first_mismatch_bytes(const char *what, tb_type t, const void *got, const void *want,
@@ -236,108 +96,112 @@ static int32_t lbs_by_bisection(const int32_t *scan, int32_t num, int32_t i) {
 /* ---- Golden: scans and the search. ---------------------------------------- */
 
 static void test_counts_scan_golden(void) {
-  int32_t scan[LBS50_N];
-  CU_ASSERT_EQUAL(tb_cpu_counts_scan(lbs50_counts, LBS50_N, scan), LBS50_TOTAL);
-  CU_ASSERT_EQUAL(first_mismatch_i32("scan 50", scan, lbs50_scan, LBS50_N), -1);
+  const golden_problem *all[] = {&kLbs50, &kLbs40, &kLbs5, &kExpand, &kExpand9, &kMove};
+  for (int k = 0; k < TB_COUNT(all); ++k) {
+    const golden_problem *p = all[k];
+    int32_t *scan = malloc((size_t)p->num * sizeof *scan);
+    CU_ASSERT_EQUAL(tb_cpu_counts_scan(golden(p, "counts", p->num), p->num, scan), p->total);
+    expect_golden(p, "scan", scan, p->num);
+    free(scan);
+  }
 
-  CU_ASSERT_EQUAL(tb_cpu_counts_scan(lbs40_counts, LBS40_N, scan), LBS40_TOTAL);
-  CU_ASSERT_EQUAL(first_mismatch_i32("exc-scan 40", scan, lbs40_exc_scan, LBS40_N), -1);
-  /* The page's inclusive scan is the exclusive scan plus the counts. */
-  int32_t inc[LBS40_N];
-  for (int j = 0; j < LBS40_N; ++j) inc[j] = scan[j] + lbs40_counts[j];
-  CU_ASSERT_EQUAL(first_mismatch_i32("inc-scan 40", inc, lbs40_inc_scan, LBS40_N), -1);
-  CU_ASSERT_EQUAL(lbs40_inc_scan[LBS40_N - 1], LBS40_TOTAL);
+  /* The 40-object figure's inclusive scan is the exclusive scan plus the
+   * counts. */
+  const golden_problem *p = &kLbs40;
+  const int32_t *counts = golden(p, "counts", p->num);
+  int32_t *inc = malloc((size_t)p->num * sizeof *inc);
+  tb_cpu_counts_scan(counts, p->num, inc);
+  for (int j = 0; j < p->num; ++j) inc[j] += counts[j];
+  expect_golden(p, "inc_scan", inc, p->num);
+  CU_ASSERT_EQUAL(golden(p, "inc_scan", p->num)[p->num - 1], p->total);
+  free(inc);
+}
 
-  CU_ASSERT_EQUAL(tb_cpu_counts_scan(lbs5_counts, 5, scan), 11);
-  CU_ASSERT_EQUAL(first_mismatch_i32("scan 5", scan, lbs5_scan, 5), -1);
-  CU_ASSERT_EQUAL(tb_cpu_counts_scan(expand_counts, EXPAND_N, scan), EXPAND_TOTAL);
-  CU_ASSERT_EQUAL(first_mismatch_i32("expand scan", scan, expand_scan, EXPAND_N), -1);
-  CU_ASSERT_EQUAL(tb_cpu_counts_scan(expand9_counts, 9, scan), 15);
-  CU_ASSERT_EQUAL(first_mismatch_i32("expand9 scan", scan, expand9_scan, 9), -1);
-  CU_ASSERT_EQUAL(tb_cpu_counts_scan(move_counts, MOVE_N, scan), MOVE_TOTAL);
-  CU_ASSERT_EQUAL(first_mismatch_i32("move scan", scan, move_scan, MOVE_N), -1);
+/* The search over p's scan must give p's lbs. */
+static void check_lbs(const golden_problem *p) {
+  int32_t *obj = malloc((size_t)p->total * sizeof *obj);
+  CU_ASSERT_EQUAL(tb_cpu_lbs(golden(p, "scan", p->num), p->num, p->total, obj), TB_OK);
+  expect_golden(p, "lbs", obj, p->total);
+  free(obj);
 }
 
 static void test_lbs_demo50(void) {
-  int32_t obj[LBS50_TOTAL];
-  CU_ASSERT_EQUAL(tb_cpu_lbs(lbs50_scan, LBS50_N, LBS50_TOTAL, obj), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("lbs 50", obj, lbs50_refs, LBS50_TOTAL), -1);
+  check_lbs(&kLbs50);
 }
 
 static void test_lbs_figure40(void) {
-  int32_t obj[LBS40_TOTAL], rank[LBS40_TOTAL];
-  CU_ASSERT_EQUAL(tb_cpu_lbs(lbs40_exc_scan, LBS40_N, LBS40_TOTAL, obj), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("lbs 40", obj, lbs40_lbs, LBS40_TOTAL), -1);
+  const golden_problem *p = &kLbs40;
+  check_lbs(p);
   /* Ranks from the page's own search, so that a search failure does not
    * hide behind the rank check. */
-  CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(lbs40_exc_scan, lbs40_lbs, LBS40_TOTAL, rank), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("rank 40", rank, lbs40_rank, LBS40_TOTAL), -1);
+  const int32_t *obj = golden(p, "lbs", p->total);
+  int32_t *rank = malloc((size_t)p->total * sizeof *rank);
+  CU_ASSERT_EQUAL(tb_cpu_lbs_ranks(golden(p, "scan", p->num), obj, p->total, rank), TB_OK);
+  expect_golden(p, "rank", rank, p->total);
   /* The page's worked example: item 10 is object 4's, rank 10 - 7 = 3. */
   CU_ASSERT_EQUAL(obj[10], 4);
   CU_ASSERT_EQUAL(rank[10], 3);
+  free(rank);
 }
 
 static void test_lbs_small_examples(void) {
-  int32_t obj[EXPAND_TOTAL];
-  CU_ASSERT_EQUAL(tb_cpu_lbs(lbs5_scan, 5, 11, obj), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("lbs 5", obj, lbs5_lbs, 11), -1);
-  CU_ASSERT_EQUAL(tb_cpu_lbs(expand_scan, EXPAND_N, EXPAND_TOTAL, obj), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("lbs expand", obj, expand_lbs, EXPAND_TOTAL), -1);
+  check_lbs(&kLbs5);
+  check_lbs(&kExpand);
 }
 
 /* ---- Golden: expand and move, in every type. ------------------------------ */
 
-static void test_expand_demo(void) {
+/* Expanding p's values over its scan must give p's out. */
+static void check_expand(const golden_problem *p) {
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *values = tb_test_convert(t, expand_values, EXPAND_N);
-    void *want = tb_test_convert(t, expand_out, EXPAND_TOTAL);
-    void *out = calloc(EXPAND_TOTAL, tb_type_size(t));
-    CU_ASSERT_EQUAL(tb_cpu_interval_expand(t, expand_scan, EXPAND_N, EXPAND_TOTAL, values,
-                    out), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch_bytes("expand demo", t, out, want, EXPAND_TOTAL), -1);
-    free(out);
-    free(want);
-    free(values);
-
-    values = tb_test_convert(t, expand9_values, 9);
-    want = tb_test_convert(t, expand9_out, 15);
-    out = calloc(15, tb_type_size(t));
-    CU_ASSERT_EQUAL(tb_cpu_interval_expand(t, expand9_scan, 9, 15, values, out), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch_bytes("expand comment example", t, out, want, 15), -1);
+    void *values = tb_test_convert(t, golden(p, "values", p->num), p->num);
+    void *want = tb_test_convert(t, golden(p, "out", p->total), p->total);
+    void *out = calloc((size_t)p->total, tb_type_size(t));
+    CU_ASSERT_EQUAL(
+        tb_cpu_interval_expand(t, golden(p, "scan", p->num), p->num, p->total, values, out), TB_OK);
+    CU_ASSERT_EQUAL(first_mismatch_bytes(name_of(p, "out").s, t, out, want, p->total), -1);
     free(out);
     free(want);
     free(values);
   }
 }
 
+static void test_expand_demo(void) {
+  check_expand(&kExpand);
+  check_expand(&kExpand9);
+}
+
 static void test_move_demo(void) {
-  int32_t iota[MOVE_TOTAL];
-  for (int k = 0; k < MOVE_TOTAL; ++k) iota[k] = k;
+  const golden_problem *p = &kMove;
+  const int32_t *gather = golden(p, "gather", p->num), *scatter = golden(p, "scatter", p->num),
+                *scan = golden(p, "scan", p->num);
+  int32_t *iota = malloc((size_t)p->total * sizeof *iota);
+  for (int k = 0; k < p->total; ++k) iota[k] = k;
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *in = tb_test_convert(t, iota, MOVE_TOTAL);
-    void *want = tb_test_convert(t, move_out, MOVE_TOTAL);
-    void *out = calloc(MOVE_TOTAL, tb_type_size(t));
-    CU_ASSERT_EQUAL(tb_cpu_interval_move(t, move_gather, move_scatter, move_scan, MOVE_N,
-                    MOVE_TOTAL, in, out), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch_bytes("move demo", t, out, want, MOVE_TOTAL), -1);
+    void *in = tb_test_convert(t, iota, p->total);
+    void *want = tb_test_convert(t, golden(p, "out", p->total), p->total);
+    void *out = calloc((size_t)p->total, tb_type_size(t));
+    CU_ASSERT_EQUAL(tb_cpu_interval_move(t, gather, scatter, scan, p->num, p->total, in, out),
+                    TB_OK);
+    CU_ASSERT_EQUAL(first_mismatch_bytes("move demo", t, out, want, p->total), -1);
 
     /* Gather then scatter through the packed order is the same move. */
-    void *packed = calloc(MOVE_TOTAL, tb_type_size(t));
-    void *out2 = calloc(MOVE_TOTAL, tb_type_size(t));
-    CU_ASSERT_EQUAL(tb_cpu_interval_gather(t, move_gather, move_scan, MOVE_N, MOVE_TOTAL, in,
-                    packed), TB_OK);
-    CU_ASSERT_EQUAL(tb_cpu_interval_scatter(t, move_scatter, move_scan, MOVE_N, MOVE_TOTAL, packed,
-                    out2), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch_bytes("move demo via gather+scatter", t, out2, want,
-                                         MOVE_TOTAL), -1);
+    void *packed = calloc((size_t)p->total, tb_type_size(t));
+    void *out2 = calloc((size_t)p->total, tb_type_size(t));
+    CU_ASSERT_EQUAL(tb_cpu_interval_gather(t, gather, scan, p->num, p->total, in, packed), TB_OK);
+    CU_ASSERT_EQUAL(tb_cpu_interval_scatter(t, scatter, scan, p->num, p->total, packed, out2),
+                    TB_OK);
+    CU_ASSERT_EQUAL(first_mismatch_bytes("move demo via gather+scatter", t, out2, want, p->total),
+                    -1);
     free(out2);
     free(packed);
     free(out);
     free(want);
     free(in);
   }
+  free(iota);
 }
 
 /* ---- Properties on random inputs. ----------------------------------------- */

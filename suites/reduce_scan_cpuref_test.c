@@ -1,6 +1,7 @@
 /* CPU references for reduce and scan, and the OpenMP-style clause built on
- * them: golden vectors from moderngpu, "Reduce and Scan", plus the edge cases the GPU
- * suites lean on (identities, wrap-around, in place, argument errors, the
+ * them: golden vectors from moderngpu, "Reduce and Scan" (kept in
+ * suites/testdata/reduce_scan.txt), plus the edge cases the GPU suites lean
+ * on (identities, wrap-around, in place, argument errors, the
  * higher-precision float reference). */
 #include <float.h>
 #include <math.h>
@@ -18,107 +19,33 @@
 #include "cpuref/reduce_scan.h"
 #include "suites/cpu_testing.h"
 
-/* ---- Golden vectors, copied from the reference document. ---------------- */
+/* ---- Golden vectors (suites/testdata/reduce_scan.txt). ------------------- */
 
-/* "REDUCTION AND SCAN DEMONSTRATION": 100 random integers in [0, 9]. */
-#define DEMO_TOTAL 492
-static const int32_t demo_input[100] = {
-    8, 1, 9, 8, 1, 9, 9, 2, 6, 3,
-    0, 5, 2, 1, 5, 9, 9, 9, 9, 9,
-    1, 7, 9, 9, 9, 1, 4, 7, 8, 2,
-    1, 0, 4, 1, 9, 6, 7, 8, 9, 5,
-    6, 7, 0, 3, 8, 2, 9, 6, 6, 3,
-    7, 7, 7, 4, 3, 4, 6, 1, 1, 3,
-    7, 7, 0, 3, 2, 8, 0, 1, 0, 9,
-    8, 8, 6, 1, 3, 7, 9, 4, 0, 6,
-    4, 1, 3, 2, 7, 0, 7, 0, 1, 4,
-    4, 4, 4, 4, 6, 7, 7, 9, 7, 8,
+static const char kGolden[] = "suites/testdata/reduce_scan.txt";
+
+static const int32_t *golden(const char *name, int n) { return tb_golden(kGolden, name, n); }
+
+/* A scan the document prints: op over the n values of vector input gives
+ * vector output and the total. */
+typedef struct golden_scan {
+  const char *input, *output;
+  tb_op op;
+  bool inclusive;
+  int n;
+  int32_t total;
+} golden_scan;
+
+static const golden_scan kDemo = {"demo.input", "demo.exclusive", TB_OP_PLUS, false, 100, 492};
+static const golden_scan kMax = {"max.input", "max.inclusive", TB_OP_MAX, true, 100, 988};
+static const golden_scan kSmall[] = {
+    {"small.input", "small.exclusive", TB_OP_PLUS, false, 20, 87},
+    {"small.input", "small.inclusive", TB_OP_PLUS, true, 20, 87},
 };
-
-static const int32_t demo_exclusive[100] = {
-      0,   8,   9,  18,  26,  27,  36,  45,  47,  53,
-     56,  56,  61,  63,  64,  69,  78,  87,  96, 105,
-    114, 115, 122, 131, 140, 149, 150, 154, 161, 169,
-    171, 172, 172, 176, 177, 186, 192, 199, 207, 216,
-    221, 227, 234, 234, 237, 245, 247, 256, 262, 268,
-    271, 278, 285, 292, 296, 299, 303, 309, 310, 311,
-    314, 321, 328, 328, 331, 333, 341, 341, 342, 342,
-    351, 359, 367, 373, 374, 377, 384, 393, 397, 397,
-    403, 407, 408, 411, 413, 420, 420, 427, 427, 428,
-    432, 436, 440, 444, 448, 454, 461, 468, 477, 484,
+/* The whole input, and the spine over the threads' partials. */
+static const golden_scan kRaking[] = {
+    {"raking.input", "raking.exclusive", TB_OP_PLUS, false, 100, 448},
+    {"raking.partials", "raking.partials_exclusive", TB_OP_PLUS, false, 20, 448},
 };
-/* "MAX-REDUCE DEMONSTRATION": 100 random integers in [0, 999], identity
- * INT_MIN, mgpu::maximum. */
-#define MAX_TOTAL 988
-
-static const int32_t max_input[100] = {
-    276, 705, 679,   2, 655, 710, 162, 643, 118, 456,
-    498, 773, 959, 573, 340, 876, 585, 808, 223,  17,
-    751, 821, 255, 820, 505, 940, 699, 412, 890, 423,
-    959, 580, 547, 158, 138, 761, 149, 230, 257, 809,
-    840, 988, 254, 332, 814, 299, 243,  13, 929, 217,
-    349, 907, 196, 848, 251, 955, 616, 778, 473, 987,
-    351,  67, 830, 793, 585, 594, 549, 732, 917, 695,
-    285, 679, 757, 392, 753, 561, 380, 208, 567, 527,
-     75, 404,  53, 352, 530, 592, 779, 356, 934, 964,
-    129, 154, 568, 394, 469, 387,  11, 726, 337, 388,
-};
-
-static const int32_t max_inclusive[100] = {
-    276, 705, 705, 705, 705, 710, 710, 710, 710, 710,
-    710, 773, 959, 959, 959, 959, 959, 959, 959, 959,
-    959, 959, 959, 959, 959, 959, 959, 959, 959, 959,
-    959, 959, 959, 959, 959, 959, 959, 959, 959, 959,
-    959, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-    988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-};
-/* The 20-value example of the "Algorithm" section. */
-#define SMALL_TOTAL 87
-static const int32_t small_input[20] = {
-    1, 7, 4, 0, 9, 4, 8, 8, 2, 4, 5, 5, 1, 7, 1, 1, 5, 2, 7, 6,
-};
-
-static const int32_t small_exclusive[20] = {
-    0, 1, 8, 12, 12, 21, 25, 33, 41, 43, 47, 52, 57, 58, 65, 66, 67, 72, 74, 81,
-};
-
-static const int32_t small_inclusive[20] = {
-    1, 8, 12, 12, 21, 25, 33, 41, 43, 47, 52, 57, 58, 65, 66, 67, 72, 74, 81, 87,
-};
-
-/* "Register blocking": 20 threads x 5 elements/thread over 100 inputs. The
- * document prints the input row-major, thread t owning elements 5t..5t+4
- * (thread 0: 1+7+4+0+9 = 21). The total is the last spine value, 448. */
-#define RAKING_TOTAL 448
-
-static const int32_t raking_input[100] = {
-    1, 7, 4, 0, 9, 4, 8, 8, 2, 4, 5, 5, 1, 7, 1, 1, 5, 2, 7, 6,
-    1, 4, 2, 3, 2, 2, 1, 6, 8, 5, 7, 6, 1, 8, 9, 2, 7, 9, 5, 4,
-    3, 1, 2, 3, 3, 4, 1, 1, 3, 8, 7, 4, 2, 7, 7, 9, 3, 1, 9, 8,
-    6, 5, 0, 2, 8, 6, 0, 2, 4, 8, 6, 5, 0, 9, 0, 0, 6, 1, 3, 8,
-    9, 3, 4, 4, 6, 0, 6, 6, 1, 8, 4, 9, 6, 3, 7, 8, 8, 2, 9, 1,
-};
-
-static const int32_t raking_partials[20] = {
-    21, 26, 19, 21, 12, 22, 31, 27, 12, 17, 27, 30, 21, 20, 20, 18, 26, 21, 29, 28,
-};
-
-static const int32_t raking_partials_exclusive[20] = {
-      0,  21,  47,  66,  87,  99, 121, 152, 179, 191, 208, 235, 265, 286, 306, 326, 344, 370, 391, 420,
-};
-
-static const int32_t raking_exclusive[100] = {
-      0,   1,   8,  12,  12,  21,  25,  33,  41,  43,  47,  52,  57,  58,  65,  66,  67,  72,  74,  81,
-     87,  88,  92,  94,  97,  99, 101, 102, 108, 116, 121, 128, 134, 135, 143, 152, 154, 161, 170, 175,
-    179, 182, 183, 185, 188, 191, 195, 196, 197, 200, 208, 215, 219, 221, 228, 235, 244, 247, 248, 257,
-    265, 271, 276, 276, 278, 286, 292, 292, 294, 298, 306, 312, 317, 317, 326, 326, 326, 332, 333, 336,
-    344, 353, 356, 360, 364, 370, 370, 376, 382, 383, 391, 395, 404, 410, 413, 420, 428, 436, 438, 447,
-};
-
 
 /* ---- Helpers. ------------------------------------------------------------ */
 
@@ -210,51 +137,52 @@ static void check_golden(tb_op op, bool inclusive, const int32_t *in,
   }
 }
 
+/* check_golden on a scan of the document. */
+static void check_golden_scan(const golden_scan *c) {
+  check_golden(c->op, c->inclusive, golden(c->input, c->n), golden(c->output, c->n), c->n,
+               c->total);
+}
+
+/* tb_cpu_reduce over c's input, as int32, gives c's total. */
+static void check_reduce_i32(const golden_scan *c) {
+  tb_value total;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, c->op, golden(c->input, c->n), c->n, &total), TB_OK);
+  CU_ASSERT_EQUAL(total.i32, c->total);
+}
+
 /* ---- Golden vectors. ----------------------------------------------------- */
 
 static void test_demo_reduce(void) {
-  tb_value total;
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, demo_input, 100, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i32, DEMO_TOTAL);
+  check_reduce_i32(&kDemo);
 }
 
 static void test_demo_exclusive_scan(void) {
-  check_golden(TB_OP_PLUS, false, demo_input, demo_exclusive, 100, DEMO_TOTAL);
+  check_golden_scan(&kDemo);
 }
 
 static void test_max_demo(void) {
   /* The demo passes INT_MIN as the identity of maximum. */
   CU_ASSERT_EQUAL(tb_identity(TB_INT32, TB_OP_MAX).i32, INT32_MIN);
-  tb_value total;
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_MAX, max_input, 100, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i32, MAX_TOTAL);
-  check_golden(TB_OP_MAX, true, max_input, max_inclusive, 100, MAX_TOTAL);
+  check_reduce_i32(&kMax);
+  check_golden_scan(&kMax);
 }
 
 static void test_small_example(void) {
-  check_golden(TB_OP_PLUS, false, small_input, small_exclusive, 20,
-               SMALL_TOTAL);
-  check_golden(TB_OP_PLUS, true, small_input, small_inclusive, 20,
-               SMALL_TOTAL);
+  for (int k = 0; k < TB_COUNT(kSmall); ++k) check_golden_scan(&kSmall[k]);
 }
 
 static void test_raking_example(void) {
-  check_golden(TB_OP_PLUS, false, raking_input, raking_exclusive, 100,
-               RAKING_TOTAL);
-
+  check_golden_scan(&kRaking[0]);
   /* The upsweep partials are reductions of each thread's 5 values, and the
    * spine is their exclusive scan. */
-  for (int t = 0; t < 20; ++t) {
+  const golden_scan *whole = &kRaking[0], *spine = &kRaking[1];
+  const int32_t *in = golden(whole->input, whole->n), *partials = golden(spine->input, spine->n);
+  for (int t = 0; t < spine->n; ++t) {
     tb_value part;
-    CU_ASSERT_EQUAL(
-        tb_cpu_reduce(TB_INT32, TB_OP_PLUS, raking_input + 5 * t, 5, &part),
-        TB_OK);
-    CU_ASSERT_EQUAL(part.i32, raking_partials[t]);
+    CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, in + 5 * t, 5, &part), TB_OK);
+    CU_ASSERT_EQUAL(part.i32, partials[t]);
   }
-  check_golden(TB_OP_PLUS, false, raking_partials, raking_partials_exclusive,
-               20, RAKING_TOTAL);
+  check_golden_scan(&kRaking[1]);
 }
 
 /* ---- Edge cases. --------------------------------------------------------- */
@@ -295,67 +223,75 @@ static void test_identity_for_empty_input(void) {
 }
 
 static void test_in_place(void) {
-  int32_t buf[100];
-  tb_value total;
-  memcpy(buf, demo_input, sizeof buf);
-  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_PLUS, false, buf, buf, 100, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i32, DEMO_TOTAL);
-  CU_ASSERT_EQUAL(memcmp(buf, demo_exclusive, sizeof buf), 0);
-
-  memcpy(buf, max_input, sizeof buf);
-  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_MAX, true, buf, buf, 100, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i32, MAX_TOTAL);
-  CU_ASSERT_EQUAL(memcmp(buf, max_inclusive, sizeof buf), 0);
+  const golden_scan *cases[] = {&kDemo, &kMax};
+  for (int k = 0; k < TB_COUNT(cases); ++k) {
+    const golden_scan *c = cases[k];
+    const size_t bytes = (size_t)c->n * sizeof(int32_t);
+    int32_t *buf = malloc(bytes);
+    tb_value total;
+    memcpy(buf, golden(c->input, c->n), bytes);
+    CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, c->op, c->inclusive, buf, buf, c->n, &total), TB_OK);
+    CU_ASSERT_EQUAL(total.i32, c->total);
+    CU_ASSERT_EQUAL(memcmp(buf, golden(c->output, c->n), bytes), 0);
+    free(buf);
+  }
 
   /* tb_cpu_scan_f64 on double input may write over its input. */
-  double d[20];
-  for (int i = 0; i < 20; ++i) d[i] = small_input[i];
+  const golden_scan *c = &kSmall[0];
+  const int32_t *in = golden(c->input, c->n);
+  double *d = malloc((size_t)c->n * sizeof *d);
+  for (int i = 0; i < c->n; ++i) d[i] = in[i];
   double tot = 0.0;
-  CU_ASSERT_EQUAL(tb_cpu_scan_f64(TB_DOUBLE, TB_OP_PLUS, false, d, d, 20, &tot,
-                                  NULL, NULL),
+  CU_ASSERT_EQUAL(tb_cpu_scan_f64(TB_DOUBLE, c->op, c->inclusive, d, d, c->n, &tot, NULL, NULL),
                   TB_OK);
-  CU_ASSERT_EQUAL(tot, (double)SMALL_TOTAL);
-  CU_ASSERT_EQUAL(first_mismatch_f64("in-place scan_f64", d, small_exclusive, 20),
-                  -1);
+  CU_ASSERT_EQUAL(tot, (double)c->total);
+  CU_ASSERT_EQUAL(first_mismatch_f64("in-place scan_f64", d, golden(c->output, c->n), c->n), -1);
+  free(d);
 }
 
+/* v as an int64, for the integer types. */
+static int64_t int_value(tb_type t, tb_value v) { return t == TB_INT32 ? v.i32 : v.i64; }
+
 static void test_integer_wrap(void) {
+  /* Integer ops wrap around (two's complement), in reductions of two values
+   * and in the running values of scans of three. */
+  const struct {
+    tb_type t;
+    tb_op op;
+    int64_t in[2], want;
+  } reduce[] = {
+      {TB_INT32, TB_OP_PLUS, {INT32_MAX, 1}, INT32_MIN},
+      {TB_INT32, TB_OP_PLUS, {INT32_MIN, -1}, INT32_MAX},
+      {TB_INT32, TB_OP_MULTIPLIES, {INT32_MAX, 2}, -2},
+      {TB_INT64, TB_OP_PLUS, {INT64_MAX, 1}, INT64_MIN},
+      {TB_INT64, TB_OP_MULTIPLIES, {INT64_MAX, 2}, -2},
+  };
+  const struct {
+    tb_type t;
+    bool inclusive;
+    int64_t in[3], want[3], total;
+  } scan[] = {
+      {TB_INT32, true, {INT32_MAX, 1, 1}, {INT32_MAX, INT32_MIN, INT32_MIN + 1}, INT32_MIN + 1},
+      {TB_INT64, false, {INT64_MAX, 1, 1}, {0, INT64_MAX, INT64_MIN}, INT64_MIN + 1},
+  };
+  union {
+    int32_t i32[3];
+    int64_t i64[3];
+  } in, out;
   tb_value total;
-  const int32_t a32[] = {INT32_MAX, 1, 1};
-  int32_t out32[3];
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, a32, 2, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.i32, INT32_MIN);
-  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT32, TB_OP_PLUS, true, a32, out32, 3, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(out32[0], INT32_MAX);
-  CU_ASSERT_EQUAL(out32[1], INT32_MIN);
-  CU_ASSERT_EQUAL(out32[2], INT32_MIN + 1);
-  CU_ASSERT_EQUAL(total.i32, INT32_MIN + 1);
-
-  const int32_t b32[] = {INT32_MIN, -1};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_PLUS, b32, 2, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.i32, INT32_MAX);
-  const int32_t m32[] = {INT32_MAX, 2};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT32, TB_OP_MULTIPLIES, m32, 2, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i32, -2);
-
-  const int64_t a64[] = {INT64_MAX, 1, 1};
-  int64_t out64[3];
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_PLUS, a64, 2, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.i64, INT64_MIN);
-  CU_ASSERT_EQUAL(tb_cpu_scan(TB_INT64, TB_OP_PLUS, false, a64, out64, 3, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(out64[0], 0);
-  CU_ASSERT_EQUAL(out64[1], INT64_MAX);
-  CU_ASSERT_EQUAL(out64[2], INT64_MIN);
-  CU_ASSERT_EQUAL(total.i64, INT64_MIN + 1);
-  const int64_t m64[] = {INT64_MAX, 2};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_INT64, TB_OP_MULTIPLIES, m64, 2, &total),
-                  TB_OK);
-  CU_ASSERT_EQUAL(total.i64, -2);
+  for (int k = 0; k < TB_COUNT(reduce); ++k) {
+    tb_type t = reduce[k].t;
+    for (int i = 0; i < 2; ++i) tb_store(t, &in, i, tb_test_from_i64(t, reduce[k].in[i]));
+    CU_ASSERT_EQUAL(tb_cpu_reduce(t, reduce[k].op, &in, 2, &total), TB_OK);
+    CU_ASSERT_EQUAL(int_value(t, total), reduce[k].want);
+  }
+  for (int k = 0; k < TB_COUNT(scan); ++k) {
+    tb_type t = scan[k].t;
+    for (int i = 0; i < 3; ++i) tb_store(t, &in, i, tb_test_from_i64(t, scan[k].in[i]));
+    CU_ASSERT_EQUAL(tb_cpu_scan(t, TB_OP_PLUS, scan[k].inclusive, &in, &out, 3, &total), TB_OK);
+    for (int i = 0; i < 3; ++i) CU_ASSERT_EQUAL(int_value(t, tb_load(t, &out, i)), scan[k].want[i]);
+    CU_ASSERT_EQUAL(int_value(t, total), scan[k].total);
+  }
 }
 
 static void test_argument_errors(void) {
@@ -540,28 +476,33 @@ static void test_f64_reference_exact(void) {
   CU_ASSERT_EQUAL(tot, 4);
 
   /* The demo through float input: every partial sum is exact. */
-  float *demo_f = tb_test_convert(TB_FLOAT, demo_input, 100);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, demo_f, 100, &tot,
-                                    &tot_abs),
-                  TB_OK);
-  CU_ASSERT(tot == DEMO_TOTAL && tot_abs == DEMO_TOTAL);
+  float *demo_f = tb_test_convert(TB_FLOAT, golden(kDemo.input, kDemo.n), kDemo.n);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, demo_f, kDemo.n, &tot, &tot_abs), TB_OK);
+  CU_ASSERT(tot == kDemo.total && tot_abs == kDemo.total);
   free(demo_f);
+}
+
+/* tb_cpu_reduce over n values of floating type t gives want, and
+ * tb_cpu_reduce_f64 gives want_f64. */
+static void expect_float_reduce(tb_type t, tb_op op, const void *in, int n, double want,
+                                double want_f64) {
+  tb_value total;
+  double tot;
+  CU_ASSERT_EQUAL(tb_cpu_reduce(t, op, in, n, &total), TB_OK);
+  CU_ASSERT_EQUAL(tb_test_as_double(t, total), want);
+  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(t, op, in, n, &tot, NULL), TB_OK);
+  CU_ASSERT_EQUAL(tot, want_f64);
 }
 
 /* The reference carries more precision than the type: float sums in double,
  * double sums in long double. */
 static void test_f64_reference_precision(void) {
   const float f[] = {16777216.0f, 1.0f, 1.0f}; /* 2^24: float drops each +1 */
-  tb_value total;
-  double tot;
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_FLOAT, TB_OP_PLUS, f, 3, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.f32, 16777216.0f);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_PLUS, f, 3, &tot, NULL),
-                  TB_OK);
-  CU_ASSERT_EQUAL(tot, 16777218.0);
+  expect_float_reduce(TB_FLOAT, TB_OP_PLUS, f, 3, 16777216.0, 16777218.0);
 
   if (LDBL_MANT_DIG > DBL_MANT_DIG) {
     const double d[] = {9007199254740992.0, 1.0, 1.0}; /* 2^53 */
+    double tot;
     CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_PLUS, d, 3, &tot, NULL),
                     TB_OK);
     CU_ASSERT_EQUAL(tot, 9007199254740994.0);
@@ -571,19 +512,9 @@ static void test_f64_reference_precision(void) {
 /* min/max are minNum/maxNum: a NaN input is dropped wherever it stands. */
 static void test_min_max_nan(void) {
   const float f[] = {1.0f, NAN, 0.5f};
-  tb_value total;
-  double tot;
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_FLOAT, TB_OP_MIN, f, 3, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.f32, 0.5f);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_FLOAT, TB_OP_MIN, f, 3, &tot, NULL),
-                  TB_OK);
-  CU_ASSERT_EQUAL(tot, 0.5);
+  expect_float_reduce(TB_FLOAT, TB_OP_MIN, f, 3, 0.5, 0.5);
   const double d[] = {NAN, -3.0, 2.0};
-  CU_ASSERT_EQUAL(tb_cpu_reduce(TB_DOUBLE, TB_OP_MAX, d, 3, &total), TB_OK);
-  CU_ASSERT_EQUAL(total.f64, 2.0);
-  CU_ASSERT_EQUAL(tb_cpu_reduce_f64(TB_DOUBLE, TB_OP_MAX, d, 3, &tot, NULL),
-                  TB_OK);
-  CU_ASSERT_EQUAL(tot, 2.0);
+  expect_float_reduce(TB_DOUBLE, TB_OP_MAX, d, 3, 2.0, 2.0);
 }
 
 /* reduction(+:a) reduction(max:b) reduction(min:c) reduction(*:d), worked

@@ -2,7 +2,8 @@
  * segmented reduction over CSR descriptors, reduce-by-key, CSR SpMV, and the
  * carry-in step of the tiled algorithm.
  *
- * Golden vectors are typed in from moderngpu, "Segmented Reduction". Everything else checks properties against
+ * Golden vectors are typed in from moderngpu, "Segmented Reduction", into
+ * suites/testdata/segreduce.txt. Everything else checks properties against
  * independent formulations (reduce-by-key on keys made from the CSR,
  * tb_cpu_reduce on one segment, a permuted layout read through sources, a
  * dense matrix loop), never against outputs of the code under test. */
@@ -26,136 +27,25 @@ static const tb_type kAllTypes[] = {TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE};
 static const tb_op kAllOps[] = {TB_OP_PLUS,    TB_OP_MIN,    TB_OP_MAX,   TB_OP_MULTIPLIES,
                                 TB_OP_BIT_AND, TB_OP_BIT_OR, TB_OP_BIT_XOR};
 
-/* ---- Golden vectors from 000. -------------------------------------------- */
+/* ---- Golden vectors (suites/testdata/segreduce.txt). --------------------- */
 
-/* "SEGMENTED REDUCE-CSR DEMONSTRATION": 100 random values in [1, 5], seven
- * segments, mgpu::plus, identity 0. */
+static const char kGolden[] = "suites/testdata/segreduce.txt";
+
+static const int32_t *golden(const char *name, int n) { return tb_golden(kGolden, name, n); }
+
+/* The figures' sizes. "SEGMENTED REDUCE-CSR DEMONSTRATION": */
 #define DEMO_COUNT 100
 #define DEMO_SEGS 7
-static const int32_t demo_csr[DEMO_SEGS] = {0, 9, 19, 25, 71, 87, 97};
-static const int32_t demo_values[100] = {
-      1,   5,   5,   1,   2,   5,   1,   1,   4,   4,
-      5,   3,   4,   4,   4,   2,   2,   4,   2,   5,
-      5,   1,   5,   1,   4,   5,   1,   4,   2,   2,
-      2,   3,   3,   1,   4,   2,   4,   2,   1,   2,
-      5,   1,   2,   2,   3,   1,   2,   5,   4,   1,
-      2,   5,   4,   2,   4,   1,   3,   2,   4,   4,
-      4,   4,   4,   3,   4,   4,   1,   5,   1,   1,
-      3,   2,   3,   1,   4,   1,   1,   4,   4,   4,
-      3,   5,   5,   3,   2,   1,   5,   5,   4,   5,
-      4,   2,   2,   3,   5,   5,   1,   4,   1,   5,
-};
-static const int32_t demo_reduced[DEMO_SEGS] = {25, 34, 21, 129, 48, 36, 10};
-
-/* "REDUCE BY KEY DEMONSTRATION": 100 keys (runs), values in [1, 5], plus. */
+/* "REDUCE BY KEY DEMONSTRATION": */
 #define RBK_COUNT 100
 #define RBK_SEGS 9
-static const int32_t rbk_keys[100] = {
-      0,   0,   0,   1,   1,   1,   2,   2,   2,   2,
-      2,   2,   2,   2,   2,   2,   2,   2,   2,   2,
-      2,   2,   2,   2,   2,   2,   2,   2,   2,   2,
-      2,   2,   2,   2,   2,   3,   3,   3,   3,   3,
-      3,   3,   3,   4,   4,   5,   5,   5,   5,   5,
-      5,   5,   5,   5,   5,   5,   6,   6,   6,   6,
-      6,   6,   6,   6,   6,   6,   6,   6,   6,   7,
-      8,   8,   8,   8,   8,   8,   8,   8,   8,   8,
-      8,   8,   8,   8,   8,   8,   8,   8,   8,   8,
-      8,   8,   8,   8,   8,   8,   8,   8,   8,   8,
-};
-static const int32_t rbk_values[100] = {
-      2,   4,   2,   4,   1,   5,   3,   2,   4,   4,
-      2,   5,   2,   2,   5,   3,   3,   5,   3,   3,
-      2,   2,   1,   4,   4,   2,   1,   4,   1,   3,
-      1,   3,   2,   4,   2,   5,   1,   2,   1,   5,
-      4,   4,   1,   5,   4,   1,   5,   2,   3,   4,
-      1,   2,   4,   2,   5,   4,   3,   4,   5,   3,
-      3,   4,   2,   1,   1,   2,   3,   3,   2,   2,
-      2,   4,   1,   5,   5,   2,   2,   4,   3,   1,
-      3,   5,   4,   1,   2,   3,   2,   2,   5,   5,
-      1,   3,   3,   3,   4,   5,   5,   2,   4,   3,
-};
-static const int32_t rbk_reduced_keys[RBK_SEGS] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
-static const int32_t rbk_reduced[RBK_SEGS] = {8, 10, 82, 23, 9, 33, 36, 2, 94};
-
-/* "Intra-tile algorithm": 20 segments written as rows (lengths are the number
- * of values on each row), their reductions, and the same 163 values spread
- * over 21 threads of VT = 8 with "Fixed reductions" at the end. */
+/* "Intra-tile algorithm": 163 values in 20 segments, 21 threads of VT = 8. */
 #define TABLE_SEGS 20
 #define TABLE_COUNT 163
 #define TABLE_VT 8
 #define TABLE_THREADS 21
-static const int32_t table_lengths[20] = {
-      2,   1,   5,   6,   8,  17,   5,   5,   2,  17,
-     14,   4,  10,   7,  14,   2,  11,  19,   2,  12,
-};
-static const int32_t table_values[163] = {
-      5,   4,   5,   0,   0,   4,   2,   5,   1,   3,
-      1,   5,   1,   2,   0,   3,   0,   2,   3,   4,
-      4,   3,   2,   5,   5,   0,   5,   0,   3,   4,
-      5,   1,   1,   0,   5,   3,   2,   3,   3,   3,
-      1,   5,   4,   5,   4,   3,   3,   1,   5,   1,
-      4,   5,   2,   0,   0,   4,   4,   2,   4,   4,
-      2,   3,   2,   3,   4,   2,   0,   3,   2,   3,
-      5,   0,   4,   0,   2,   4,   2,   5,   4,   0,
-      3,   2,   5,   4,   2,   0,   5,   3,   5,   1,
-      0,   0,   0,   3,   2,   5,   5,   5,   2,   4,
-      0,   3,   5,   3,   0,   4,   0,   5,   0,   5,
-      5,   3,   4,   5,   4,   2,   4,   4,   4,   3,
-      5,   1,   3,   1,   5,   3,   3,   5,   5,   1,
-      5,   0,   2,   4,   2,   4,   3,   2,   0,   5,
-      0,   5,   4,   5,   0,   5,   2,   3,   1,   2,
-      2,   2,   2,   4,   0,   3,   0,   3,   0,   4,
-      1,   0,   5,
-};
-static const int32_t table_reductions[20] = {
-      9,   5,  11,  13,  19,  47,  18,  16,   5,  44,
-     36,  11,  24,  24,  44,   8,  35,  52,   4,  24,
-};
-static const int32_t fixed[20] = {
-      9,   5,  11,  13,  19,  47,  18,  16,   5,  44,
-     36,  11,  24,  24,  44,   8,  35,  52,   4,  24,
-};
-/* Per thread of that figure: holds a segment end (a star), its carry-out and
- * its carry-in, and the first partial it stores (threads with an end). */
-static const int32_t thr_ends[21] = {
-      1,   1,   1,   0,   1,   1,   1,   0,   1,   0,
-      1,   1,   1,   0,   1,   0,   1,   0,   1,   0,
-      1,
-};
-static const int32_t thr_carry_out[21] = {
-      0,   3,   7,  23,   3,  11,  11,  24,  10,  21,
-      8,   0,   3,  22,   3,  26,  17,  24,   2,  16,
-      0,
-};
-static const int32_t thr_carry_in[21] = {
-      0,   0,   3,   7,  30,   3,  11,  11,  35,  10,
-     31,   8,   0,   3,  25,   3,  29,  17,  41,   2,
-     18,
-};
-static const int32_t thr_first_partial[TABLE_THREADS] = {
-    9, 13, 16, 0, 17, 15, 5, 0, 9, 0, 5, 16, 24, 0, 19, 0, 6, 0, 11, 0, 6,
-};
-
-/* "Carry-out and carry-in": 24 threads' carry-outs; ends in threads 3, 10,
- * 11 and 16 (the prose says 17, the star row is misaligned there; the seg
- * start, tid delta and scan rows all need 16), the final inclusive segmented
- * scan row ("offset = 16"), the carry-in row and the tile's carry-out 22. */
+/* "Carry-out and carry-in": 24 threads, and the tile's carry-out. */
 #define CS_N 24
-static const int32_t cs_values[CS_N] = {
-    4, 4, 3, 2, 2, 5, 5, 0, 5, 0, 3, 4, 5, 1, 1, 0, 5, 3, 2, 3, 3, 2, 3, 1,
-};
-static const uint8_t cs_ends[CS_N] = {
-    0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-};
-static const int32_t cs_tid_delta[CS_N] = {
-    0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 0, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 5, 6, 7,
-};
-static const int32_t cs_inclusive[CS_N] = {
-    4, 8, 11, 2, 4, 9, 14, 14, 19, 19, 3, 4, 9, 10, 11, 11, 5, 8, 10, 13, 16, 18, 21, 22,
-};
-static const int32_t cs_carry_in[CS_N] = {
-    0, 4, 8, 11, 2, 4, 9, 14, 14, 19, 19, 3, 4, 9, 10, 11, 11, 5, 8, 10, 13, 16, 18, 21,
-};
 #define CS_TILE_CARRY_OUT 22
 
 /* ---- Helpers. ------------------------------------------------------------- */
@@ -174,16 +64,6 @@ static int first_mismatch(const char *what, tb_type t, const void *got, const vo
   return -1;
 }
 
-static int first_mismatch_i32(const char *what, const int32_t *got, const int32_t *want,
-                              int n) {
-  for (int i = 0; i < n; ++i)
-    if (got[i] != want[i]) {
-      printf("\n  %s: index %d expected %d got %d\n", what, i, want[i], got[i]);
-      return i;
-    }
-  return -1;
-}
-
 /* Exclusive scan of lengths (the CSR array), typed-in lengths only. */
 static int32_t lengths_to_csr(const int32_t *len, int n, int32_t *csr) {
   int32_t sum = 0;
@@ -194,31 +74,48 @@ static int32_t lengths_to_csr(const int32_t *len, int n, int32_t *csr) {
   return sum;
 }
 
+/* Golden vector name (n flags, 0 or 1) as the uint8_t flags the carry-in
+ * step takes. */
+static void golden_flags(const char *name, int n, uint8_t *flags) {
+  const int32_t *v = golden(name, n);
+  for (int i = 0; i < n; ++i) flags[i] = (uint8_t)v[i];
+}
+
 /* ---- Golden tests. -------------------------------------------------------- */
 
-static void test_demo_segreduce(void) {
+/* The plus-reduction of count values (>= 0) over csr's num segments is want,
+ * in every type: direct, indirect with sources == csr, and for floats the f64
+ * reference (whose sum of magnitudes is then the sum). */
+static void check_segreduce_plus(const char *what, const int32_t *values, int32_t count,
+                                 const int32_t *csr, int32_t num, const int32_t *want_i32) {
+  char indirect[64];
+  snprintf(indirect, sizeof indirect, "%s, indirect", what);
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *vals = tb_test_convert(t, demo_values, DEMO_COUNT);
-    void *want = tb_test_convert(t, demo_reduced, DEMO_SEGS);
-    void *out = calloc(DEMO_SEGS, 8);
-    CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, DEMO_COUNT, demo_csr, DEMO_SEGS,
-                                         NULL, tb_test_from_i64(t, 0), out), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch("seg-reduce demo", t, out, want, DEMO_SEGS), -1);
+    void *vals = tb_test_convert(t, values, count);
+    void *want = tb_test_convert(t, want_i32, num);
+    void *out = calloc((size_t)num, tb_type_size(t));
+    CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, count, csr, num, NULL,
+                                         tb_test_from_i64(t, 0), out),
+                    TB_OK);
+    CU_ASSERT_EQUAL(first_mismatch(what, t, out, want, num), -1);
     /* Indirect with sources == csr is the direct form. */
-    memset(out, 0, DEMO_SEGS * 8);
-    CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, DEMO_COUNT, demo_csr, DEMO_SEGS,
-                                         demo_csr, tb_test_from_i64(t, 0), out), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch("seg-reduce demo, indirect", t, out, want, DEMO_SEGS), -1);
+    memset(out, 0, (size_t)num * tb_type_size(t));
+    CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, count, csr, num, csr,
+                                         tb_test_from_i64(t, 0), out),
+                    TB_OK);
+    CU_ASSERT_EQUAL(first_mismatch(indirect, t, out, want, num), -1);
     if (tb_type_is_float(t)) {
-      double got[DEMO_SEGS], abs_sum[DEMO_SEGS];
-      CU_ASSERT_EQUAL(tb_cpu_segreduce_csr_f64(t, TB_OP_PLUS, vals, DEMO_COUNT, demo_csr,
-                                               DEMO_SEGS, NULL, tb_test_from_i64(t, 0), got, abs_sum),
+      double *got = malloc((size_t)num * sizeof *got), *abs_sum = malloc((size_t)num * sizeof *got);
+      CU_ASSERT_EQUAL(tb_cpu_segreduce_csr_f64(t, TB_OP_PLUS, vals, count, csr, num, NULL,
+                                               tb_test_from_i64(t, 0), got, abs_sum),
                       TB_OK);
-      for (int s = 0; s < DEMO_SEGS; ++s) {
-        CU_ASSERT_EQUAL(got[s], (double)demo_reduced[s]);
-        CU_ASSERT_EQUAL(abs_sum[s], (double)demo_reduced[s]); /* all values positive */
+      for (int s = 0; s < num; ++s) {
+        CU_ASSERT_EQUAL(got[s], (double)want_i32[s]);
+        CU_ASSERT_EQUAL(abs_sum[s], (double)want_i32[s]);
       }
+      free(abs_sum);
+      free(got);
     }
     free(out);
     free(want);
@@ -226,25 +123,31 @@ static void test_demo_segreduce(void) {
   }
 }
 
+static void test_demo_segreduce(void) {
+  check_segreduce_plus("seg-reduce demo", golden("demo.values", DEMO_COUNT), DEMO_COUNT,
+                       golden("demo.csr", DEMO_SEGS), DEMO_SEGS, golden("demo.reduced", DEMO_SEGS));
+}
+
 static void test_demo_reduce_by_key(void) {
+  const int32_t *keys = golden("rbk.keys", RBK_COUNT), *values = golden("rbk.values", RBK_COUNT);
+  const int32_t *reduced_keys = golden("rbk.reduced_keys", RBK_SEGS);
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *vals = tb_test_convert(t, rbk_values, RBK_COUNT);
-    void *want = tb_test_convert(t, rbk_reduced, RBK_SEGS);
+    void *vals = tb_test_convert(t, values, RBK_COUNT);
+    void *want = tb_test_convert(t, golden("rbk.reduced", RBK_SEGS), RBK_SEGS);
     void *out = calloc(RBK_COUNT, 8);
     int32_t keys_out[RBK_COUNT], n = -1;
-    CU_ASSERT_EQUAL(tb_cpu_reduce_by_key(t, TB_OP_PLUS, rbk_keys, vals, RBK_COUNT, out, keys_out,
-                                         &n), TB_OK);
+    CU_ASSERT_EQUAL(tb_cpu_reduce_by_key(t, TB_OP_PLUS, keys, vals, RBK_COUNT, out, keys_out, &n),
+                    TB_OK);
     CU_ASSERT_EQUAL(n, RBK_SEGS);
     if (n == RBK_SEGS) {
       CU_ASSERT_EQUAL(first_mismatch("reduce-by-key demo", t, out, want, RBK_SEGS), -1);
-      CU_ASSERT_EQUAL(first_mismatch_i32("reduce-by-key demo keys", keys_out, rbk_reduced_keys,
-                                         RBK_SEGS), -1);
+      tb_golden_expect(kGolden, "rbk.reduced_keys", keys_out, RBK_SEGS);
     }
     /* Optional outputs left out. */
     memset(out, 0, RBK_COUNT * 8);
-    CU_ASSERT_EQUAL(tb_cpu_reduce_by_key(t, TB_OP_PLUS, rbk_keys, vals, RBK_COUNT, out, NULL,
-                                         NULL), TB_OK);
+    CU_ASSERT_EQUAL(tb_cpu_reduce_by_key(t, TB_OP_PLUS, keys, vals, RBK_COUNT, out, NULL, NULL),
+                    TB_OK);
     CU_ASSERT_EQUAL(first_mismatch("reduce-by-key demo, no keys", t, out, want, RBK_SEGS), -1);
     free(out);
     free(want);
@@ -252,33 +155,24 @@ static void test_demo_reduce_by_key(void) {
   }
   /* The segmentation as CSR. */
   int32_t csr[RBK_COUNT], n = -1;
-  CU_ASSERT_EQUAL(tb_cpu_keys_to_csr(rbk_keys, RBK_COUNT, csr, &n), TB_OK);
+  CU_ASSERT_EQUAL(tb_cpu_keys_to_csr(keys, RBK_COUNT, csr, &n), TB_OK);
   CU_ASSERT_EQUAL_FATAL(n, RBK_SEGS);
-  for (int k = 0; k < RBK_SEGS; ++k) CU_ASSERT_EQUAL(rbk_keys[csr[k]], rbk_reduced_keys[k]);
+  for (int k = 0; k < RBK_SEGS; ++k) CU_ASSERT_EQUAL(keys[csr[k]], reduced_keys[k]);
   int32_t sums[RBK_SEGS];
-  CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, rbk_values, RBK_COUNT, csr,
-                                       RBK_SEGS, NULL, tb_test_from_i64(TB_INT32, 0), sums), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("reduce-by-key demo via csr", sums, rbk_reduced, RBK_SEGS),
-                  -1);
+  CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, values, RBK_COUNT, csr, RBK_SEGS, NULL,
+                                       tb_test_from_i64(TB_INT32, 0), sums),
+                  TB_OK);
+  tb_golden_expect(kGolden, "rbk.reduced", sums, RBK_SEGS);
 }
 
 static void test_table20(void) {
   int32_t csr[TABLE_SEGS];
-  CU_ASSERT_EQUAL_FATAL(lengths_to_csr(table_lengths, TABLE_SEGS, csr), TABLE_COUNT);
+  CU_ASSERT_EQUAL_FATAL(lengths_to_csr(golden("table.lengths", TABLE_SEGS), TABLE_SEGS, csr),
+                        TABLE_COUNT);
   /* The figure's reductions and its "Fixed reductions" line are the same. */
-  CU_ASSERT_EQUAL(first_mismatch_i32("table vs fixed", table_reductions, fixed, TABLE_SEGS), -1);
-  for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
-    tb_type t = kAllTypes[ti];
-    void *vals = tb_test_convert(t, table_values, TABLE_COUNT);
-    void *want = tb_test_convert(t, fixed, TABLE_SEGS);
-    void *out = calloc(TABLE_SEGS, 8);
-    CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(t, TB_OP_PLUS, vals, TABLE_COUNT, csr, TABLE_SEGS, NULL,
-                                         tb_test_from_i64(t, 0), out), TB_OK);
-    CU_ASSERT_EQUAL(first_mismatch("20-segment table", t, out, want, TABLE_SEGS), -1);
-    free(out);
-    free(want);
-    free(vals);
-  }
+  tb_golden_expect(kGolden, "table.fixed", golden("table.reduced", TABLE_SEGS), TABLE_SEGS);
+  check_segreduce_plus("20-segment table", golden("table.values", TABLE_COUNT), TABLE_COUNT, csr,
+                       TABLE_SEGS, golden("table.fixed", TABLE_SEGS));
 }
 
 static void test_carry_in_thread_figure(void) {
@@ -286,51 +180,60 @@ static void test_carry_in_thread_figure(void) {
   int32_t carry_in[TABLE_THREADS];
   tb_value tile;
   uint8_t ends[TABLE_THREADS];
-  for (int i = 0; i < TABLE_THREADS; ++i) ends[i] = (uint8_t)thr_ends[i];
-  CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, thr_carry_out, ends,
-                                            TABLE_THREADS, tb_test_from_i64(TB_INT32, 0), carry_in,
-                                            &tile), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("21-thread carry-in", carry_in, thr_carry_in,
-                                     TABLE_THREADS), -1);
+  golden_flags("thr.ends", TABLE_THREADS, ends);
+  CU_ASSERT_EQUAL(
+      tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, golden("thr.carry_out", TABLE_THREADS), ends,
+                                TABLE_THREADS, tb_test_from_i64(TB_INT32, 0), carry_in, &tile),
+      TB_OK);
+  tb_golden_expect(kGolden, "thr.carry_in", carry_in, TABLE_THREADS);
   /* The last thread ends the last segment: nothing carries out. */
   CU_ASSERT_EQUAL(tile.i32, 0);
 
   /* Each thread with an end fixes its first stored partial with its
    * carry-in, giving the reduction of the first segment ending in the thread
    * (thread 4: 17 + 30 = 47). */
+  const int32_t *first_partial = golden("thr.first_partial", TABLE_THREADS);
+  const int32_t *fixed = golden("table.fixed", TABLE_SEGS);
   int32_t csr[TABLE_SEGS];
-  lengths_to_csr(table_lengths, TABLE_SEGS, csr);
+  lengths_to_csr(golden("table.lengths", TABLE_SEGS), TABLE_SEGS, csr);
   int checked = 0;
   for (int i = 0; i < TABLE_THREADS; ++i) {
-    if (!thr_ends[i]) continue;
+    if (!ends[i]) continue;
     int s = 0; /* the first segment whose last element lies in thread i */
     while (s < TABLE_SEGS &&
            (s + 1 < TABLE_SEGS ? csr[s + 1] : TABLE_COUNT) - 1 < TABLE_VT * i)
       ++s;
-    CU_ASSERT_EQUAL(thr_first_partial[i] + carry_in[i], fixed[s]);
+    CU_ASSERT_EQUAL(first_partial[i] + carry_in[i], fixed[s]);
     ++checked;
   }
   CU_ASSERT_EQUAL(checked, 14);
 }
 
 static void test_carry_in_scan_figure(void) {
+  const int32_t *values = golden("cs.values", CS_N), *inclusive = golden("cs.inclusive", CS_N),
+                *carry_in_row = golden("cs.carry_in", CS_N),
+                *tid_delta = golden("cs.tid_delta", CS_N);
+  uint8_t ends[CS_N];
+  golden_flags("cs.ends", CS_N, ends);
   int32_t carry_in[CS_N];
   tb_value tile;
-  CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, cs_values, cs_ends, CS_N,
-                                            tb_test_from_i64(TB_INT32, 0), carry_in, &tile), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("24-thread carry-in", carry_in, cs_carry_in, CS_N), -1);
+  CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(TB_INT32, TB_OP_PLUS, values, ends, CS_N,
+                                            tb_test_from_i64(TB_INT32, 0), carry_in, &tile),
+                  TB_OK);
+  tb_golden_expect(kGolden, "cs.carry_in", carry_in, CS_N);
   CU_ASSERT_EQUAL(tile.i32, CS_TILE_CARRY_OUT);
   /* The figure's rows agree with each other: the carry-in is the inclusive
    * scan moved right by one, and the flags are where tid delta is 0. */
-  for (int i = 1; i < CS_N; ++i) CU_ASSERT_EQUAL(cs_carry_in[i], cs_inclusive[i - 1]);
-  for (int i = 1; i < CS_N; ++i) CU_ASSERT_EQUAL(cs_ends[i], cs_tid_delta[i] == 0);
+  for (int i = 1; i < CS_N; ++i) CU_ASSERT_EQUAL(carry_in_row[i], inclusive[i - 1]);
+  for (int i = 1; i < CS_N; ++i) CU_ASSERT_EQUAL(ends[i], tid_delta[i] == 0);
   /* In another type and with max. */
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     tb_type t = kAllTypes[ti];
-    void *co = tb_test_convert(t, cs_values, CS_N);
+    void *co = tb_test_convert(t, values, CS_N);
     void *ci = calloc(CS_N, 8);
-    CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(t, TB_OP_MAX, co, cs_ends, CS_N,
-                                              tb_identity(t, TB_OP_MAX), ci, &tile), TB_OK);
+    CU_ASSERT_EQUAL(tb_cpu_segreduce_carry_in(t, TB_OP_MAX, co, ends, CS_N,
+                                              tb_identity(t, TB_OP_MAX), ci, &tile),
+                    TB_OK);
     /* thread 10: max of threads 3..9 = 5; thread 16: max of 11..15 = 5;
      * thread 11: just thread 10 = 3; tile: max of 16..23 = 5. */
     CU_ASSERT_EQUAL(tb_test_as_double(t, tb_load(t, ci, 10)), 5.0);
@@ -512,7 +415,7 @@ static void test_empty_at_both_ends(void) {
   int32_t out[6];
   CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, vals, 5, csr, 6, NULL,
                                        tb_test_from_i64(TB_INT32, -7), out), TB_OK);
-  CU_ASSERT_EQUAL(first_mismatch_i32("empty ends", out, want, 6), -1);
+  CU_ASSERT_EQUAL(tb_test_mismatch_i32("empty ends", out, want, 6), -1);
   /* All empty: count 0. */
   const int32_t zeros[3] = {0, 0, 0};
   CU_ASSERT_EQUAL(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, NULL, 0, zeros, 3, NULL,
