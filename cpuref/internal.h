@@ -71,18 +71,9 @@ static inline tb_status tb_cpuref_check_float(const char *fn, tb_type t) {
   return TB_OK;
 }
 
-/* a op b in double and long double, with tb_apply's min/max rule (minNum/maxNum). Only the
- * floating ops reach here (tb_check_type_op ran first). */
-static inline double tb_cpuref_apply_d(tb_op op, double a, double b) {
-  switch (op) {
-    case TB_OP_PLUS: return a + b;
-    case TB_OP_MULTIPLIES: return a * b;
-    case TB_OP_MIN: return fmin(a, b);
-    case TB_OP_MAX: return fmax(a, b);
-    default: return 0.0;
-  }
-}
-
+/* a op b in long double, with tb_apply's min/max rule (minNum/maxNum), as
+ * tb_apply_double (core/types.h) does in double. Only the floating ops
+ * reach here (tb_check_type_op ran first). */
 static inline long double tb_cpuref_apply_ld(tb_op op, long double a,
                                              long double b) {
   switch (op) {

@@ -31,7 +31,7 @@ tb_status tb_cpu_reduce_f64(tb_type t, tb_op op, const void *in, int64_t n,
     const float *x = (const float *)in;
     double acc = tb_cpuref_identity_d(t, op), abs_acc = 0.0;
     for (int64_t i = 0; i < n; ++i) {
-      acc = tb_cpuref_apply_d(op, acc, (double)x[i]);
+      acc = tb_apply_double(op, acc, (double)x[i]);
       abs_acc += fabs((double)x[i]);
     }
     *total = acc;

@@ -47,7 +47,7 @@ tb_status tb_cpu_scan_f64(tb_type t, tb_op op, bool inclusive, const void *in,
         out[i] = acc;
         if (sum_abs) sum_abs[i] = abs_acc;
       }
-      acc = tb_cpuref_apply_d(op, acc, x);
+      acc = tb_apply_double(op, acc, x);
       abs_acc += fabs(x);
       if (inclusive) {
         out[i] = acc;

@@ -50,7 +50,7 @@ tb_status tb_cpu_segreduce_csr_f64(tb_type t, tb_op op, const void *values, int3
       const float *x = (const float *)values + begin;
       double acc = x[0], abs_acc = fabs((double)x[0]);
       for (int32_t k = 1; k < n; ++k) {
-        acc = tb_cpuref_apply_d(op, acc, (double)x[k]);
+        acc = tb_apply_double(op, acc, (double)x[k]);
         abs_acc += fabs((double)x[k]);
       }
       out[s] = acc;
