@@ -73,7 +73,7 @@ static tb_launch_box fitting(tb_launch_box box, const tb_grid *const *sets) {
 /* From the generated table (kernels/tuned/): per average count, the fastest
  * box of the int32 sweep at the nearest count. */
 tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items) {
-  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items)),
+  return fitting(tb_tuned_box(TB_TUNED_LBS, TB_INT32, avg_count(num_objects, n_items), 0),
                  lbs_grids().set);
 }
 
@@ -81,7 +81,7 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
                                       int64_t n_items) {
   if (op < 0 || op >= TB_INTERVAL_OP_COUNT || !tb_type_valid(type)) return (tb_launch_box){0, 0};
   const tb_tuned_family family = op == TB_INTERVAL_EXPAND ? TB_TUNED_EXPAND : TB_TUNED_MOVE;
-  return fitting(tb_tuned_box(family, type, avg_count(num_objects, n_items)),
+  return fitting(tb_tuned_box(family, type, avg_count(num_objects, n_items), 0),
                  interval_grids(type).set);
 }
 

@@ -31,7 +31,7 @@ int tb_omp_grid(tb_launch_box *out, int cap) {
 
 /* From the generated table (kernels/tuned/): the best geometric mean over
  * the clauses swept. */
-tb_launch_box tb_omp_default_box(void) { return tb_tuned_box(TB_TUNED_OMP, TB_INT32, 0); }
+tb_launch_box tb_omp_default_box(void) { return tb_tuned_box(TB_TUNED_OMP, TB_INT32, 0, 0); }
 
 /* The kernels take any block size of 1..1024 (the sweep measures the list
  * above) at the vts they are compiled for: one kernel set. */

@@ -56,10 +56,10 @@ int tb_scan_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
 /* From the generated table (kernels/tuned/): the fastest box at the largest
  * swept size, per type. */
 tb_launch_box tb_reduce_default_box(tb_type type) {
-  return tb_type_valid(type) ? tb_tuned_box(TB_TUNED_REDUCE, type, 0) : (tb_launch_box){0, 0};
+  return tb_type_valid(type) ? tb_tuned_box(TB_TUNED_REDUCE, type, 0, 0) : (tb_launch_box){0, 0};
 }
 tb_launch_box tb_scan_default_box(tb_type type) {
-  return tb_type_valid(type) ? tb_tuned_box(TB_TUNED_SCAN, type, 0) : (tb_launch_box){0, 0};
+  return tb_type_valid(type) ? tb_tuned_box(TB_TUNED_SCAN, type, 0, 0) : (tb_launch_box){0, 0};
 }
 tb_scan_algo tb_scan_default_algo(tb_type type) {
   (void)type;

@@ -79,7 +79,7 @@ int tb_reduce_by_key_grid(tb_type type, tb_op op, tb_launch_box *out, int cap) {
  * (reduce_by_key for its own), and the fastest box per average length. */
 tb_launch_box tb_segreduce_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0);
+  return tb_tuned_box(TB_TUNED_SEGREDUCE, type, 0, 0);
 }
 /* The mean length of a CSR geometry, 0 (not known) when it has no rows or
  * no items. */
@@ -88,11 +88,11 @@ static double mean_length(int64_t rows, int64_t items) {
 }
 tb_launch_box tb_segreduce_default_box_for(tb_type type, int64_t num_segments, int64_t count) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  return tb_tuned_box(TB_TUNED_SEGREDUCE, type, mean_length(num_segments, count));
+  return tb_tuned_box(TB_TUNED_SEGREDUCE, type, mean_length(num_segments, count), count);
 }
 tb_launch_box tb_spmv_default_box_for(tb_type type, int64_t num_rows, int64_t nz) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  const tb_launch_box b = tb_tuned_box(TB_TUNED_SPMV, type, mean_length(num_rows, nz));
+  const tb_launch_box b = tb_tuned_box(TB_TUNED_SPMV, type, mean_length(num_rows, nz), 0);
   return b.nt ? b : tb_segreduce_default_box(type);
 }
 tb_launch_box tb_spmv_default_box(tb_type type) { return tb_spmv_default_box_for(type, 0, 0); }
@@ -126,7 +126,7 @@ tb_launch_box tb_segreduce_default_box_empty(tb_type type, int64_t num_segments,
 }
 tb_launch_box tb_reduce_by_key_default_box(tb_type type) {
   if (!tb_type_valid(type)) return (tb_launch_box){0, 0};
-  return tb_tuned_box(TB_TUNED_REDUCE_BY_KEY, type, 0);
+  return tb_tuned_box(TB_TUNED_REDUCE_BY_KEY, type, 0, 0);
 }
 
 /* The box of a call with op (a preprocess: plus, which every box has). */

@@ -14,20 +14,13 @@
 
 #include "core/slug.h"
 
-typedef struct tuned_row {
-  tb_tuned_family family;
-  int type; /* tb_type, or TB_TYPE_ANY */
-  double avg;
-  tb_launch_box box;
-} tuned_row;
-
-static const tuned_row kSm90[] = {
-#define TB_TUNED(F, T, AVG, NT, VT) {TB_TUNED_##F, T, AVG, {NT, VT}},
+static const tb_tuned_row kSm90[] = {
+#define TB_TUNED(F, T, AVG, N, NT, VT) {TB_TUNED_##F, T, AVG, N, {NT, VT}},
 #include "kernels/tuned/sm_90.inc"
 #undef TB_TUNED
 };
-static const tuned_row kSm90H200[] = {
-#define TB_TUNED(F, T, AVG, NT, VT) {TB_TUNED_##F, T, AVG, {NT, VT}},
+static const tb_tuned_row kSm90H200[] = {
+#define TB_TUNED(F, T, AVG, N, NT, VT) {TB_TUNED_##F, T, AVG, N, {NT, VT}},
 #include "kernels/tuned/sm_90_h200.inc"
 #undef TB_TUNED
 };
@@ -36,7 +29,7 @@ static const struct tuned_table {
   const char *arch;
   const char *gpu; /* NULL: the arch's table; else that GPU's slug (core/slug.h) */
   int major, minor;
-  const tuned_row *rows;
+  const tb_tuned_row *rows;
   size_t count;
 } kTables[] = {
     {"sm_90", NULL, 9, 0, kSm90, sizeof kSm90 / sizeof kSm90[0]},
@@ -99,18 +92,29 @@ const char *tb_tuned_arch(void) {
   return t.arch ? t.arch->arch : NULL;
 }
 
+/* How far a row's average count is from avg, and its size from n (log
+ * scales); n 0 (no size): the rows chosen at the largest size come first. */
+static double count_gap(const tb_tuned_row *r, double avg) {
+  return fabs(log2(r->avg > 1 ? r->avg : 1) - log2(avg > 1 ? avg : 1));
+}
+static double size_gap(const tb_tuned_row *r, int64_t n) {
+  return n > 0 ? fabs(log2((double)r->n) - log2((double)n)) : -log2((double)r->n);
+}
+
 /* The row of table t for (family, type) among its rows per count (sized) or
- * its row of any count (avg 0) whose average count is nearest avg (log
- * scale), or NULL when t has none. */
-static const tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
-                                    tb_type type, double avg, bool sized) {
-  const tuned_row *best = NULL;
-  const double at = log2(avg > 1 ? avg : 1);
+ * its row of any count (avg 0) whose average count is nearest avg, and of
+ * those (a size band beside the row of every size) the one whose size is
+ * nearest n, the larger size on a tie; NULL when t has none. */
+static const tb_tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
+                                    tb_type type, double avg, int64_t n, bool sized) {
+  const tb_tuned_row *best = NULL;
   for (size_t i = 0; t && i < t->count; ++i) {
-    const tuned_row *r = &t->rows[i];
+    const tb_tuned_row *r = &t->rows[i];
     if (r->family != family || (r->type != TB_TYPE_ANY && r->type != (int)type)) continue;
     if ((r->avg > 0) != sized) continue;
-    if (!best || fabs(log2(r->avg > 1 ? r->avg : 1) - at) < fabs(log2(best->avg > 1 ? best->avg : 1) - at))
+    if (!best || count_gap(r, avg) < count_gap(best, avg) ||
+        (r->avg == best->avg && (size_gap(r, n) < size_gap(best, n) ||
+                                 (size_gap(r, n) == size_gap(best, n) && r->n > best->n))))
       best = r;
   }
   return best;
@@ -122,15 +126,15 @@ static const tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family
  * without rows of the kind asked for takes the other kind (LBS and the
  * intervals have no row of any count: no items there takes the row of
  * count 1). */
-tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg) {
+tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg, int64_t n) {
   const device_tables t = device_tables_now();
   /* No table for the arch: sm_90's boxes, the documented fallback. */
   const struct tuned_table *arch = t.arch ? t.arch : &kTables[0];
-  const tuned_row *r = NULL;
+  const tb_tuned_row *r = NULL;
   for (int pass = 0; pass < 2 && !r; ++pass) {
     const bool sized = (avg > 0) == (pass == 0);
-    r = nearest_row(t.gpu, family, type, avg, sized);
-    if (!r) r = nearest_row(arch, family, type, avg, sized);
+    r = nearest_row(t.gpu, family, type, avg, n, sized);
+    if (!r) r = nearest_row(arch, family, type, avg, n, sized);
   }
   return r ? r->box : (tb_launch_box){0, 0};
 }
@@ -140,10 +144,10 @@ const char *tb_tuned_table_name(int table) {
   return kTables[table].gpu ? kTables[table].gpu : kTables[table].arch;
 }
 
-bool tb_tuned_row_at(int table, int i, tb_tuned_family *family, int *type, tb_launch_box *box) {
+bool tb_tb_tuned_row_at(int table, int i, tb_tuned_family *family, int *type, tb_launch_box *box) {
   if (table < 0 || table >= kTableCount || i < 0 || (size_t)i >= kTables[table].count)
     return false;
-  const tuned_row *r = &kTables[table].rows[i];
+  const tb_tuned_row *r = &kTables[table].rows[i];
   *family = r->family, *type = r->type, *box = r->box;
   return true;
 }

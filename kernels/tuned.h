@@ -30,16 +30,27 @@ typedef enum tb_tuned_family {
 #define TB_TYPE_ANY (-1)
 
 /* The family's row for type (or TB_TYPE_ANY rows) whose average count is
- * nearest avg (log scale; families without counts have one row per type),
+ * nearest avg (log scale; families without counts have one row per type)
+ * and, where the table has size bands (rows chosen at smaller calls), whose
+ * size is nearest n items (log scale; 0: no size, the row of every size),
  * from the current device's table, sm_90's when it has none. {0, 0} when
  * the table has no row, which the tests rule out for the tables shipped. */
-tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg);
+tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg, int64_t n);
+
+/* A row of a generated table (TB_TUNED in kernels/tuned/<arch>.inc). */
+typedef struct tb_tuned_row {
+  tb_tuned_family family;
+  int type;   /* tb_type, or TB_TYPE_ANY */
+  double avg; /* the average count it was chosen for; 0: any */
+  int64_t n;  /* the call size it was chosen at */
+  tb_launch_box box;
+} tb_tuned_row;
 
 /* Every table of the build, each GPU's too, for the tests: its name (the
- * arch's or the GPU's slug; NULL past the last table) and row i (false past
+ * arch's or the GPU's slug; NULL past the last table) and row i (NULL past
  * the last row). */
 const char *tb_tuned_table_name(int table);
-bool tb_tuned_row_at(int table, int i, tb_tuned_family *family, int *type, tb_launch_box *box);
+const tb_tuned_row *tb_tuned_row_at(int table, int i);
 
 #ifdef __cplusplus
 }

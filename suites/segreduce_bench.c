@@ -28,8 +28,11 @@
  * plan made once outside the timed region (the iterative-solver case: the
  * geometry stays, the values change).
  *
- * Boxes are swept at 2^26 only (2^20 with --tb_quick), for the heat maps and
- * the tuning table; the tuned default's rows report its box as the counters
+ * Every box is swept at 2^26 (2^20 with --tb_quick), for the heat maps and
+ * the tuning table; the tuned kernel set's boxes (those every operator
+ * runs at) at 2^16 and 2^20 too, where a call is a wave or less of tiles
+ * and the defaults may take another of them (a size band, tools/
+ * gen_defaults). The tuned default's rows report its box as the counters
  * nt and vt.
  *
  * Bytes that must move (s the element size, S segments, n items):
@@ -116,6 +119,8 @@ typedef struct {
 static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 20); }
 /* The size of the box sweep (the heat maps, the tuning table, the defaults). */
 static int64_t box_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
+/* The smaller sizes the tuned boxes are swept at (the defaults' size bands). */
+static bool band_n(int64_t n) { return !tb_sweep.quick && (n == 1 << 16 || n == 1 << 20); }
 
 /* ---- the geometry of the current (n, seg), built once for its benchmarks ---- */
 
@@ -380,13 +385,25 @@ static void add(algorithm alg, tb_type t, int64_t n, int seg, int set, impl whic
   tb_bench_set_iterations(tb_sweep_iterations(bytes_moved(alg, t, n, num, runs)));
 }
 
+/* Which boxes a (n, seg) sweeps besides the tuned default. */
+typedef enum { BOXES_NONE, BOXES_TUNED, BOXES_ALL } box_rows;
+
+/* The boxes of type's grid that run for every operator, the tuned kernel
+ * set's: those of a non-plus operator (the wide set adds plus alone). */
+static int tuned_boxes(tb_type t, tb_launch_box *out, int cap) {
+  return tb_segreduce_grid(t, TB_OP_MAX, out, cap);
+}
+
 /* The rows of one (n, seg): every type and family, tb beside CUB, the box
- * sweep where boxes says. */
-static void add_rows(int64_t n, int seg, int set, bool boxes) {
+ * sweep where boxes says (the tuned set's boxes: segmented reduction only,
+ * reduce-by-key has one tuned box a type). */
+static void add_rows(int64_t n, int seg, int set, box_rows boxes) {
   const tb_launch_box tuned = {0, 0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     tb_launch_box grid[64];
-    const int nbox = boxes ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, 64) : 0;
+    const int nbox = boxes == BOXES_ALL     ? tb_segreduce_grid((tb_type)t, TB_OP_PLUS, grid, 64)
+                     : boxes == BOXES_TUNED ? tuned_boxes((tb_type)t, grid, 64)
+                                            : 0;
     for (int a = ALG_SEGREDUCE; a <= ALG_REDUCE_BY_KEY; a += 2) {
       add((algorithm)a, (tb_type)t, n, seg, set, IMPL_TB, tuned);
       add((algorithm)a, (tb_type)t, n, seg, set, IMPL_CUB, tuned);
@@ -394,7 +411,7 @@ static void add_rows(int64_t n, int seg, int set, bool boxes) {
       if (a == ALG_SEGREDUCE) add((algorithm)a, (tb_type)t, n, seg, set, IMPL_CUB35_HINT, tuned);
       add((algorithm)(a + 1), (tb_type)t, n, seg, set, IMPL_TB, tuned); /* apply */
       if (a == ALG_SEGREDUCE) add(ALG_SEGREDUCE_INDIRECT, (tb_type)t, n, seg, set, IMPL_TB, tuned);
-      for (int b = 0; b < nbox && b < 64; ++b)
+      for (int b = 0; b < nbox && b < 64 && (boxes == BOXES_ALL || a == ALG_SEGREDUCE); ++b)
         add((algorithm)a, (tb_type)t, n, seg, set, IMPL_TB, grid[b]);
     }
   }
@@ -407,7 +424,7 @@ static void register_all(void) {
    * file's boxes too: its only size). */
   for (int set = 0; set < tb_lengths_sets(); ++set)
     add_rows(tb_lengths_set(set)->total, tb_lengths_set_seg(set), set,
-             tb_sweep_flag("--tb_segments") != NULL);
+             tb_sweep_flag("--tb_segments") != NULL ? BOXES_ALL : BOXES_NONE);
   if (tb_lengths_sets() > 0) return;
 
   static const int segs[] = {1, 4, 16, 64, 256, 1024, 16384};
@@ -419,7 +436,7 @@ static void register_all(void) {
    * family: each reference is computed once. */
   for (int64_t n = tb_sweep_max(1 << 16, 1 << 18); n <= max_n(); n <<= 2)
     for (int g = 0; g < nseg; ++g) {
-      add_rows(n, seg[g], -1, n == box_n());
+      add_rows(n, seg[g], -1, n == box_n() ? BOXES_ALL : band_n(n) ? BOXES_TUNED : BOXES_NONE);
       /* Every segment of length L: where CUB's fixed-size overload applies.
        * The same rows whatever the lengths: a uniform run has them. */
       for (int t = 0; t < TB_TYPE_COUNT && tb_lengths_uniform(); ++t) {

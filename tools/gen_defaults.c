@@ -19,7 +19,12 @@
  *                   and the indirect form take; then per average length
  *                   the fastest box, which a direct call of the nearest
  *                   mean takes (a GPU's own table: only these, plans
- *                   keep the architecture's box);
+ *                   keep the architecture's box); then, at each smaller
+ *                   size with box rows (the tuned set's boxes, 2^16 and
+ *                   2^20), per average length the fastest box where it
+ *                   beats that length's box there by more than kBandGain:
+ *                   a size band, which a direct call of the nearest size
+ *                   (log scale) takes;
  *   reduce_by_key   per type: the best geometric mean over every length;
  *   omp_reduce      one box: the best geometric mean over the clauses swept;
  *   lbs, expand,    per average count (seg): the fastest box; the library
@@ -36,7 +41,8 @@
  *                   mean over the uniform and power-law matrices of that L
  *                   (the stencils, 5 and 7 nonzeros a row, with the
  *                   smallest L). A call takes the row of the nearest mean.
- * The boxes one rule compares must come from one run (the rows' run_id,
+ * Each row names the size it was chosen at (items; the largest swept for
+ * most rows). The boxes one rule compares must come from one run (the rows' run_id,
  * core/results.h): a partial run merged into a result leaves rows of
  * several commits, drivers and machine states side by side, and a best box
  * picked across them may be picked by the difference between runs. Rules
@@ -119,6 +125,7 @@ typedef struct {
   int64_t seg;      /* -2: any */
   bool unsized;     /* with seg: rows without one (-1) too */
   int max_vt;       /* 0: any box */
+  int64_t n;        /* 0: the algorithm's largest size with box rows */
 } selection;
 
 static bool selected(const row *r, const selection *q) {
@@ -141,13 +148,14 @@ static int64_t largest_n(const sweep *s, const selection *q, const char *algorit
   return n;
 }
 
-/* Whether r is selected and at its algorithm's largest n. */
-static bool at_largest(const sweep *s, const selection *q, const row *r) {
-  return selected(r, q) && r->p.n == largest_n(s, q, r->p.algorithm);
+/* Whether r is selected and at the selection's size (its algorithm's
+ * largest n by default). */
+static bool at_size(const sweep *s, const selection *q, const row *r) {
+  return selected(r, q) && r->p.n == (q->n ? q->n : largest_n(s, q, r->p.algorithm));
 }
 
 /* The box with the best geometric mean over the configurations (algorithm,
- * type, seg) of the rows in[] (a rule's, at_largest), among the boxes
+ * type, seg) of the rows in[] (a rule's, at_size), among the boxes
  * measured in every one of them; false when there are none. */
 static bool best_box(const sweep *s, const bool *in, int *nt, int *vt, double *gm) {
   *gm = 0;
@@ -208,35 +216,104 @@ static bool wanted(const char *family) {
   return only_count == 0;
 }
 
+/* A rule's rows: in[i] for those it compares. The commits of their runs go
+ * into commits; false (said why) when they span runs and --mixed-runs is
+ * off. */
+static bool rule_rows(const sweep *s, const char *family, const selection *q, bool *in,
+                      char *commits, size_t cap, int *runs) {
+  for (int i = 0; i < s->count; ++i) in[i] = at_size(s, q, &s->rows[i]);
+  *runs = runs_of(s, in, commits, cap);
+  if (*runs > 1 && !mixed_runs_allowed) {
+    char count[48] = "", size[48] = "";
+    if (q->seg > 0) snprintf(count, sizeof count, " at average count %lld", (long long)q->seg);
+    if (q->n > 0) snprintf(size, sizeof size, " at n = %lld", (long long)q->n);
+    fprintf(stderr,
+            "gen_defaults: %s %s%s%s: the boxes to compare come from more than one run, commits "
+            "%s; measure them in one run, or pass --mixed-runs to compare them anyway\n",
+            family, q->type ? q->type : "", count, size, commits);
+    return false;
+  }
+  return *runs >= 0;
+}
+
+static void print_row(const char *family, const char *type_enum, int64_t seg, int64_t n, int nt,
+                      int vt, double gm, int runs, const char *commits) {
+  printf("TB_TUNED(%s, %s, %lld, %lld, %d, %d)  // %.1f G items/s%s%s\n", family, type_enum,
+         (long long)seg, (long long)n, nt, vt, gm, runs > 1 ? ", across runs of commits " : "",
+         runs > 1 ? commits : "");
+}
+
+/* The best box of a rule (q at its largest size), as a row; *box, when not
+ * NULL, gets it. */
 static bool emit(const sweep *s, const char *family, const selection *q, const char *type_enum,
-                 int64_t seg) {
+                 int64_t seg, int box[2]) {
   if (!wanted(family)) return true;
   bool *in = malloc(sizeof *in * (size_t)(s->count ? s->count : 1));
   if (!in) return false;
-  for (int i = 0; i < s->count; ++i) in[i] = at_largest(s, q, &s->rows[i]);
   char commits[512];
-  const int runs = runs_of(s, in, commits, sizeof commits);
-  int nt = 0, vt = 0;
+  int runs = 0, nt = 0, vt = 0;
   double gm = 0;
-  const bool found = runs >= 0 && (runs <= 1 || mixed_runs_allowed) && best_box(s, in, &nt, &vt, &gm);
+  const bool ok = rule_rows(s, family, q, in, commits, sizeof commits, &runs);
+  const bool found = ok && best_box(s, in, &nt, &vt, &gm);
+  int64_t n = 0;
+  for (int i = 0; i < s->count; ++i)
+    if (in[i]) n = s->rows[i].p.n;
   free(in);
-  if (runs > 1 && !mixed_runs_allowed) {
-    char count[48] = "";
-    if (seg > 0) snprintf(count, sizeof count, " at average count %lld", (long long)seg);
-    fprintf(stderr,
-            "gen_defaults: %s %s%s: the boxes to compare come from more than one run, commits "
-            "%s; measure them in one run, or pass --mixed-runs to compare them anyway\n",
-            family, q->type ? q->type : "", count, commits);
-    return false;
-  }
+  if (!ok) return false;
   if (!found) {
     fprintf(stderr, "gen_defaults: no box sweep for %s %s\n", family, q->type ? q->type : "");
     return false;
   }
-  printf("TB_TUNED(%s, %s, %lld, %d, %d)  // %.1f G items/s%s%s\n", family, type_enum,
-         (long long)seg, nt, vt, gm, runs > 1 ? ", across runs of commits " : "",
-         runs > 1 ? commits : "");
+  print_row(family, type_enum, seg, n, nt, vt, gm, runs, commits);
+  if (box) box[0] = nt, box[1] = vt;
   return true;
+}
+
+/* A size band beats the box of every size by more than this at its size:
+ * closer races are the noise of a small call's few microseconds. */
+static const double kBandGain = 1.03;
+
+/* At size n, the row of q's configuration whose box is the fastest, where
+ * it beats base (the box of every size) there by more than kBandGain;
+ * nothing where base is not measured at n or wins. */
+static bool emit_band(const sweep *s, const char *family, const selection *q,
+                      const char *type_enum, const int base[2]) {
+  if (!wanted(family)) return true;
+  bool *in = malloc(sizeof *in * (size_t)(s->count ? s->count : 1));
+  if (!in) return false;
+  char commits[512];
+  int runs = 0, nt = 0, vt = 0;
+  double gm = 0, base_gips = 0;
+  const bool ok = rule_rows(s, family, q, in, commits, sizeof commits, &runs);
+  if (ok && best_box(s, in, &nt, &vt, &gm))
+    for (int i = 0; i < s->count; ++i)
+      if (in[i] && s->rows[i].p.nt == base[0] && s->rows[i].p.vt == base[1])
+        base_gips = s->rows[i].gips;
+  free(in);
+  if (ok && base_gips > 0 && gm > kBandGain * base_gips)
+    print_row(family, type_enum, q->seg, q->n, nt, vt, gm, runs, commits);
+  return ok;
+}
+
+/* The sizes below the largest at which an algorithm has box rows,
+ * ascending. */
+static int band_sizes(const sweep *s, const char *algorithm, int64_t *sizes, int cap) {
+  const selection all = {{algorithm, NULL}, NULL, -2};
+  const int64_t largest = largest_n(s, &all, algorithm);
+  int count = 0;
+  for (int i = 0; i < s->count; ++i) {
+    const int64_t n = s->rows[i].p.n;
+    if (strcmp(s->rows[i].p.algorithm, algorithm) != 0 || n >= largest) continue;
+    bool known = false;
+    for (int k = 0; k < count; ++k) known |= sizes[k] == n;
+    if (!known && count < cap) sizes[count++] = n;
+  }
+  for (int i = 1; i < count; ++i)
+    for (int j = i; j > 0 && sizes[j - 1] > sizes[j]; --j) {
+      const int64_t t = sizes[j];
+      sizes[j] = sizes[j - 1], sizes[j - 1] = t;
+    }
+  return count;
 }
 
 /* The average counts (seg) an algorithm has box rows for, ascending. */
@@ -295,33 +372,43 @@ int main(int argc, char **argv) {
   printf(
       "// Generated by tools/gen_defaults from the box sweeps on %s (results/.../%s)%s.\n"
       "// Do not edit: regenerate with ./tilebench defaults. TB_TUNED(family, type, "
-      "average count, NT, VT);\n// the figure is the box's (geometric mean) median "
-      "throughput at the largest swept size.\n",
+      "average count, n, NT, VT);\n// the figure is the box's (geometric mean) median "
+      "throughput at n items, the size it was chosen at.\n",
       reduce.gpu, dir, only_count ? ", that GPU's own rows" : "");
   bool ok = true;
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"reduce", NULL}, kTypes[t], -2};
-    ok &= emit(&reduce, "REDUCE", &q, kTypeEnums[t], 0);
+    ok &= emit(&reduce, "REDUCE", &q, kTypeEnums[t], 0, NULL);
   }
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"scan_exclusive", NULL}, kTypes[t], -2};
-    ok &= emit(&scan, "SCAN", &q, kTypeEnums[t], 0);
+    ok &= emit(&scan, "SCAN", &q, kTypeEnums[t], 0, NULL);
   }
   int64_t seg_lengths[64];
   const int seg_count = sweep_segs(&segreduce, "segreduce", seg_lengths, 64);
+  int64_t bands[16];
+  const int band_count = band_sizes(&segreduce, "segreduce", bands, 16);
   for (int t = 0; t < 4; ++t) {
     /* A GPU's own rows leave plans the architecture's box (no apply sweep
      * chose it there). */
     const selection any = {{"segreduce", NULL}, kTypes[t], -2, false, kPlanMaxVt};
-    if (only_count == 0) ok &= emit(&segreduce, "SEGREDUCE", &any, kTypeEnums[t], 0);
+    if (only_count == 0) ok &= emit(&segreduce, "SEGREDUCE", &any, kTypeEnums[t], 0, NULL);
     for (int i = 0; i < seg_count; ++i) {
-      const selection at = {{"segreduce", NULL}, kTypes[t], seg_lengths[i]};
-      ok &= emit(&segreduce, "SEGREDUCE", &at, kTypeEnums[t], seg_lengths[i]);
+      selection at = {{"segreduce", NULL}, kTypes[t], seg_lengths[i]};
+      int box[2];
+      if (!emit(&segreduce, "SEGREDUCE", &at, kTypeEnums[t], seg_lengths[i], box)) {
+        ok = false;
+        continue;
+      }
+      for (int b = 0; b < band_count && wanted("SEGREDUCE"); ++b) {
+        at.n = bands[b];
+        ok &= emit_band(&segreduce, "SEGREDUCE", &at, kTypeEnums[t], box);
+      }
     }
   }
   for (int t = 0; t < 4; ++t) {
     const selection q = {{"reduce_by_key", NULL}, kTypes[t], -2};
-    ok &= emit(&segreduce, "REDUCE_BY_KEY", &q, kTypeEnums[t], 0);
+    ok &= emit(&segreduce, "REDUCE_BY_KEY", &q, kTypeEnums[t], 0, NULL);
   }
   int64_t spmv_segs[64];
   const int spmv_lengths = sweep_segs(&spmv, "spmv", spmv_segs, 64);
@@ -332,17 +419,17 @@ int main(int argc, char **argv) {
         -2,
         false,
         kPlanMaxVt}; /* a result from before the limit may hold wider apply rows */
-    ok &= emit(&spmv, "SPMV", &plans, kTypeEnums[t], 0);
+    ok &= emit(&spmv, "SPMV", &plans, kTypeEnums[t], 0, NULL);
     const selection q = {
         {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
     for (int i = 0; i < spmv_lengths; ++i) {
       selection at = q; /* the stencils with the smallest length */
       at.seg = spmv_segs[i], at.unsized = i == 0;
-      ok &= emit(&spmv, "SPMV", &at, kTypeEnums[t], spmv_segs[i]);
+      ok &= emit(&spmv, "SPMV", &at, kTypeEnums[t], spmv_segs[i], NULL);
     }
   }
   const selection omp = {{"omp_reduce", NULL}, NULL, -2};
-  ok &= emit(&omp_reduce, "OMP", &omp, "TB_TYPE_ANY", 0);
+  ok &= emit(&omp_reduce, "OMP", &omp, "TB_TYPE_ANY", 0, NULL);
   static const struct { const char *name, *algorithm; } kInterval[] = {
       {"LBS", "lbs"}, {"EXPAND", "interval_expand"}, {"MOVE", "interval_move"}};
   for (size_t f = 0; f < sizeof kInterval / sizeof kInterval[0]; ++f) {
@@ -352,7 +439,7 @@ int main(int argc, char **argv) {
       ok = false, fprintf(stderr, "gen_defaults: no box sweep for %s\n", kInterval[f].algorithm);
     for (int i = 0; i < count; ++i) {
       const selection q = {{kInterval[f].algorithm, NULL}, "int32", segs[i]};
-      ok &= emit(&interval, kInterval[f].name, &q, "TB_TYPE_ANY", segs[i]);
+      ok &= emit(&interval, kInterval[f].name, &q, "TB_TYPE_ANY", segs[i], NULL);
     }
   }
   for (int f = 0; f < kSweeps; ++f) free(sweeps[f]->rows);
