@@ -338,8 +338,9 @@ tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t n
                                       int64_t n_items);
 /* Segmented reduction: tb_segreduce_csr of the direct form with a NULL box
  * runs the box of the swept mean segment length nearest count /
- * num_segments (log scale), and of that length's size bands (smaller calls
- * where another box was faster) the one nearest count items (log scale);
+ * num_segments (log scale), or where that length has a size band at count
+ * items or above (a smaller call where another box was faster), the
+ * smallest such band's box;
  * tb_segreduce_default_box is the box of no known
  * length, the best over every length among the boxes a plan takes, which
  * the indirect form and tb_segreduce_csr_preprocess run. With support_empty

@@ -92,29 +92,34 @@ const char *tb_tuned_arch(void) {
   return t.arch ? t.arch->arch : NULL;
 }
 
-/* How far a row's average count is from avg, and its size from n (log
- * scales); n 0 (no size): the rows chosen at the largest size come first. */
+/* How far a row's average count is from avg (log scale). */
 static double count_gap(const tb_tuned_row *r, double avg) {
   return fabs(log2(r->avg > 1 ? r->avg : 1) - log2(avg > 1 ? avg : 1));
 }
-static double size_gap(const tb_tuned_row *r, int64_t n) {
-  return n > 0 ? fabs(log2((double)r->n) - log2((double)n)) : -log2((double)r->n);
+
+/* Of two rows of one count, whether r fits a call of n items better than
+ * best: a size band covers the calls up to the size it was chosen at, so
+ * the row of the smallest size at least n; past every band (or n 0, no
+ * size), the row chosen at the largest size, the one of every size. */
+static bool fits_size(const tb_tuned_row *r, const tb_tuned_row *best, int64_t n) {
+  const bool r_covers = n > 0 && r->n >= n, best_covers = n > 0 && best->n >= n;
+  if (r_covers != best_covers) return r_covers;
+  return r_covers ? r->n < best->n : r->n > best->n;
 }
 
 /* The row of table t for (family, type) among its rows per count (sized) or
  * its row of any count (avg 0) whose average count is nearest avg, and of
- * those (a size band beside the row of every size) the one whose size is
- * nearest n, the larger size on a tie; NULL when t has none. */
+ * those the one that fits a call of n items (fits_size); NULL when t has
+ * none. */
 static const tb_tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
-                                    tb_type type, double avg, int64_t n, bool sized) {
+                                       tb_type type, double avg, int64_t n, bool sized) {
   const tb_tuned_row *best = NULL;
   for (size_t i = 0; t && i < t->count; ++i) {
     const tb_tuned_row *r = &t->rows[i];
     if (r->family != family || (r->type != TB_TYPE_ANY && r->type != (int)type)) continue;
     if ((r->avg > 0) != sized) continue;
     if (!best || count_gap(r, avg) < count_gap(best, avg) ||
-        (r->avg == best->avg && (size_gap(r, n) < size_gap(best, n) ||
-                                 (size_gap(r, n) == size_gap(best, n) && r->n > best->n))))
+        (r->avg == best->avg && fits_size(r, best, n)))
       best = r;
   }
   return best;

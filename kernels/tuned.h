@@ -31,8 +31,9 @@ typedef enum tb_tuned_family {
 
 /* The family's row for type (or TB_TYPE_ANY rows) whose average count is
  * nearest avg (log scale; families without counts have one row per type)
- * and, where the table has size bands (rows chosen at smaller calls), whose
- * size is nearest n items (log scale; 0: no size, the row of every size),
+ * and, where the table has size bands (rows chosen at smaller calls, each
+ * for calls up to its size), the band of the smallest size at least n
+ * items, else (n 0: no size) the row of every size,
  * from the current device's table, sm_90's when it has none. {0, 0} when
  * the table has no row, which the tests rule out for the tables shipped. */
 tb_launch_box tb_tuned_box(tb_tuned_family family, tb_type type, double avg, int64_t n);

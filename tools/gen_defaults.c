@@ -23,8 +23,8 @@
  *                   size with box rows (the tuned set's boxes, 2^16 and
  *                   2^20), per average length the fastest box where it
  *                   beats that length's box there by more than kBandGain:
- *                   a size band, which a direct call of the nearest size
- *                   (log scale) takes;
+ *                   a size band, which a direct call of up to that size
+ *                   takes (the smallest band at or above its size);
  *   reduce_by_key   per type: the best geometric mean over every length;
  *   omp_reduce      one box: the best geometric mean over the clauses swept;
  *   lbs, expand,    per average count (seg): the fastest box; the library
