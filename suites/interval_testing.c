@@ -118,8 +118,7 @@ int lb_each_box_geometry(lb_box_check check, void *ctx) {
   tb_launch_box boxes[64];
   const int n_boxes = tb_lbs_grid(boxes, 64);
   CU_ASSERT_FATAL(n_boxes > 0 && n_boxes <= 64);
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed);
+  tb_rng r = tb_test_rng(0);
   tb_buffer scratch = {0};
   int failures = 0;
   for (int b = 0; b < n_boxes && failures < 10; ++b) {
@@ -173,8 +172,7 @@ void lb_for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objec
   const int32_t B = tb_test.quick ? 20000 : 200000, N = B * 3;
   int32_t *scan = malloc(sizeof(int32_t) * B);
   if (!scan) return;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 3);
+  tb_rng r = tb_test_rng(3);
   for (int32_t j = 0; j < B; ++j) scan[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
   run(scan, B, N, "random entries");
   for (int32_t j = 0; j < B; ++j) scan[j] = N - 3 * j;

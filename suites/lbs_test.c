@@ -68,8 +68,7 @@ static void test_default_box_large(void) {
   const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
                                     tb_geometry_spec_default(TB_GEOM_POWER_LAW, 64.0),
                                     tb_geometry_spec_default(TB_GEOM_ALL_ONE, 1.0)};
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 1);
+  tb_rng r = tb_test_rng(1);
   for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
     lb_problem p;
     if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check_lbs(&p, NULL, NULL);
@@ -95,8 +94,7 @@ static int64_t items_for_merged(const tb_geometry_spec *spec, int64_t merged) {
 }
 
 static void test_one_wave_switch(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 5);
+  tb_rng r = tb_test_rng(5);
   tb_launch_box grid[64];
   const int n_grid = tb_lbs_grid(grid, 64);
   CU_ASSERT_FATAL(n_grid > 0 && n_grid <= 64);
@@ -128,8 +126,7 @@ static void test_one_wave_switch(void) {
 /* No objects and no items; objects whose counts are all zero: nothing to
  * write, and nothing written. */
 static void test_empty_and_all_zero(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 2);
+  tb_rng r = tb_test_rng(2);
   lb_problem p;
   if (lb_problem_all_zero(&p, 5000, &r)) {
     CU_ASSERT_EQUAL(p.n_items, 0);

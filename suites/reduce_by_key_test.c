@@ -36,8 +36,7 @@ static bool by_key_op_at_box(tb_type t, int op, const tb_launch_box *box) {
 /* Every type x operator x box x run-length geometry x key pattern; the
  * output options rotate over the cases. */
 static void test_reduce_by_key_every_case(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 2);
+  tb_rng r = tb_test_rng(2);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0, variant = 0;
@@ -82,8 +81,7 @@ static void test_reduce_by_key_every_case(void) {
  * default and on the box with the smallest tile, plus. */
 static void test_reduce_by_key_random_sizes(void) {
   const int cases = tb_test.sanitizer ? 40 : tb_test.quick ? 500 : 10000;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 4);
+  tb_rng r = tb_test_rng(4);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0;
@@ -122,8 +120,7 @@ static void test_reduce_by_key_random_sizes(void) {
 /* count == 0 gives no runs (to the host and the device); the tuned default on
  * up to 2^22 items with plus. */
 static void test_reduce_by_key_empty_and_large(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 3);
+  tb_rng r = tb_test_rng(3);
   seg_outputs o = {0};
   if (seg_outputs_reserve(&o, 16)) {
     for (int t = 0; t < TB_TYPE_COUNT; ++t) {

@@ -584,8 +584,7 @@ static seg_form_kind under_test; /* the suite's form (seg_suite_main) */
 static void test_real_bound(void) {
   const seg_form *f = &kForms[under_test];
   const int64_t n = tb_test.quick ? 1 << 15 : 1 << 21;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 6);
+  tb_rng r = tb_test_rng(6);
   seg_outputs o = {0};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
     tb_launch_box grid[kMaxBoxes];
@@ -615,8 +614,7 @@ static void test_real_bound(void) {
  * exact data with every swept operator. */
 static void test_preprocess_apply(void) {
   const seg_form *f = &kForms[under_test];
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 7);
+  tb_rng r = tb_test_rng(7);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0;
@@ -662,8 +660,7 @@ static void test_preprocess_apply(void) {
  * operator and, for floats, a bitwise one. */
 static void test_plan_edges(void) {
   const seg_form *f = &kForms[under_test];
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 8);
+  tb_rng r = tb_test_rng(8);
   seg_outputs o = {0};
   seg_geom g;
   memset(&g, 0, sizeof g);

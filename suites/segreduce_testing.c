@@ -493,8 +493,7 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
   const int32_t B = tb_test.quick ? 20000 : 200000, N = 3 * B, X = 1000;
   int32_t *csr = seg_alloc_i32(B), *src = seg_alloc_i32(B), *good_src = seg_alloc_i32(B);
   int32_t *cols = seg_alloc_i32(N), *good_cols = seg_alloc_i32(N);
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 10);
+  tb_rng r = tb_test_rng(10);
   if (!csr || !src || !good_src || !cols || !good_cols) goto done;
   for (int32_t j = 0; j < B; ++j) good_src[j] = (int32_t)tb_rng_range(&r, 0, N - 1);
   for (int32_t m = 0; m < N; ++m) good_cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);

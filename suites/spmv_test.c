@@ -32,8 +32,7 @@
 /* Every type x add operator x box x a few row geometries, unary and binary,
  * direct and indirect, support_empty both ways where allowed. */
 static void test_spmv_every_case(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 4);
+  tb_rng r = tb_test_rng(4);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0;
@@ -82,8 +81,7 @@ static void test_spmv_every_case(void) {
 /* nz == 0 over several rows: every row the identity; the tuned default on a
  * large matrix; a mul_op other than multiplies is refused. */
 static void test_spmv_edges_and_large(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 5);
+  tb_rng r = tb_test_rng(5);
   seg_outputs o = {0};
   {
     int32_t *lens = calloc(300, sizeof(int32_t));
