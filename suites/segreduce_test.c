@@ -35,47 +35,7 @@
 /* Every type x operator x box (and the default) x geometry, direct and
  * indirect, support_empty both ways where the geometry allows it. */
 static void test_segreduce_every_case(void) {
-  tb_rng r = tb_test_rng(0);
-  tb_buffer scratch = {0};
-  seg_outputs o = {0};
-  int failures = 0;
-  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const int n_grid = seg_grid_of((tb_type)t, grid);
-    for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
-      if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
-      const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-      seg_case cases[16];
-      int n_strict = 0;
-      const int n_cases = seg_cases(seg_tile_of((tb_type)t, box), &r, cases, &n_strict);
-      for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
-        seg_geom g;
-        if (!seg_geom_make(&g, &cases[c], c % 2 == 1, &r)) {
-          ++failures;
-          seg_geom_free(&g);
-          continue;
-        }
-        /* Odd boxes use a scratch allocated inside the call. */
-        tb_buffer *s = b % 2 ? NULL : &scratch;
-        for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-          if (!seg_op_swept_at((tb_type)t, op, box)) continue;
-          seg_values v;
-          if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r))
-            ++failures;
-          else
-            for (int indirect = 0; indirect < 2; ++indirect)
-              for (int se = 0; se < 2; ++se)
-                if (seg_mode_swept(cases[c].strict, se, indirect) &&
-                    !seg_check_segreduce(&g, &v, indirect, se, box, s, &o))
-                  ++failures;
-          seg_values_free(&v);
-        }
-        seg_geom_free(&g);
-      }
-    }
-  }
-  seg_outputs_free(&o);
-  tb_buffer_free(&scratch);
+  seg_every_case(SEG_SEGREDUCE, 0);
 }
 
 /* Integer wrap-around (random bits summed and multiplied), a single item,

@@ -151,7 +151,7 @@ seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total)
   return c;
 }
 
-int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict) {
+int seg_cases(int64_t T, tb_rng *r, seg_case *out) {
   const int64_t n = (4 * T + 13 > 3001 ? 4 * T + 13 : 3001) + tb_rng_range(r, 0, 63);
   int k = 0;
   out[k++] = seg_spec_case(TB_GEOM_FIXED, 7.0, true, n);
@@ -162,7 +162,6 @@ int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict) {
   out[k++] = seg_spec_case(TB_GEOM_FIXED, (double)(T - 1), true, n);
   out[k++] = (seg_case){SEG_SHAPE_ONE_SEGMENT, {0}, true, n};
   out[k++] = (seg_case){SEG_SHAPE_LONG_MIDDLE, {0}, true, n}; /* tiles without a segment end */
-  *n_strict = k;
   out[k++] = seg_spec_case(TB_GEOM_EMPTY_FRACTION, 3.0, false, n);
   out[k] = seg_spec_case(TB_GEOM_ZERO_RUNS, 2.0, false, n);
   out[k++].spec.run_length = (double)(T / 2 + 1);
