@@ -142,18 +142,13 @@ static void test_bad_input(void) {
   TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, big, NULL, in, 4, true,
                                       out, NULL, NULL, 0),
                     SU, "num_rows = 2147483648", kRange1);
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, NULL, C, csr, S, NULL, in, 4, false,
-                                      out, NULL, NULL, 0),
-                    SU, "d_cols is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, NULL, S, NULL, in, 4, false,
-                                      out, NULL, NULL, 0),
-                    SU, "d_csr is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, NULL, 4, false,
-                                      out, NULL, NULL, 0),
-                    SU, "d_x is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false,
-                                      NULL, NULL, NULL, 0),
-                    SU, "d_y is NULL");
+  static const char *const kNull[] = {"d_cols is NULL", "d_csr is NULL", "d_x is NULL",
+                                      "d_y is NULL"};
+  for (int k = 0; k < 4; ++k) /* each array NULL in turn */
+    TB_EXPECT_REJECTS(
+        tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, k == 0 ? NULL : zeros, C, k == 1 ? NULL : csr, S,
+                          NULL, k == 2 ? NULL : in, 4, false, k == 3 ? NULL : out, NULL, NULL, 0),
+        SU, kNull[k]);
   TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, -1, false,
                                       out, NULL, NULL, 0),
                     SU, "x_len = -1", kRange0);
