@@ -505,8 +505,9 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
     const int32_t segs = k >= 10 ? B / 16 : B;
     switch (k) {
       case 0:
-        mc.label = "random offsets";
-        for (int32_t j = 0; j < B; ++j) csr[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
+      case 10: /* the same draw under long rows */
+        mc.label = k == 0 ? "random offsets" : "random offsets, long rows";
+        for (int32_t j = 0; j < segs; ++j) csr[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
         break;
       case 1:
         mc.label = "descending offsets (into negatives)";
@@ -557,10 +558,6 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
                     : m % 5 == 1 ? INT32_MIN
                                  : (int32_t)tb_rng_range(&r, -2 * (int64_t)X, 2 * (int64_t)X);
         mc.cols = cols;
-        break;
-      case 10:
-        mc.label = "random offsets, long rows";
-        for (int32_t j = 0; j < segs; ++j) csr[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
         break;
       case 11:
         mc.label = "descending offsets, long rows";
