@@ -140,6 +140,32 @@ int lb_each_box_geometry(lb_box_check check, void *ctx) {
   return failures;
 }
 
+void lb_each_large_problem(void (*check)(const lb_problem *p, tb_rng *r)) {
+  const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
+                                    tb_geometry_spec_default(TB_GEOM_POWER_LAW, 64.0),
+                                    tb_geometry_spec_default(TB_GEOM_ALL_ONE, 1.0)};
+  tb_rng r = tb_test_rng(1);
+  for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
+    lb_problem p;
+    if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check(&p, &r);
+    lb_problem_free(&p);
+  }
+}
+
+/* ---- bad input -------------------------------------------------------------- */
+
+void lb_bad_input_begin(lb_bad_input *f) {
+  memset(f, 0, sizeof *f);
+  TB_ASSERT_OK(tb_buffer_alloc(&f->a, 4096), "alloc");
+  TB_ASSERT_OK(tb_buffer_alloc(&f->b, 4096), "alloc");
+  f->free_before = tb_test_free_device_bytes();
+}
+
+void lb_bad_input_end(lb_bad_input *f) {
+  CU_ASSERT_EQUAL(tb_test_free_device_bytes(), f->free_before);
+  tb_buffer_free(&f->a), tb_buffer_free(&f->b);
+}
+
 /* ---- malformed scans ------------------------------------------------------- */
 
 bool lb_guarded_alloc(tb_buffer *b, int32_t n_items) {
