@@ -155,35 +155,28 @@ static void test_every_type_box_geometry(void) {
   CU_ASSERT(lb_each_box_geometry(check_types_at_box, &g) == 0);
 }
 
+/* Every type and operation, the tuned default as NULL and as {0, 0}. */
+static void check_large(const lb_problem *p, tb_rng *r) {
+  const tb_launch_box zero = {0, 0};
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    data d;
+    if (data_make(&d, (tb_type)t, p->n_items, r))
+      for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op)
+        check_op((tb_interval_op)op, p, &d, op % 2 ? NULL : &zero, NULL);
+    data_free(&d);
+  }
+}
+
 /* The tuned defaults (NULL and {0, 0}) on the largest test size: many tiles,
  * heavy-tailed and uniform counts. */
 static void test_default_box_large(void) {
-  const tb_launch_box zero = {0, 0};
-  const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
-                                    tb_geometry_spec_default(TB_GEOM_POWER_LAW, 64.0),
-                                    tb_geometry_spec_default(TB_GEOM_ALL_ONE, 1.0)};
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 1);
-  for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
-    lb_problem p;
-    if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) {
-      for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-        data d;
-        if (data_make(&d, (tb_type)t, p.n_items, &r))
-          for (int op = 0; op < TB_INTERVAL_OP_COUNT; ++op)
-            check_op((tb_interval_op)op, &p, &d, op % 2 ? NULL : &zero, NULL);
-        data_free(&d);
-      }
-    }
-    lb_problem_free(&p);
-  }
+  lb_each_large_problem(check_large);
 }
 
 /* No objects and no items; objects whose counts are all zero: nothing to
  * write, and nothing written. */
 static void test_empty_and_all_zero(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 2);
+  tb_rng r = tb_test_rng(2);
   lb_problem p;
   if (lb_problem_all_zero(&p, 5000, &r)) {
     CU_ASSERT_EQUAL(p.n_items, 0);
@@ -281,12 +274,10 @@ static void test_golden_demos(void) {
 /* ---- bad input --------------------------------------------------------------- */
 
 static void test_bad_input(void) {
-  tb_buffer a = {0}, b = {0};
-  TB_ASSERT_OK(tb_buffer_alloc(&a, 4096), "alloc");
-  TB_ASSERT_OK(tb_buffer_alloc(&b, 4096), "alloc");
-  const size_t free_before = tb_test_free_device_bytes();
-  int32_t *s = a.ptr, *o = b.ptr;
-  char *odd = (char *)b.ptr + 4;
+  lb_bad_input f;
+  lb_bad_input_begin(&f);
+  int32_t *s = f.a.ptr, *o = f.b.ptr;
+  char *odd = (char *)f.b.ptr + 4;
   const tb_launch_box lbs_only = {512, 7};
   const int64_t big = (int64_t)INT32_MAX + 1;
   const char *const E = "tb_interval_expand", *const M = "tb_interval_move";
@@ -327,8 +318,7 @@ static void test_bad_input(void) {
                     "outside [0, INT32_MAX]");
   TB_EXPECT_REJECTS(tb_interval_validate(s, 0, 3, NULL, 0), V,
                     "3 items but no objects to own them");
-  CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
-  tb_buffer_free(&a), tb_buffer_free(&b);
+  lb_bad_input_end(&f);
 }
 
 /* ---- validation and malformed scans ------------------------------------------- */

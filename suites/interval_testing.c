@@ -118,8 +118,7 @@ int lb_each_box_geometry(lb_box_check check, void *ctx) {
   tb_launch_box boxes[64];
   const int n_boxes = tb_lbs_grid(boxes, 64);
   CU_ASSERT_FATAL(n_boxes > 0 && n_boxes <= 64);
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed);
+  tb_rng r = tb_test_rng(0);
   tb_buffer scratch = {0};
   int failures = 0;
   for (int b = 0; b < n_boxes && failures < 10; ++b) {
@@ -139,6 +138,32 @@ int lb_each_box_geometry(lb_box_check check, void *ctx) {
   }
   tb_buffer_free(&scratch);
   return failures;
+}
+
+void lb_each_large_problem(void (*check)(const lb_problem *p, tb_rng *r)) {
+  const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
+                                    tb_geometry_spec_default(TB_GEOM_POWER_LAW, 64.0),
+                                    tb_geometry_spec_default(TB_GEOM_ALL_ONE, 1.0)};
+  tb_rng r = tb_test_rng(1);
+  for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
+    lb_problem p;
+    if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check(&p, &r);
+    lb_problem_free(&p);
+  }
+}
+
+/* ---- bad input -------------------------------------------------------------- */
+
+void lb_bad_input_begin(lb_bad_input *f) {
+  memset(f, 0, sizeof *f);
+  TB_ASSERT_OK(tb_buffer_alloc(&f->a, 4096), "alloc");
+  TB_ASSERT_OK(tb_buffer_alloc(&f->b, 4096), "alloc");
+  f->free_before = tb_test_free_device_bytes();
+}
+
+void lb_bad_input_end(lb_bad_input *f) {
+  CU_ASSERT_EQUAL(tb_test_free_device_bytes(), f->free_before);
+  tb_buffer_free(&f->a), tb_buffer_free(&f->b);
 }
 
 /* ---- malformed scans ------------------------------------------------------- */
@@ -173,8 +198,7 @@ void lb_for_each_malformed_scan(void (*run)(const int32_t *scan, int32_t n_objec
   const int32_t B = tb_test.quick ? 20000 : 200000, N = B * 3;
   int32_t *scan = malloc(sizeof(int32_t) * B);
   if (!scan) return;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 3);
+  tb_rng r = tb_test_rng(3);
   for (int32_t j = 0; j < B; ++j) scan[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
   run(scan, B, N, "random entries");
   for (int32_t j = 0; j < B; ++j) scan[j] = N - 3 * j;

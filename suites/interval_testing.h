@@ -61,6 +61,24 @@ typedef bool (*lb_box_check)(const lb_problem *p, const tb_launch_box *box, tb_b
                              tb_rng *r, void *ctx);
 int lb_each_box_geometry(lb_box_check check, void *ctx);
 
+/* Calls check on the tuned default's large problems: uniform, heavy-tailed
+ * and all-one counts over tb_test.max_random_n items (many tiles); r is the
+ * draws' generator. */
+void lb_each_large_problem(void (*check)(const lb_problem *p, tb_rng *r));
+
+/* ---- bad input -------------------------------------------------------------- */
+
+/* What the bad-input tests call with: two 4096-byte device arrays, a (the
+ * scan) and b (the outputs), and the free device memory after them. */
+typedef struct {
+  tb_buffer a, b;
+  size_t free_before;
+} lb_bad_input;
+
+void lb_bad_input_begin(lb_bad_input *f);
+/* Asserts that the calls since lb_bad_input_begin leaked nothing; frees. */
+void lb_bad_input_end(lb_bad_input *f);
+
 /* ---- malformed scans ------------------------------------------------------- */
 
 enum { kGuard = 4096, kCanary = 0x3c };

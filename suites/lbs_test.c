@@ -62,19 +62,15 @@ static void test_every_box_geometry(void) {
   CU_ASSERT(lb_each_box_geometry(check_at_box, NULL) == 0);
 }
 
+static void check_large(const lb_problem *p, tb_rng *r) {
+  (void)r;
+  check_lbs(p, NULL, NULL);
+}
+
 /* The tuned default on the largest test size: many tiles, heavy-tailed and
  * uniform counts. */
 static void test_default_box_large(void) {
-  const tb_geometry_spec specs[] = {tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0),
-                                    tb_geometry_spec_default(TB_GEOM_POWER_LAW, 64.0),
-                                    tb_geometry_spec_default(TB_GEOM_ALL_ONE, 1.0)};
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 1);
-  for (size_t g = 0; g < sizeof specs / sizeof specs[0]; ++g) {
-    lb_problem p;
-    if (lb_problem_make(&p, &specs[g], tb_test.max_random_n, &r)) check_lbs(&p, NULL, NULL);
-    lb_problem_free(&p);
-  }
+  lb_each_large_problem(check_large);
 }
 
 /* One wave of tiles searches its own bounds; one tile more takes the
@@ -95,8 +91,7 @@ static int64_t items_for_merged(const tb_geometry_spec *spec, int64_t merged) {
 }
 
 static void test_one_wave_switch(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 5);
+  tb_rng r = tb_test_rng(5);
   tb_launch_box grid[64];
   const int n_grid = tb_lbs_grid(grid, 64);
   CU_ASSERT_FATAL(n_grid > 0 && n_grid <= 64);
@@ -128,8 +123,7 @@ static void test_one_wave_switch(void) {
 /* No objects and no items; objects whose counts are all zero: nothing to
  * write, and nothing written. */
 static void test_empty_and_all_zero(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 2);
+  tb_rng r = tb_test_rng(2);
   lb_problem p;
   if (lb_problem_all_zero(&p, 5000, &r)) {
     CU_ASSERT_EQUAL(p.n_items, 0);
@@ -191,12 +185,10 @@ static void test_golden_demo(void) {
 /* ---- bad input --------------------------------------------------------------- */
 
 static void test_bad_input(void) {
-  tb_buffer a = {0}, b = {0};
-  TB_ASSERT_OK(tb_buffer_alloc(&a, 4096), "alloc");
-  TB_ASSERT_OK(tb_buffer_alloc(&b, 4096), "alloc");
-  const size_t free_before = tb_test_free_device_bytes();
-  int32_t *s = a.ptr, *o = b.ptr;
-  char *odd = (char *)b.ptr + 4;
+  lb_bad_input f;
+  lb_bad_input_begin(&f);
+  int32_t *s = f.a.ptr, *o = f.b.ptr;
+  char *odd = (char *)f.b.ptr + 4;
   const tb_launch_box off_grid = {100, 3}, half = {128, 0}, too_big = {512, 15};
   const int64_t big = (int64_t)INT32_MAX + 1;
   const char *const L = "tb_lbs";
@@ -223,8 +215,7 @@ static void test_bad_input(void) {
                     "is not in the lbs grid");
   TB_EXPECT_REJECTS(tb_lbs(s, 10, 10, o, NULL, &too_big, NULL, 0), L, "launch box 512x15",
                     "does not fit in shared memory for lbs");
-  CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
-  tb_buffer_free(&a), tb_buffer_free(&b);
+  lb_bad_input_end(&f);
 }
 
 /* ---- malformed scans ------------------------------------------------------------ */

@@ -596,18 +596,26 @@ static void test_segmented_int64(void) {
   free(g.starts);
 }
 
+/* tb_segreduce_csr, int32 plus, over kMaxCount segments (csr from csr_gen)
+ * and `count` values of the pattern, into out; the results against want. */
+static bool segreduce_max_segments(tb_buffer *values, tb_buffer *csr, tb_buffer *out, int64_t count,
+                                   gen_fn csr_gen, bool support_empty, gen_fn want,
+                                   const char *what) {
+  return make_array(values, 4, count, gen_pattern, NULL, "values") &&
+         make_array(csr, 4, kMaxCount, csr_gen, NULL, "csr") &&
+         TB_ASSERT_OK(tb_buffer_alloc(out, 4 * (size_t)kMaxCount), "out") &&
+         TB_ASSERT_OK(tb_segreduce_csr(TB_INT32, TB_OP_PLUS, values->ptr, count, csr->ptr,
+                                       kMaxCount, NULL, support_empty, out->ptr, NULL, NULL, 0),
+                      what) &&
+         check_array(out->ptr, 4, kMaxCount, want, NULL, what);
+}
+
 /* num_segments = count = INT32_MAX: every segment one item. */
 static void test_segments_int32_max(void) {
   if (!enough_memory()) return;
   tb_buffer values = {0}, csr = {0}, out = {0};
   const char *what = "tb_segreduce_csr num_segments = count = INT32_MAX";
-  if (make_array(&values, 4, kMaxCount, gen_pattern, NULL, "values") &&
-      make_array(&csr, 4, kMaxCount, gen_iota, NULL, "csr") &&
-      TB_ASSERT_OK(tb_buffer_alloc(&out, 4 * (size_t)kMaxCount), "out") &&
-      TB_ASSERT_OK(tb_segreduce_csr(TB_INT32, TB_OP_PLUS, values.ptr, kMaxCount, csr.ptr,
-                                    kMaxCount, NULL, false, out.ptr, NULL, NULL, 0),
-                   what) &&
-      check_array(out.ptr, 4, kMaxCount, gen_pattern, NULL, what)) {
+  if (segreduce_max_segments(&values, &csr, &out, kMaxCount, gen_iota, false, gen_pattern, what)) {
     /* SpMV with x_len = nz = num_rows = INT32_MAX: the identity matrix
      * (cols = the iota that is also the CSR), so y = x. */
     what = "tb_spmv_csr_unary x_len = nz = num_rows = INT32_MAX";
@@ -650,14 +658,8 @@ static void gen_sparse_sums(const void *ctx, int64_t base, int64_t n, int64_t *o
 static void test_empty_segments_int32_max(void) {
   if (tb_test.sanitizer || !enough_memory()) return;
   tb_buffer values = {0}, csr = {0}, out = {0};
-  const char *what = "tb_segreduce_csr support_empty num_segments = INT32_MAX, count = 2048";
-  if (make_array(&values, 4, kSparseCount, gen_pattern, NULL, "values") &&
-      make_array(&csr, 4, kMaxCount, gen_sparse_csr, NULL, "csr") &&
-      TB_ASSERT_OK(tb_buffer_alloc(&out, 4 * (size_t)kMaxCount), "out") &&
-      TB_ASSERT_OK(tb_segreduce_csr(TB_INT32, TB_OP_PLUS, values.ptr, kSparseCount, csr.ptr,
-                                    kMaxCount, NULL, true, out.ptr, NULL, NULL, 0),
-                   what))
-    check_array(out.ptr, 4, kMaxCount, gen_sparse_sums, NULL, what);
+  segreduce_max_segments(&values, &csr, &out, kSparseCount, gen_sparse_csr, true, gen_sparse_sums,
+                         "tb_segreduce_csr support_empty num_segments = INT32_MAX, count = 2048");
   tb_buffer_free(&values);
   tb_buffer_free(&csr);
   tb_buffer_free(&out);

@@ -36,44 +36,7 @@ static bool by_key_op_at_box(tb_type t, int op, const tb_launch_box *box) {
 /* Every type x operator x box x run-length geometry x key pattern; the
  * output options rotate over the cases. */
 static void test_reduce_by_key_every_case(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 2);
-  tb_buffer scratch = {0};
-  seg_outputs o = {0};
-  int failures = 0, variant = 0;
-  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const int n_grid = seg_grid_of((tb_type)t, grid);
-    for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
-      if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
-      const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-      seg_case cases[16];
-      int n_strict = 0;
-      const int n_cases = seg_cases(seg_tile_of((tb_type)t, box), &r, cases, &n_strict);
-      for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
-        seg_geom g;
-        seg_keyset k;
-        memset(&k, 0, sizeof k);
-        if (!seg_geom_make(&g, &cases[c], false, &r) ||
-            !seg_keyset_make(&k, &g, (c + b + 1) % 4, &r)) {
-          ++failures;
-        } else {
-          for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-            if (!seg_op_swept((tb_type)t, op) || !by_key_op_at_box((tb_type)t, op, box)) continue;
-            seg_values v;
-            if (!seg_values_make(&v, (tb_type)t, (tb_op)op, k.count, &r) ||
-                !seg_check_rbk(&k, &v, variant++ % 8, box, b % 2 ? NULL : &scratch, &o))
-              ++failures;
-            seg_values_free(&v);
-          }
-        }
-        seg_keyset_free(&k);
-        seg_geom_free(&g);
-      }
-    }
-  }
-  seg_outputs_free(&o);
-  tb_buffer_free(&scratch);
+  seg_every_case(SEG_REDUCE_BY_KEY, 2);
 }
 
 /* The look-back over 10^4 random sizes per type (500 under --quick, 40
@@ -82,8 +45,7 @@ static void test_reduce_by_key_every_case(void) {
  * default and on the box with the smallest tile, plus. */
 static void test_reduce_by_key_random_sizes(void) {
   const int cases = tb_test.sanitizer ? 40 : tb_test.quick ? 500 : 10000;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 4);
+  tb_rng r = tb_test_rng(4);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0;
@@ -122,8 +84,7 @@ static void test_reduce_by_key_random_sizes(void) {
 /* count == 0 gives no runs (to the host and the device); the tuned default on
  * up to 2^22 items with plus. */
 static void test_reduce_by_key_empty_and_large(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 3);
+  tb_rng r = tb_test_rng(3);
   seg_outputs o = {0};
   if (seg_outputs_reserve(&o, 16)) {
     for (int t = 0; t < TB_TYPE_COUNT; ++t) {

@@ -12,6 +12,20 @@
 #include "suites/segreduce_testing.h"
 #include "suites/testing.h"
 
+/* One step of the every-case sweep (seg_every_case): an operator at a box
+ * over a case, which a form's hook runs every variant of its call at. */
+typedef struct {
+  tb_type t;
+  tb_op op;
+  const tb_launch_box *box; /* NULL: the tuned default */
+  int b;                    /* box's index in the grid, -1 for the default */
+  bool strict;              /* the case has no empty segment */
+  int64_t step;             /* the sweep's steps before this one */
+  tb_buffer *scratch;       /* the sweep's, for the calls that take one */
+  seg_outputs *o;
+  tb_rng *r;
+} sweep_step;
+
 /* ---- segmented reduction ------------------------------------------------------------ */
 
 /* The reference into o->want: exact in t for integers, in higher precision
@@ -64,18 +78,17 @@ bool seg_check_apply(const tb_seg_plan *plan, const seg_geom *g, const seg_value
          seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
 }
 
+static void segreduce_free(void *p) {
+  seg_geom_free(p);
+  free(p);
+}
+
 static void *segreduce_make(const seg_case *c, int index, bool overlap, int32_t x_len, tb_rng *r) {
   (void)index, (void)x_len;
   seg_geom *g = calloc(1, sizeof *g);
   if (g && seg_geom_make(g, c, overlap, r)) return g;
-  if (g) seg_geom_free(g);
-  free(g);
+  if (g) segreduce_free(g);
   return NULL;
-}
-
-static void segreduce_free(void *p) {
-  seg_geom_free(p);
-  free(p);
 }
 
 static const seg_geom *segreduce_geom(const void *p) { return p; }
@@ -121,6 +134,30 @@ static bool segreduce_apply(const void *p, const tb_seg_plan *plan, tb_type t, t
                   seg_check_apply(plan, g, &v, rep ? scratch : NULL, o, what);
   seg_values_free(&v);
   return ok;
+}
+
+/* The sweep's problems: indirect sources overlap on odd cases. */
+static void *segreduce_sweep_make(const seg_case *cases, int c, int b, tb_rng *r) {
+  (void)b;
+  return segreduce_make(&cases[c], c, c % 2 == 1, 0, r);
+}
+
+/* Direct and indirect, support_empty both ways where the case allows; odd
+ * boxes (and the default) take a scratch allocated inside the call. */
+static int segreduce_sweep(const void *p, const sweep_step *s) {
+  const seg_geom *g = p;
+  seg_values v;
+  int failures = 0;
+  if (!seg_values_make(&v, s->t, s->op, g->count, s->r))
+    failures = 1;
+  else
+    for (int indirect = 0; indirect < 2; ++indirect)
+      for (int se = 0; se < 2; ++se)
+        if (seg_mode_swept(s->strict, se, indirect) &&
+            !seg_check_segreduce(g, &v, indirect, se, s->box, s->b % 2 ? NULL : s->scratch, s->o))
+          ++failures;
+  seg_values_free(&v);
+  return failures;
 }
 
 static tb_status segreduce_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geom *g,
@@ -219,18 +256,17 @@ bool seg_check_spmv(const seg_spmat *m, const seg_spvals *sv, tb_op add_op, bool
          seg_compare(t, o->got, o->want, NULL, g->num_segments, what);
 }
 
+static void spmv_free(void *p) {
+  seg_spmat_free(p);
+  free(p);
+}
+
 static void *spmv_make(const seg_case *c, int index, bool overlap, int32_t x_len, tb_rng *r) {
   (void)index;
   seg_spmat *m = malloc(sizeof *m);
   if (m && seg_spmat_make(m, c, overlap, x_len, r)) return m;
-  if (m) seg_spmat_free(m);
-  free(m);
+  if (m) spmv_free(m);
   return NULL;
-}
-
-static void spmv_free(void *p) {
-  seg_spmat_free(p);
-  free(p);
 }
 
 static const seg_geom *spmv_geom(const void *p) { return &((const seg_spmat *)p)->g; }
@@ -308,6 +344,48 @@ static bool spmv_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op 
   }
   seg_spvals_free(&sv);
   return ok;
+}
+
+/* The sweep's rows at a box whose tile holds T nonzeros: 3 tiles + 17,
+ * uniform and fixed (a row past a tile) strict, power-law and
+ * all-but-one-empty with empty rows. */
+static int spmv_sweep_cases(int64_t T, tb_rng *r, seg_case *out) {
+  (void)r;
+  const int64_t n = 3 * T + 17;
+  out[0] = seg_spec_case(TB_GEOM_UNIFORM, 12.0, true, n);
+  out[1] = seg_spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n);
+  out[2] = seg_spec_case(TB_GEOM_POWER_LAW, 8.0, false, n);
+  out[3] = seg_spec_case(TB_GEOM_ZEROS_BUT_ONE, 2.0, false, n);
+  return 4;
+}
+
+/* Indirect rows overlap on even cases; x has one element under the
+ * all-but-one-empty rows, a random length otherwise. */
+static void *spmv_sweep_make(const seg_case *cases, int c, int b, tb_rng *r) {
+  (void)b;
+  const int32_t x_len = c == 3 ? 1 : (int32_t)tb_rng_range(r, 2, 5000);
+  return spmv_make(&cases[c], c, c % 2 == 0, x_len, r);
+}
+
+/* Unary and binary, direct and indirect, support_empty both ways where the
+ * case allows; a scratch allocated inside the call on odd boxes (and the
+ * default) for unary, on even ones for binary. */
+static int spmv_sweep(const void *p, const sweep_step *s) {
+  const seg_spmat *m = p;
+  seg_spvals sv;
+  int failures = 0;
+  if (!seg_spvals_make(&sv, s->t, s->op, m, s->r))
+    failures = 1;
+  else
+    for (int binary = 0; binary < 2; ++binary)
+      for (int indirect = 0; indirect < 2; ++indirect)
+        for (int se = 0; se < 2; ++se)
+          if (seg_mode_swept(s->strict, se, indirect ^ binary) &&
+              !seg_check_spmv(m, &sv, s->op, binary, indirect, se, s->box,
+                              (s->b + binary) % 2 ? NULL : s->scratch, s->o))
+            ++failures;
+  seg_spvals_free(&sv);
+  return failures;
 }
 
 /* Unary (variant 0) and binary. */
@@ -518,6 +596,25 @@ static bool rbk_apply(const void *p, const tb_seg_plan *plan, tb_type t, tb_op o
   return ok;
 }
 
+/* The sweep's keys (seg_keyset_make's mode) rotate over the cases and the
+ * boxes. */
+static void *rbk_sweep_make(const seg_case *cases, int c, int b, tb_rng *r) {
+  return rbk_make(&cases[c], (c + b + 1) % 4, false, 0, r);
+}
+
+/* One call, the output options (seg_check_rbk's variant) rotating over the
+ * sweep's steps; odd boxes (and the default) take a scratch allocated inside
+ * the call. */
+static int rbk_sweep(const void *p, const sweep_step *s) {
+  const seg_keyset *k = &((const keyed *)p)->k;
+  seg_values v;
+  const bool ok =
+      seg_values_make(&v, s->t, s->op, k->count, s->r) &&
+      seg_check_rbk(k, &v, (int)(s->step % 8), s->box, s->b % 2 ? NULL : s->scratch, s->o);
+  seg_values_free(&v);
+  return !ok;
+}
+
 static tb_status rbk_apply_bare(const tb_seg_plan *plan, tb_op op, const seg_geom *g, void *out,
                                 int variant) {
   (void)variant;
@@ -561,22 +658,75 @@ typedef struct seg_form {
    * are any device arrays. */
   tb_status (*apply_bare)(const tb_seg_plan *plan, tb_op op, const seg_geom *g, void *out,
                           int variant);
+  /* The every-case sweep: the grid that has the operators other than plus
+   * (seg_in_op_grid), the cases at a box whose tile holds T items, case c's
+   * problem at box b, and a step's checks, returning how many failed. */
+  int (*op_grid)(tb_type t, tb_op op, tb_launch_box *out, int cap);
+  int (*sweep_cases)(int64_t T, tb_rng *r, seg_case *out);
+  void *(*sweep_make)(const seg_case *cases, int c, int b, tb_rng *r);
+  int (*sweep)(const void *problem, const sweep_step *s);
 } seg_form;
 
 static const seg_form kForms[SEG_FORM_COUNT] = {
     [SEG_SEGREDUCE] = {"segreduce", "tb_segreduce_apply", TB_OP_BIT_AND, 1, true, seg_tile_of,
                        segreduce_make, segreduce_free, segreduce_geom, segreduce_real,
-                       segreduce_preprocess, NULL, segreduce_apply, segreduce_apply_bare},
+                       segreduce_preprocess, NULL, segreduce_apply, segreduce_apply_bare,
+                       tb_segreduce_grid, seg_cases, segreduce_sweep_make, segreduce_sweep},
     [SEG_SPMV] = {"spmv", "tb_spmv_apply", TB_OP_BIT_XOR, 2, true, seg_spmv_tile_of, spmv_make,
                   spmv_free, spmv_geom, spmv_real, spmv_preprocess, spmv_next_round, spmv_apply,
-                  spmv_apply_bare},
-    /* no runs, so no rows to write */
+                  spmv_apply_bare, tb_segreduce_grid, spmv_sweep_cases, spmv_sweep_make,
+                  spmv_sweep},
+    /* no runs, so no rows to write; the one-pass call has grids of its own */
     [SEG_REDUCE_BY_KEY] = {"reduce_by_key", "tb_reduce_by_key_apply", TB_OP_BIT_OR, 1, false,
                            seg_tile_of, rbk_make, rbk_free, rbk_geom, rbk_real, rbk_preprocess,
-                           NULL, rbk_apply, rbk_apply_bare},
+                           NULL, rbk_apply, rbk_apply_bare, tb_reduce_by_key_grid, seg_cases,
+                           rbk_sweep_make, rbk_sweep},
 };
 
 static seg_form_kind under_test; /* the suite's form (seg_suite_main) */
+
+void seg_every_case(seg_form_kind kind, uint64_t stream) {
+  const seg_form *f = &kForms[kind];
+  tb_rng r = tb_test_rng(stream);
+  tb_buffer scratch = {0};
+  seg_outputs o = {0};
+  int failures = 0;
+  int64_t steps = 0;
+  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
+    tb_launch_box grid[kMaxBoxes];
+    const int n_grid = seg_grid_of((tb_type)t, grid);
+    for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
+      if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
+      const tb_launch_box *box = b < 0 ? NULL : &grid[b];
+      seg_case cases[16];
+      const int n_cases = f->sweep_cases(f->tile_of((tb_type)t, box), &r, cases);
+      for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
+        void *p = f->sweep_make(cases, c, b, &r);
+        if (!p) {
+          ++failures;
+          continue;
+        }
+        for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
+          if (!seg_op_swept((tb_type)t, op) || !seg_in_op_grid(f->op_grid, (tb_type)t, op, box))
+            continue;
+          const sweep_step s = {.t = (tb_type)t,
+                                .op = (tb_op)op,
+                                .box = box,
+                                .b = b,
+                                .strict = cases[c].strict,
+                                .step = steps++,
+                                .scratch = &scratch,
+                                .o = &o,
+                                .r = &r};
+          failures += f->sweep(p, &s);
+        }
+        f->free(p);
+      }
+    }
+  }
+  seg_outputs_free(&o);
+  tb_buffer_free(&scratch);
+}
 
 /* Real-valued data, float and double, at the edge boxes, on a strict uniform
  * and a power-law geometry (indirect ones overlapping): within the rounding
@@ -584,8 +734,7 @@ static seg_form_kind under_test; /* the suite's form (seg_suite_main) */
 static void test_real_bound(void) {
   const seg_form *f = &kForms[under_test];
   const int64_t n = tb_test.quick ? 1 << 15 : 1 << 21;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 6);
+  tb_rng r = tb_test_rng(6);
   seg_outputs o = {0};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
     tb_launch_box grid[kMaxBoxes];
@@ -615,8 +764,7 @@ static void test_real_bound(void) {
  * exact data with every swept operator. */
 static void test_preprocess_apply(void) {
   const seg_form *f = &kForms[under_test];
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 7);
+  tb_rng r = tb_test_rng(7);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0;
@@ -662,8 +810,7 @@ static void test_preprocess_apply(void) {
  * operator and, for floats, a bitwise one. */
 static void test_plan_edges(void) {
   const seg_form *f = &kForms[under_test];
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 8);
+  tb_rng r = tb_test_rng(8);
   seg_outputs o = {0};
   seg_geom g;
   memset(&g, 0, sizeof g);

@@ -35,55 +35,13 @@
 /* Every type x operator x box (and the default) x geometry, direct and
  * indirect, support_empty both ways where the geometry allows it. */
 static void test_segreduce_every_case(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed);
-  tb_buffer scratch = {0};
-  seg_outputs o = {0};
-  int failures = 0;
-  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const int n_grid = seg_grid_of((tb_type)t, grid);
-    for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
-      if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
-      const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-      seg_case cases[16];
-      int n_strict = 0;
-      const int n_cases = seg_cases(seg_tile_of((tb_type)t, box), &r, cases, &n_strict);
-      for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
-        seg_geom g;
-        if (!seg_geom_make(&g, &cases[c], c % 2 == 1, &r)) {
-          ++failures;
-          seg_geom_free(&g);
-          continue;
-        }
-        /* Odd boxes use a scratch allocated inside the call. */
-        tb_buffer *s = b % 2 ? NULL : &scratch;
-        for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-          if (!seg_op_swept_at((tb_type)t, op, box)) continue;
-          seg_values v;
-          if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r))
-            ++failures;
-          else
-            for (int indirect = 0; indirect < 2; ++indirect)
-              for (int se = 0; se < 2; ++se)
-                if (seg_mode_swept(cases[c].strict, se, indirect) &&
-                    !seg_check_segreduce(&g, &v, indirect, se, box, s, &o))
-                  ++failures;
-          seg_values_free(&v);
-        }
-        seg_geom_free(&g);
-      }
-    }
-  }
-  seg_outputs_free(&o);
-  tb_buffer_free(&scratch);
+  seg_every_case(SEG_SEGREDUCE, 0);
 }
 
 /* Integer wrap-around (random bits summed and multiplied), a single item,
  * and count == 0 with segments: every result the identity. */
 static void test_segreduce_edges(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 11);
+  tb_rng r = tb_test_rng(11);
   seg_outputs o = {0};
   tb_launch_box grid[kMaxBoxes];
   const int n_grid = seg_grid_of(TB_INT32, grid);
@@ -157,8 +115,7 @@ static void test_segreduce_edges(void) {
  * CTA of them; plain (direct, indirect) and preprocessed, every type. */
 static void test_empty_runs_at_prepass_edges(void) {
   enum { kRows = 3 * 2048 + 37 };
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 13);
+  tb_rng r = tb_test_rng(13);
   seg_outputs o = {0};
   int32_t *lens = seg_alloc_i32(kRows);
   seg_geom g;
@@ -209,8 +166,7 @@ static void test_empty_runs_at_prepass_edges(void) {
  * most: ends from the CSR), the second with the runs a tile leaves to the
  * pass after. Every type. */
 static void test_empty_runs_at_tile_edges(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 19);
+  tb_rng r = tb_test_rng(19);
   seg_outputs o = {0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     tb_launch_box grid[kMaxBoxes];
@@ -273,8 +229,7 @@ static void test_empty_runs_at_tile_edges(void) {
 static void test_partition_windows(void) {
   const int kLong = tb_test.quick ? 400 : 800, kBurst = tb_test.quick ? 4000 : 20000;
   const int rows = 3 * kLong + kBurst;
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 17);
+  tb_rng r = tb_test_rng(17);
   seg_outputs o = {0};
   for (int pass = 0; pass < 2; ++pass) {
     int32_t *lens = seg_alloc_i32(rows);
@@ -321,8 +276,7 @@ static void test_segreduce_default_large(void) {
                             seg_spec_case(TB_GEOM_ONE_GIANT, 64.0, true, n),
                             seg_spec_case(TB_GEOM_POWER_LAW, 64.0, false, n),
                             seg_spec_case(TB_GEOM_ZERO_RUNS, 4.0, false, n)};
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 1);
+  tb_rng r = tb_test_rng(1);
   seg_outputs o = {0};
   tb_buffer scratch = {0};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
@@ -353,8 +307,7 @@ static void test_segreduce_default_large(void) {
  * direct over rows some of which are empty (support_empty), whose wave is
  * its own kernel's. */
 static void test_one_wave_switch(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 11);
+  tb_rng r = tb_test_rng(11);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   int failures = 0;
@@ -428,8 +381,7 @@ static void test_one_wave_switch(void) {
  * every type, the default box, direct and preprocessed, over tiles that end
  * a segment each item, a few and one in several, the last tile partial. */
 static void test_unaligned_values(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 9);
+  tb_rng r = tb_test_rng(9);
   seg_outputs o = {0};
   const double lengths[] = {1.0, 16.0, 1024.0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
@@ -675,8 +627,7 @@ static void test_validate(void) {
   const int64_t count = 3 * (int64_t)N;
   int32_t *csr = seg_alloc_i32(N), *cols = seg_alloc_i32(count);
   tb_buffer d = {0}, dc = {0};
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 9);
+  tb_rng r = tb_test_rng(9);
   if (!csr || !cols) goto done;
   for (int32_t i = 0; i < N; ++i) csr[i] = 3 * i;
   for (int64_t m = 0; m < count; ++m) cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);

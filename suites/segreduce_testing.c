@@ -151,7 +151,7 @@ seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total)
   return c;
 }
 
-int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict) {
+int seg_cases(int64_t T, tb_rng *r, seg_case *out) {
   const int64_t n = (4 * T + 13 > 3001 ? 4 * T + 13 : 3001) + tb_rng_range(r, 0, 63);
   int k = 0;
   out[k++] = seg_spec_case(TB_GEOM_FIXED, 7.0, true, n);
@@ -162,7 +162,6 @@ int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict) {
   out[k++] = seg_spec_case(TB_GEOM_FIXED, (double)(T - 1), true, n);
   out[k++] = (seg_case){SEG_SHAPE_ONE_SEGMENT, {0}, true, n};
   out[k++] = (seg_case){SEG_SHAPE_LONG_MIDDLE, {0}, true, n}; /* tiles without a segment end */
-  *n_strict = k;
   out[k++] = seg_spec_case(TB_GEOM_EMPTY_FRACTION, 3.0, false, n);
   out[k] = seg_spec_case(TB_GEOM_ZERO_RUNS, 2.0, false, n);
   out[k++].spec.run_length = (double)(T / 2 + 1);
@@ -493,8 +492,7 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
   const int32_t B = tb_test.quick ? 20000 : 200000, N = 3 * B, X = 1000;
   int32_t *csr = seg_alloc_i32(B), *src = seg_alloc_i32(B), *good_src = seg_alloc_i32(B);
   int32_t *cols = seg_alloc_i32(N), *good_cols = seg_alloc_i32(N);
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 10);
+  tb_rng r = tb_test_rng(10);
   if (!csr || !src || !good_src || !cols || !good_cols) goto done;
   for (int32_t j = 0; j < B; ++j) good_src[j] = (int32_t)tb_rng_range(&r, 0, N - 1);
   for (int32_t m = 0; m < N; ++m) good_cols[m] = (int32_t)tb_rng_range(&r, 0, X - 1);
@@ -507,8 +505,9 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
     const int32_t segs = k >= 10 ? B / 16 : B;
     switch (k) {
       case 0:
-        mc.label = "random offsets";
-        for (int32_t j = 0; j < B; ++j) csr[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
+      case 10: /* the same draw under long rows */
+        mc.label = k == 0 ? "random offsets" : "random offsets, long rows";
+        for (int32_t j = 0; j < segs; ++j) csr[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
         break;
       case 1:
         mc.label = "descending offsets (into negatives)";
@@ -559,10 +558,6 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
                     : m % 5 == 1 ? INT32_MIN
                                  : (int32_t)tb_rng_range(&r, -2 * (int64_t)X, 2 * (int64_t)X);
         mc.cols = cols;
-        break;
-      case 10:
-        mc.label = "random offsets, long rows";
-        for (int32_t j = 0; j < segs; ++j) csr[j] = (int32_t)tb_rng_range(&r, -N, 2 * (int64_t)N);
         break;
       case 11:
         mc.label = "descending offsets, long rows";

@@ -106,12 +106,11 @@ typedef struct {
 seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total);
 
 /* The layouts where segmented reduction goes wrong, for a box whose tile
- * holds T items. Strict ones first (*n_strict of them): strict generator
- * output has its zero counts raised to 1. The others have empty segments,
- * two of them at each end besides what the generator draws. Sizes are a few
- * tiles and, but for all_one (exactly 4 tiles), not a multiple of the tile.
- * out holds up to 16. */
-int seg_cases(int64_t T, tb_rng *r, seg_case *out, int *n_strict);
+ * holds T items. Strict ones first: strict generator output has its zero
+ * counts raised to 1. The others have empty segments, two of them at each
+ * end besides what the generator draws. Sizes are a few tiles and, but for
+ * all_one (exactly 4 tiles), not a multiple of the tile. out holds up to 16. */
+int seg_cases(int64_t T, tb_rng *r, seg_case *out);
 
 /* The four layouts of a plan test for a tile of T items, 3 tiles + 29
  * items each: uniform and fixed (one item past a tile) strict, power-law and
@@ -292,6 +291,13 @@ typedef enum { SEG_SEGREDUCE, SEG_SPMV, SEG_REDUCE_BY_KEY, SEG_FORM_COUNT } seg_
  * and the shared tests of form kind. */
 int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind,
                    const CU_TestInfo *own);
+
+/* The every-case sweep of form kind, a suite's own first test: every type x
+ * box of the grid (and the tuned default) x case of the form's sweep x
+ * operator swept at that box, each variant of the form's call against the
+ * reference; it stops after kMaxFailures failed checks. stream: the
+ * tb_test_rng stream it draws from. */
+void seg_every_case(seg_form_kind kind, uint64_t stream);
 
 /* Segmented reduction: poisons, runs tb_segreduce_csr and downloads (what
  * gets the case); the same compared with the reference; a plan's apply

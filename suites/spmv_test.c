@@ -32,58 +32,13 @@
 /* Every type x add operator x box x a few row geometries, unary and binary,
  * direct and indirect, support_empty both ways where allowed. */
 static void test_spmv_every_case(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 4);
-  tb_buffer scratch = {0};
-  seg_outputs o = {0};
-  int failures = 0;
-  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const int n_grid = seg_grid_of((tb_type)t, grid);
-    for (int b = -1; b < n_grid && failures < kMaxFailures; ++b) {
-      if (b >= 0 && !seg_box_selected(b, n_grid)) continue;
-      const tb_launch_box *box = b < 0 ? NULL : &grid[b];
-      const int64_t T = seg_spmv_tile_of((tb_type)t, box), n = 3 * T + 17;
-      const seg_case cases[] = {seg_spec_case(TB_GEOM_UNIFORM, 12.0, true, n),
-                                seg_spec_case(TB_GEOM_FIXED, (double)(T + 1), true, n),
-                                seg_spec_case(TB_GEOM_POWER_LAW, 8.0, false, n),
-                                seg_spec_case(TB_GEOM_ZEROS_BUT_ONE, 2.0, false, n)};
-      for (int c = 0; c < 4 && failures < kMaxFailures; ++c) {
-        seg_spmat m;
-        const int32_t x_len = c == 3 ? 1 : (int32_t)tb_rng_range(&r, 2, 5000);
-        if (!seg_spmat_make(&m, &cases[c], c % 2 == 0, x_len, &r)) {
-          ++failures;
-          seg_spmat_free(&m);
-          continue;
-        }
-        for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op) {
-          if (!seg_op_swept_at((tb_type)t, op, box)) continue;
-          seg_spvals sv;
-          if (!seg_spvals_make(&sv, (tb_type)t, (tb_op)op, &m, &r))
-            ++failures;
-          else
-            for (int binary = 0; binary < 2; ++binary)
-              for (int indirect = 0; indirect < 2; ++indirect)
-                for (int se = 0; se < 2; ++se)
-                  if (seg_mode_swept(cases[c].strict, se, indirect ^ binary) &&
-                      !seg_check_spmv(&m, &sv, (tb_op)op, binary, indirect, se, box,
-                                      (b + binary) % 2 ? NULL : &scratch, &o))
-                    ++failures;
-          seg_spvals_free(&sv);
-        }
-        seg_spmat_free(&m);
-      }
-    }
-  }
-  seg_outputs_free(&o);
-  tb_buffer_free(&scratch);
+  seg_every_case(SEG_SPMV, 4);
 }
 
 /* nz == 0 over several rows: every row the identity; the tuned default on a
  * large matrix; a mul_op other than multiplies is refused. */
 static void test_spmv_edges_and_large(void) {
-  tb_rng r;
-  tb_rng_seed(&r, tb_test.seed + 5);
+  tb_rng r = tb_test_rng(5);
   seg_outputs o = {0};
   {
     int32_t *lens = calloc(300, sizeof(int32_t));
@@ -187,18 +142,13 @@ static void test_bad_input(void) {
   TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, big, NULL, in, 4, true,
                                       out, NULL, NULL, 0),
                     SU, "num_rows = 2147483648", kRange1);
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, NULL, C, csr, S, NULL, in, 4, false,
-                                      out, NULL, NULL, 0),
-                    SU, "d_cols is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, NULL, S, NULL, in, 4, false,
-                                      out, NULL, NULL, 0),
-                    SU, "d_csr is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, NULL, 4, false,
-                                      out, NULL, NULL, 0),
-                    SU, "d_x is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, 4, false,
-                                      NULL, NULL, NULL, 0),
-                    SU, "d_y is NULL");
+  static const char *const kNull[] = {"d_cols is NULL", "d_csr is NULL", "d_x is NULL",
+                                      "d_y is NULL"};
+  for (int k = 0; k < 4; ++k) /* each array NULL in turn */
+    TB_EXPECT_REJECTS(
+        tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, k == 0 ? NULL : zeros, C, k == 1 ? NULL : csr, S,
+                          NULL, k == 2 ? NULL : in, 4, false, k == 3 ? NULL : out, NULL, NULL, 0),
+        SU, kNull[k]);
   TB_EXPECT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, zeros, C, csr, S, NULL, in, -1, false,
                                       out, NULL, NULL, 0),
                     SU, "x_len = -1", kRange0);

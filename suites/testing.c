@@ -92,6 +92,12 @@ bool tb_assert_rejects(tb_status st, const char *api, int line, const char *file
   return ok;
 }
 
+tb_rng tb_test_rng(uint64_t stream) {
+  tb_rng r;
+  tb_rng_seed(&r, tb_test.seed + stream);
+  return r;
+}
+
 int64_t tb_test_random_size(tb_rng *r, int64_t hi) {
   const double x = exp(tb_rng_unit(r) * log((double)hi));
   return x < 1 ? 1 : x > hi ? hi : (int64_t)x;

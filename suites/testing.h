@@ -60,6 +60,10 @@ bool tb_assert_rejects(tb_status st, const char *api, int line, const char *file
  * (may be NULL) gets the name. */
 bool tb_message_well_formed(const char *msg, char *name, size_t cap);
 
+/* A generator seeded from tb_test.seed + stream: each test draws from a
+ * stream of its own, and --seed=N reproduces them all. */
+tb_rng tb_test_rng(uint64_t stream);
+
 /* Log-uniform in [1, hi]: most random sizes small, some near hi. */
 int64_t tb_test_random_size(tb_rng *r, int64_t hi);
 
