@@ -75,22 +75,22 @@ static int run_child(char **argv, const char *out_path, const char *err_path) {
 
 static char g_tmp[4096];
 
-static void test_unknown_flag(void) {
+TB_TEST(test_unknown_flag, "unknown flag") {
   char *argv[] = {"bench_flags_test", "--benchmark_no_such_flag=1", NULL};
   CU_ASSERT_EQUAL(run_child(argv, NULL, NULL), RC | FREED);
 }
 
-static void test_positional_argument(void) {
+TB_TEST(test_positional_argument, "positional argument") {
   char *argv[] = {"bench_flags_test", "stray", NULL};
   CU_ASSERT_EQUAL(run_child(argv, NULL, NULL), RC | FREED);
 }
 
-static void test_known_flags_run(void) {
+TB_TEST(test_known_flags_run, "known flags run") {
   char *argv[] = {"bench_flags_test", "--benchmark_filter=flags/a", "--benchmark_min_time=0.01", NULL};
   CU_ASSERT_EQUAL(run_child(argv, NULL, NULL), FREED | CALLED);
 }
 
-static void test_tb_list(void) {
+TB_TEST(test_tb_list, "--tb_list") {
   char path[4200];
   snprintf(path, sizeof path, "%s/bench_flags_list.txt", g_tmp);
   char *argv[] = {"bench_flags_test", "--tb_list", "--benchmark_filter=flags/b", NULL};
@@ -134,7 +134,7 @@ static char *path_of(const char *name) {
 
 /* One line per row on stderr: "[i/N] name  elapsed[, ~left]", N counted
  * after the filter. */
-static void test_progress(void) {
+TB_TEST(test_progress, "progress lines") {
   char *err = path_of("progress.err");
   char *argv[] = {"bench_flags_test", "--benchmark_min_time=0.01", NULL};
   CU_ASSERT_EQUAL(run_child(argv, NULL, err), FREED | CALLED);
@@ -169,7 +169,7 @@ static void test_progress(void) {
 /* CSV on stdout and in a file: one header with every row's counters (a
  * counter only a later row has aborted the library's CSV reporter), rows
  * named as registered, nothing else in the file. */
-static void test_csv(void) {
+TB_TEST(test_csv, "csv") {
   char *out = path_of("csv.out"), *file = path_of("csv.file");
   char *argv[] = {"bench_flags_test", "--benchmark_format=csv", "--benchmark_min_time=0.01", NULL};
   CU_ASSERT_EQUAL(run_child(argv, out, NULL), FREED | CALLED);
@@ -197,7 +197,7 @@ static void test_csv(void) {
 
 /* A library built without NDEBUG (Debian's) says so once, as a note that
  * names the build, not as its warning; one built with NDEBUG says nothing. */
-static void test_debug_note(void) {
+TB_TEST(test_debug_note, "debug library note") {
   char *err = path_of("debug.err");
   char *argv[] = {"bench_flags_test", "--benchmark_min_time=0.01", NULL};
   CU_ASSERT_EQUAL(run_child(argv, NULL, err), FREED | CALLED);
@@ -211,15 +211,5 @@ int main(void) {
   const char *tmp = getenv("TEST_TMPDIR");
   snprintf(g_tmp, sizeof g_tmp, "%s", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
 
-  static const CU_TestInfo tests[] = {
-      {"unknown flag", test_unknown_flag},
-      {"positional argument", test_positional_argument},
-      {"known flags run", test_known_flags_run},
-      {"--tb_list", test_tb_list},
-      {"progress lines", test_progress},
-      {"csv", test_csv},
-      {"debug library note", test_debug_note},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("bench_flags", tests, NULL);
+  return tb_test_run("bench_flags", NULL);
 }

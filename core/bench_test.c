@@ -88,33 +88,33 @@ static double real_time_seconds(const cJSON *run) {
 
 static int close_to(double got, double want) { return fabs(got - want) <= 1e-6 * fabs(want); }
 
-static void test_register_rejects(void) {
+TB_TEST(test_register_rejects, "register rejects bad input") {
   for (int i = 0; i < N_ARGS; i++) CU_ASSERT_EQUAL(g_register_rc[i], 0);
   CU_ASSERT_EQUAL(g_register_bad_name, -1);
   CU_ASSERT_EQUAL(g_register_null_name, -1);
   CU_ASSERT_EQUAL(g_register_null_fn, -1);
 }
 
-static void test_return_code(void) {
+TB_TEST(test_return_code, "return code and failures") {
   CU_ASSERT_EQUAL(g_main_rc, 1); /* test/fail failed */
   CU_ASSERT_EQUAL(g_failures_after, 1);
   CU_ASSERT_EQUAL(tb_bench_failures(), 1);
 }
 
-static void test_name(void) {
+TB_TEST(test_name, "name as registered") {
   CU_ASSERT_STRING_EQUAL(g_args[0].name, "test/manual/n:1000");
 }
 
-static void test_args_freed_once(void) {
+TB_TEST(test_args_freed_once, "args freed once") {
   for (int i = 0; i < N_ARGS; i++) {
     CU_ASSERT_EQUAL(g_args[i].freed, 1);
     CU_ASSERT(g_args[i].calls >= 1);
   }
 }
 
-static void test_json_parsed(void) { CU_ASSERT_PTR_NOT_NULL_FATAL(g_json); }
+TB_TEST(test_json_parsed, "json written") { CU_ASSERT_PTR_NOT_NULL_FATAL(g_json); }
 
-static void test_manual_time_and_rates(void) {
+TB_TEST(test_manual_time_and_rates, "manual time and rates") {
   const cJSON *run = find_run("test/manual/n:1000");
   CU_ASSERT_PTR_NOT_NULL_FATAL(run);
   CU_ASSERT_EQUAL(number(run, "iterations"), 10.0);
@@ -126,7 +126,7 @@ static void test_manual_time_and_rates(void) {
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(run, "error_occurred"));
 }
 
-static void test_error_in_json(void) {
+TB_TEST(test_error_in_json, "error in json") {
   const cJSON *run = find_run("test/fail");
   CU_ASSERT_PTR_NOT_NULL_FATAL(run);
   CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "error_occurred")));
@@ -137,14 +137,14 @@ static void test_error_in_json(void) {
 
 /* set_min_time then set_iterations on the same benchmark: the later one wins
  * (Google Benchmark itself refuses both). */
-static void test_later_setting_wins(void) {
+TB_TEST(test_later_setting_wins, "later setting wins") {
   const cJSON *run = find_run("test/min_then_iters");
   CU_ASSERT_PTR_NOT_NULL_FATAL(run);
   CU_ASSERT_EQUAL(number(run, "iterations"), 3.0);
   CU_ASSERT_PTR_NOT_NULL(find_run("test/min_time"));
 }
 
-static void test_context(void) {
+TB_TEST(test_context, "custom context") {
   const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(g_json, "context");
   CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, "tb_test_key");
@@ -154,7 +154,7 @@ static void test_context(void) {
 
 /* Debian's library, built without NDEBUG, writes "library_build_type":
  * "debug"; the context then says what that means here. */
-static void test_library_build_note(void) {
+TB_TEST(test_library_build_note, "library build note") {
   const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(g_json, "context");
   CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
   const cJSON *type = cJSON_GetObjectItemCaseSensitive(ctx, "library_build_type");
@@ -219,20 +219,7 @@ int main(void) {
   g_failures_after = tb_bench_failures();
   g_json = read_json(g_json_path);
 
-  static const CU_TestInfo tests[] = {
-      {"register rejects bad input", test_register_rejects},
-      {"return code and failures", test_return_code},
-      {"args freed once", test_args_freed_once},
-      {"name as registered", test_name},
-      {"json written", test_json_parsed},
-      {"manual time and rates", test_manual_time_and_rates},
-      {"error in json", test_error_in_json},
-      {"later setting wins", test_later_setting_wins},
-      {"custom context", test_context},
-      {"library build note", test_library_build_note},
-      CU_TEST_INFO_NULL,
-  };
-  const int rc = tb_test_run("bench", tests, NULL);
+  const int rc = tb_test_run("bench", NULL);
   cJSON_Delete(g_json);
   return rc;
 }

@@ -20,7 +20,7 @@
 
 /* ---- status ------------------------------------------------------------ */
 
-static void test_status_messages(void) {
+TB_TEST(test_status_messages, "status: messages") {
   tb_clear_error();
   CU_ASSERT_STRING_EQUAL(tb_last_error(), "");
   CU_ASSERT_EQUAL(tb_fail(TB_ERR_INVALID_ARGUMENT, "n < 0 (%lld)", -5LL), TB_ERR_INVALID_ARGUMENT);
@@ -49,7 +49,7 @@ static void test_status_messages(void) {
   CU_ASSERT(len > 0 && len < sizeof big - 1);
 }
 
-static void test_status_strings(void) {
+TB_TEST(test_status_strings, "status: strings") {
   CU_ASSERT_STRING_EQUAL(tb_status_string(TB_OK), "TB_OK");
   CU_ASSERT_STRING_EQUAL(tb_status_string(TB_ERR_INVALID_ARGUMENT), "TB_ERR_INVALID_ARGUMENT");
   CU_ASSERT_STRING_EQUAL(tb_status_string(TB_ERR_OUT_OF_MEMORY), "TB_ERR_OUT_OF_MEMORY");
@@ -67,7 +67,7 @@ static void *other_thread(void *arg) {
   return empty ? (void *)1 : NULL;
 }
 
-static void test_status_per_thread(void) {
+TB_TEST(test_status_per_thread, "status: per_thread") {
   tb_fail(TB_ERR_IO, "main thread");
   pthread_t th;
   void *res = NULL;
@@ -79,7 +79,7 @@ static void test_status_per_thread(void) {
 
 /* ---- types ------------------------------------------------------------- */
 
-static void test_type_names(void) {
+TB_TEST(test_type_names, "types: names") {
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     tb_type back = TB_TYPE_COUNT;
     CU_ASSERT(tb_type_valid((tb_type)t));
@@ -115,7 +115,7 @@ static void test_type_names(void) {
 
 static bool bitwise(tb_op op) { return op >= TB_OP_BIT_AND && op <= TB_OP_BIT_XOR; }
 
-static void test_check_type_op(void) {
+TB_TEST(test_check_type_op, "types: check_type_op") {
   for (int t = 0; t < TB_TYPE_COUNT; ++t)
     for (int op = 0; op < TB_OP_COUNT; ++op) {
       tb_status want = tb_type_is_float((tb_type)t) && bitwise((tb_op)op) ? TB_ERR_INVALID_ARGUMENT : TB_OK;
@@ -146,7 +146,7 @@ static bool same(tb_type t, tb_value a, tb_value b) {
   }
 }
 
-static void test_identities(void) {
+TB_TEST(test_identities, "types: identities") {
   const int64_t ints[] = {0, 1, -1, 42, -12345, 0x5a5a5a5a, INT32_MAX, INT32_MIN};
   const int64_t longs[] = {0, 1, -1, 0x123456789abcdefLL, -98765432109876LL, INT32_MIN, INT64_MAX, INT64_MIN};
   const double floats[] = {0.0, 1.0, -1.5, 3.25e30, -1e-30, 1e-45, INFINITY, -INFINITY, 7.0};
@@ -189,7 +189,7 @@ static void test_identities(void) {
   CU_ASSERT_EQUAL(tb_identity(TB_FLOAT, TB_OP_BIT_AND).f32, 0.0f);  /* rejected pair: zero */
 }
 
-static void test_integer_wrap(void) {
+TB_TEST(test_integer_wrap, "types: integer_wrap") {
   CU_ASSERT_EQUAL(tb_apply(TB_INT32, TB_OP_PLUS, vi32(INT32_MAX), vi32(1)).i32, INT32_MIN);
   CU_ASSERT_EQUAL(tb_apply(TB_INT32, TB_OP_PLUS, vi32(INT32_MIN), vi32(-1)).i32, INT32_MAX);
   CU_ASSERT_EQUAL(tb_apply(TB_INT32, TB_OP_MULTIPLIES, vi32(65536), vi32(65536)).i32, 0);
@@ -212,7 +212,7 @@ static void test_integer_wrap(void) {
   CU_ASSERT_EQUAL(tb_apply(TB_INT32, TB_OP_MAX, vi32(-5), vi32(3)).i32, 3);
 }
 
-static void test_float_min_max_nan(void) {
+TB_TEST(test_float_min_max_nan, "types: float_min_max_nan") {
   /* minNum/maxNum: a NaN operand is ignored, whichever side it is on. */
   CU_ASSERT_EQUAL(tb_apply(TB_FLOAT, TB_OP_MIN, vf32(NAN), vf32(1.0f)).f32, 1.0f);
   CU_ASSERT_EQUAL(tb_apply(TB_FLOAT, TB_OP_MIN, vf32(1.0f), vf32(NAN)).f32, 1.0f);
@@ -228,7 +228,7 @@ static void test_float_min_max_nan(void) {
   CU_ASSERT_EQUAL(tb_apply(TB_DOUBLE, TB_OP_MAX, vf64(2.0), vf64(-3.0)).f64, 2.0);
 }
 
-static void test_load_store(void) {
+TB_TEST(test_load_store, "types: load_store") {
   int32_t a32[3] = {0};
   int64_t a64[3] = {0};
   float af[3] = {0};
@@ -251,7 +251,7 @@ static void test_load_store(void) {
 
 /* ---- rng --------------------------------------------------------------- */
 
-static void test_rng_stream(void) {
+TB_TEST(test_rng_stream, "rng: stream") {
   tb_rng a, b, c;
   tb_rng_seed(&a, 0);
   /* splitmix64's published first output for seed 0: the same everywhere. */
@@ -268,7 +268,7 @@ static void test_rng_stream(void) {
   CU_ASSERT(differ > 990);
 }
 
-static void test_rng_range(void) {
+TB_TEST(test_rng_range, "rng: range") {
   tb_rng r;
   tb_rng_seed(&r, 7);
   int seen[9] = {0};
@@ -292,7 +292,7 @@ static void test_rng_range(void) {
   }
 }
 
-static void test_fill_plus(void) {
+TB_TEST(test_fill_plus, "rng: fill_plus") {
   tb_rng r;
   tb_rng_seed(&r, 1);
   enum { N = 1 << 22 };
@@ -335,7 +335,7 @@ static void test_fill_plus(void) {
   }
 }
 
-static void test_fill_multiplies(void) {
+TB_TEST(test_fill_multiplies, "rng: fill_multiplies") {
   tb_rng r;
   tb_rng_seed(&r, 2);
   int32_t i32[1000];
@@ -357,7 +357,7 @@ static void test_fill_multiplies(void) {
   for (int k = 0; k < 4; ++k) CU_ASSERT(seen[k] > 150);
 }
 
-static void test_fill_min_max_bitwise(void) {
+TB_TEST(test_fill_min_max_bitwise, "rng: fill_min_max_bitwise") {
   tb_rng r;
   tb_rng_seed(&r, 3);
   enum { N = 20000 };
@@ -406,7 +406,7 @@ static void test_fill_min_max_bitwise(void) {
 
 /* ---- validate ---------------------------------------------------------- */
 
-static void test_error_bound(void) {
+TB_TEST(test_error_bound, "validate: error_bound") {
   CU_ASSERT_EQUAL(tb_unit_roundoff(TB_FLOAT), ldexp(1.0, -24));
   CU_ASSERT_EQUAL(tb_unit_roundoff(TB_DOUBLE), ldexp(1.0, -53));
   CU_ASSERT_EQUAL(tb_unit_roundoff(TB_INT32), 0.0);
@@ -425,7 +425,7 @@ static void test_error_bound(void) {
   CU_ASSERT(tb_sum_error_bound(TB_DOUBLE, 20, 1.0) > tb_sum_error_bound(TB_DOUBLE, 10, 1.0));
 }
 
-static void test_compare_int(void) {
+TB_TEST(test_compare_int, "validate: compare_int") {
   int32_t want[10], got[10];
   for (int i = 0; i < 10; ++i) want[i] = got[i] = i * 1000 - 3;
   CU_ASSERT_EQUAL(tb_compare(TB_INT32, got, want, NULL, 10, "reduce int32 plus n=10"), TB_OK);
@@ -450,7 +450,7 @@ static void test_compare_int(void) {
   CU_ASSERT_EQUAL(tb_compare(TB_INT32, NULL, want, NULL, 1, "x"), TB_ERR_INVALID_ARGUMENT);
 }
 
-static void test_compare_exact(void) {
+TB_TEST(test_compare_exact, "validate: compare_exact") {
   int32_t w32[4] = {1, -2, 3, INT32_MIN}, g32[4] = {1, -2, 3, INT32_MIN};
   CU_ASSERT_EQUAL(tb_compare_exact(TB_INT32, g32, w32, 4, "keys"), TB_OK);
   g32[3] = 0;
@@ -472,7 +472,7 @@ static void test_compare_exact(void) {
   CU_ASSERT_EQUAL(tb_compare_exact(TB_INT64, NULL, NULL, 0, "x"), TB_OK);
 }
 
-static void test_compare_float(void) {
+TB_TEST(test_compare_float, "validate: compare_float") {
   float got[4] = {1.0f, 2.0f, 3.0f, 4.0f};
   double want[4] = {1.0, 2.0, 3.0, 4.0};
   double bound[4] = {0.0, 0.0, 0.0, 0.0};
@@ -495,7 +495,7 @@ static void test_compare_float(void) {
   ASSERT_CONTAINS(tb_last_error(), "expected 0.10000000000000001, got 0.10000000000000002");
 }
 
-static void test_compare_special(void) {
+TB_TEST(test_compare_special, "validate: compare_special") {
   float got[2];
   double want[2], bound[2] = {1e30, 1e30};
   got[0] = NAN; want[0] = NAN; got[1] = INFINITY; want[1] = INFINITY;
@@ -517,7 +517,7 @@ static void test_compare_special(void) {
   CU_ASSERT_EQUAL(tb_compare(TB_DOUBLE, &dg, &dw, NULL, 1, "s"), TB_OK);
 }
 
-static void test_compare_value(void) {
+TB_TEST(test_compare_value, "validate: compare_value") {
   CU_ASSERT_EQUAL(tb_compare_value(TB_INT32, vi32(5), vi32(5), 0.0, "v"), TB_OK);
   CU_ASSERT_EQUAL(tb_compare_value(TB_INT32, vi32(5), vi32(6), 100.0, "v"), TB_ERR_MISMATCH);
   ASSERT_CONTAINS(tb_last_error(), "v: expected 6, got 5");
@@ -542,7 +542,7 @@ static void check_slug(const char *name, size_t cap, const char *want) {
   CU_ASSERT_STRING_EQUAL(out, want);
 }
 
-static void test_slug(void) {
+TB_TEST(test_slug, "slug: slug") {
   check_slug("NVIDIA H100 80GB HBM3", 128, "h100-80gb-hbm3");
   check_slug("NVIDIA H200", 128, "h200");
   check_slug("NVIDIA A100-SXM4-80GB", 128, "a100-sxm4-80gb");
@@ -590,7 +590,7 @@ static tb_geometry_spec length_spec(tb_geometry kind, double avg, double shape) 
   return spec;
 }
 
-static void test_lengths_sum_exact(void) {
+TB_TEST(test_lengths_sum_exact, "geometry: lengths_sum_exact") {
   const double avgs[] = {1.0, 1.5, 3.0, 7.25, 64.0, 1000.0};
   const int64_t totals[] = {1, 2, 97, 1000, 65536, 1000003, 1 << 24};
   const struct { tb_geometry kind; double shape; } models[] = {
@@ -641,7 +641,7 @@ static void test_lengths_sum_exact(void) {
  * (CV of a count: sqrt(exp(sigma^2) - 1) for LOGNORMAL, 1.3 at sigma 1 and 7.3
  * at 2; about 6 for ZIPF at s = 1.5, L = 64), so a seed change cannot trip
  * them but a model off by a percent does. */
-static void test_lengths_mean(void) {
+TB_TEST(test_lengths_mean, "geometry: lengths_mean") {
   const int64_t num = 1 << 22;
   int32_t *c = malloc(sizeof(int32_t) * num);
   CU_ASSERT_FATAL(c != NULL);
@@ -670,7 +670,7 @@ static void test_lengths_mean(void) {
 
 /* What the sum fix cannot fake: LOGNORMAL's median and the share at most L,
  * ZIPF's ratios of adjacent small counts (k^-s, whatever the support). */
-static void test_lengths_shape(void) {
+TB_TEST(test_lengths_shape, "geometry: lengths_shape") {
   const int64_t num = 1 << 20;
   int32_t *c = malloc(sizeof(int32_t) * num);
   CU_ASSERT_FATAL(c != NULL);
@@ -704,7 +704,7 @@ static void test_lengths_shape(void) {
 
 /* Uniform at L = 64 never passes 127; both models go far beyond, and put a
  * real share of their counts past 2L. */
-static void test_lengths_tail(void) {
+TB_TEST(test_lengths_tail, "geometry: lengths_tail") {
   const int64_t num = 1 << 20;
   int32_t *c = malloc(sizeof(int32_t) * num);
   CU_ASSERT_FATAL(c != NULL);
@@ -729,7 +729,7 @@ static void test_lengths_tail(void) {
   free(c);
 }
 
-static void test_lengths_deterministic(void) {
+TB_TEST(test_lengths_deterministic, "geometry: lengths_deterministic") {
   const int64_t num = 100000;
   int32_t *a = malloc(sizeof(int32_t) * num), *b = malloc(sizeof(int32_t) * num);
   CU_ASSERT_FATAL(a != NULL && b != NULL);
@@ -763,7 +763,7 @@ static void expect_invalid(tb_status st, const char *needle) {
   ASSERT_CONTAINS(tb_last_error(), needle);
 }
 
-static void test_lengths_validation(void) {
+TB_TEST(test_lengths_validation, "geometry: lengths_validation") {
   int32_t c[16];
   tb_rng r;
   tb_rng_seed(&r, 1);
@@ -799,7 +799,7 @@ static void test_lengths_validation(void) {
   CU_ASSERT_STRING_EQUAL(tb_geometry_name(TB_GEOM_ZIPF), "zipf");
 }
 
-static void test_parse_lengths(void) {
+TB_TEST(test_parse_lengths, "geometry: parse_lengths") {
   tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, 16.0);
   CU_ASSERT_EQUAL(tb_geometry_parse_lengths("lognormal:1.5", &spec), TB_OK);
   CU_ASSERT(spec.kind == TB_GEOM_LOGNORMAL && spec.shape == 1.5 && spec.avg == 16.0);
@@ -834,7 +834,7 @@ static tb_status parse_text(const char *text, tb_segments *out) {
   return parse_bytes(text, strlen(text), out);
 }
 
-static void test_segments_parse(void) {
+TB_TEST(test_segments_parse, "geometry: segments_parse") {
   tb_segments s;
   CU_ASSERT_EQUAL_FATAL(parse_text("\n# offsets\n0\n3\n3  # an empty row\n\n# a comment\n10\r\n  12\n", &s), TB_OK);
   CU_ASSERT(s.num == 4 && s.total == 12 && s.empty == 1 && s.longest == 7);
@@ -899,38 +899,4 @@ static void test_segments_parse(void) {
   ASSERT_CONTAINS(tb_last_error(), path);
 }
 
-int main(void) {
-  static const CU_TestInfo tests[] = {
-      {"status: messages", test_status_messages},
-      {"status: strings", test_status_strings},
-      {"status: per_thread", test_status_per_thread},
-      {"types: names", test_type_names},
-      {"types: check_type_op", test_check_type_op},
-      {"types: identities", test_identities},
-      {"types: integer_wrap", test_integer_wrap},
-      {"types: float_min_max_nan", test_float_min_max_nan},
-      {"types: load_store", test_load_store},
-      {"rng: stream", test_rng_stream},
-      {"rng: range", test_rng_range},
-      {"rng: fill_plus", test_fill_plus},
-      {"rng: fill_multiplies", test_fill_multiplies},
-      {"rng: fill_min_max_bitwise", test_fill_min_max_bitwise},
-      {"validate: error_bound", test_error_bound},
-      {"validate: compare_int", test_compare_int},
-      {"validate: compare_float", test_compare_float},
-      {"validate: compare_exact", test_compare_exact},
-      {"validate: compare_special", test_compare_special},
-      {"validate: compare_value", test_compare_value},
-      {"slug: slug", test_slug},
-      {"geometry: lengths_sum_exact", test_lengths_sum_exact},
-      {"geometry: lengths_mean", test_lengths_mean},
-      {"geometry: lengths_shape", test_lengths_shape},
-      {"geometry: lengths_tail", test_lengths_tail},
-      {"geometry: lengths_deterministic", test_lengths_deterministic},
-      {"geometry: lengths_validation", test_lengths_validation},
-      {"geometry: parse_lengths", test_parse_lengths},
-      {"geometry: segments_parse", test_segments_parse},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("core", tests, NULL);
-}
+int main(void) { return tb_test_run("core", NULL); }

@@ -18,7 +18,7 @@
     CU_ASSERT_EQUAL(s_, TB_OK);                                                      \
   } while (0)
 
-static void test_device(void) {
+TB_TEST(test_device, "device") {
   tb_device_info d;
   ASSERT_OK(tb_device_get(&d));
   CU_ASSERT(d.name[0] != '\0');
@@ -31,7 +31,7 @@ static void test_device(void) {
   CU_ASSERT_EQUAL(tb_device_get(NULL), TB_ERR_INVALID_ARGUMENT);
 }
 
-static void test_buffer_round_trip(void) {
+TB_TEST(test_buffer_round_trip, "buffer_round_trip") {
   enum { N = 1 << 20 };
   int32_t *in = malloc(N * sizeof *in), *out = calloc(N, sizeof *out);
   CU_ASSERT_FATAL(in != NULL && out != NULL);
@@ -58,7 +58,7 @@ static void test_buffer_round_trip(void) {
   free(out);
 }
 
-static void test_out_of_memory(void) {
+TB_TEST(test_out_of_memory, "out_of_memory") {
   tb_buffer b = {0};
   CU_ASSERT_EQUAL(tb_buffer_alloc(&b, (size_t)1 << 50), TB_ERR_OUT_OF_MEMORY);
   fprintf(stderr, "\n  (expected) %s\n", tb_last_error());
@@ -70,13 +70,13 @@ static void test_out_of_memory(void) {
   tb_buffer_free(&b);
 }
 
-static void test_cuda_error_message(void) {
+TB_TEST(test_cuda_error_message, "cuda_error_message") {
   CU_ASSERT_EQUAL(tb_cuda_error(cudaErrorInvalidValue, "f(x)", "a.c", 12), TB_ERR_CUDA);
   CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), "CUDA error cudaErrorInvalidValue ("));
   CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), ") in f(x) at a.c:12"));
 }
 
-static void test_timer(void) {
+TB_TEST(test_timer, "timer") {
   tb_timer t;
   double s = -1.0;
   tb_buffer b = {0};
@@ -96,7 +96,7 @@ static void test_timer(void) {
   tb_timer_destroy(&t);
 }
 
-static void test_meta(void) {
+TB_TEST(test_meta, "meta") {
   tb_run_meta m;
   ASSERT_OK(tb_run_meta_collect(&m));
   printf("\n  %s (%s, %s) CUDA driver API %s runtime %s commit %s: copy %.1f GB/s\n", m.device.name,
@@ -119,14 +119,5 @@ int main(void) {
     fprintf(stderr, "FAIL: %s: %s\n", tb_status_string(s), tb_last_error());
     return 1;
   }
-  static const CU_TestInfo tests[] = {
-      {"device", test_device},
-      {"buffer_round_trip", test_buffer_round_trip},
-      {"out_of_memory", test_out_of_memory},
-      {"cuda_error_message", test_cuda_error_message},
-      {"timer", test_timer},
-      {"meta", test_meta},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("cuda", tests, NULL);
+  return tb_test_run("cuda", NULL);
 }

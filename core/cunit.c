@@ -1,8 +1,36 @@
 #include "core/cunit.h"
 
+#include <CUnit/Basic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
-#include <CUnit/Basic.h>
+/* The entered tests; a binary holds a few dozen. */
+enum { kMaxTests = 256 };
+static struct entered {
+  CU_TestInfo info;
+  const char *file;
+  int line, file_rank; /* the place of the file's first test */
+} entered[kMaxTests];
+static int num_entered;
+static bool too_many;
+
+void tb_test_enter(const char *title, CU_TestFunc fn, const char *file, int line) {
+  if (num_entered == kMaxTests) {
+    too_many = true;
+    return;
+  }
+  int rank = 0;
+  while (rank < num_entered && strcmp(entered[rank].file, file) != 0) ++rank;
+  entered[num_entered++] = (struct entered){{title, fn}, file, line, rank};
+}
+
+/* Files in the order their first test was entered, a file's tests by line:
+ * the order of constructors within a file is the toolchain's choice. */
+static int by_place(const void *a, const void *b) {
+  const struct entered *x = a, *y = b;
+  if (x->file_rank != y->file_rank) return x->file_rank - y->file_rank;
+  return x->line - y->line;
+}
 
 static int run_registered(const char *suite, CU_TestInfo *tests) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -20,21 +48,25 @@ static int run_registered(const char *suite, CU_TestInfo *tests) {
   return failed == 0 && run > 0 ? 0 : 1;
 }
 
-int tb_test_run(const char *suite, const CU_TestInfo *tests, const char *only) {
-  int n = 0;
-  while (tests[n].pName) ++n;
-  CU_TestInfo *chosen = calloc((size_t)n + 1, sizeof *chosen);
-  if (!chosen) return 1;
+int tb_test_run(const char *suite, const char *only) {
+  if (too_many) {
+    fprintf(stderr, "%s: more than %d tests in one binary; raise kMaxTests in core/cunit.c\n",
+            suite, kMaxTests);
+    return 1;
+  }
+  if (num_entered == 0) {
+    fprintf(stderr, "%s: no tests\n", suite);
+    return 1;
+  }
+  qsort(entered, (size_t)num_entered, sizeof entered[0], by_place);
+  static CU_TestInfo chosen[kMaxTests + 1]; /* ended by a zeroed entry */
   int kept = 0;
-  for (int i = 0; i < n; ++i)
-    if (!only || strstr(tests[i].pName, only)) chosen[kept++] = tests[i];
+  for (int i = 0; i < num_entered; ++i)
+    if (!only || strstr(entered[i].info.pName, only)) chosen[kept++] = entered[i].info;
   if (kept == 0) {
-    fprintf(stderr, "%s: no test name contains \"%s\"; the tests are:\n", suite, only);
-    for (int i = 0; i < n; ++i) fprintf(stderr, "  %s\n", tests[i].pName);
-    free(chosen);
+    fprintf(stderr, "%s: no test name contains \"%s\"; the tests are:\n", suite, only ? only : "");
+    for (int i = 0; i < num_entered; ++i) fprintf(stderr, "  %s\n", entered[i].info.pName);
     return 2;
   }
-  const int rc = run_registered(suite, chosen);
-  free(chosen);
-  return rc;
+  return run_registered(suite, chosen);
 }

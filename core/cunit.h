@@ -1,5 +1,6 @@
-/* What every CUnit test shares: the runner, and ASSERT_CONTAINS (a message
- * holds a phrase, both printed when it does not). */
+/* What every CUnit test shares: tests that enter themselves where they are
+ * written (TB_TEST), the runner, and ASSERT_CONTAINS (a message holds a
+ * phrase, both printed when it does not). */
 #ifndef TB_CORE_CUNIT_H
 #define TB_CORE_CUNIT_H
 
@@ -12,11 +13,27 @@
 extern "C" {
 #endif
 
-/* Registers `tests` (ended by CU_TEST_INFO_NULL; only those whose name
- * contains `only`, when it is not NULL) as one suite, runs it verbosely and
- * returns the process exit code: 0 only when tests ran and none failed; 1
- * on a failure; 2 when `only` matches no test. */
-int tb_test_run(const char *suite, const CU_TestInfo *tests, const char *only);
+/* A test, entered in its binary's suite by a constructor, so that no list
+ * of tests is kept apart from the tests:
+ *
+ *   TB_TEST(test_empty, "n = 0") { ... }
+ *
+ * A binary's tests run file by file, each file's in the order they are
+ * written. */
+#define TB_TEST(fn, title)                                    \
+  static void fn(void);                                       \
+  __attribute__((constructor)) static void fn##_enter(void) { \
+    tb_test_enter(title, fn, __FILE__, __LINE__);             \
+  }                                                           \
+  static void fn(void)
+
+void tb_test_enter(const char *title, CU_TestFunc fn, const char *file, int line);
+
+/* Runs the binary's tests (only those whose name contains `only`, when it is
+ * not NULL) as one suite, verbosely, and returns the process exit code: 0
+ * only when tests ran and none failed; 1 on a failure; 2 when `only` matches
+ * no test. */
+int tb_test_run(const char *suite, const char *only);
 
 #ifdef __cplusplus
 }

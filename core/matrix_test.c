@@ -64,7 +64,7 @@ static tb_status gen(tb_matrix_kind kind, double avg, int64_t nnz, uint64_t seed
 
 /* ---- names ----------------------------------------------------------------- */
 
-static void test_names(void) {
+TB_TEST(test_names, "names") {
   for (int k = 0; k < TB_MATRIX_KIND_COUNT; ++k) {
     tb_matrix_kind back = TB_MATRIX_KIND_COUNT;
     CU_ASSERT_STRING_NOT_EQUAL(tb_matrix_name((tb_matrix_kind)k), "invalid");
@@ -133,11 +133,11 @@ static void check_random(tb_matrix_kind kind) {
   }
 }
 
-static void test_uniform_rows(void) { check_random(TB_MATRIX_UNIFORM_ROWS); }
-static void test_power_law_rows(void) { check_random(TB_MATRIX_POWER_LAW_ROWS); }
+TB_TEST(test_uniform_rows, "uniform_rows") { check_random(TB_MATRIX_UNIFORM_ROWS); }
+TB_TEST(test_power_law_rows, "power_law_rows") { check_random(TB_MATRIX_POWER_LAW_ROWS); }
 
 /* Power law: empty rows and a heavy tail; uniform: neither. */
-static void test_row_shapes(void) {
+TB_TEST(test_row_shapes, "row_shapes") {
   tb_csr_matrix p, u;
   CU_ASSERT_EQUAL_FATAL(gen(TB_MATRIX_POWER_LAW_ROWS, 8.0, 1 << 20, 5, &p), TB_OK);
   CU_ASSERT_EQUAL_FATAL(gen(TB_MATRIX_UNIFORM_ROWS, 8.0, 1 << 20, 5, &u), TB_OK);
@@ -200,7 +200,7 @@ static void check_spread(tb_matrix_kind kind, double avg, int64_t nnz, const cha
   tb_csr_matrix_free(&m);
 }
 
-static void test_column_spread(void) {
+TB_TEST(test_column_spread, "column_spread") {
   /* Short rows (len <= 32), by rejection. */
   check_spread(TB_MATRIX_UNIFORM_ROWS, 4.0, 1000000, "short rows");
   /* Long sparse rows (33..199 of 10000 columns), exponential spacings. */
@@ -244,7 +244,7 @@ static bool stencil_ok(const tb_csr_matrix *m, int64_t g, int dims) {
   return true;
 }
 
-static void test_stencil_exact(void) {
+TB_TEST(test_stencil_exact, "stencil_exact") {
   /* 3 x 3 grid, 5-point: hand-written. */
   static const int32_t off2[] = {0, 3, 7, 10, 14, 19, 23, 26, 30, 33};
   static const int32_t col2[] = {0, 1, 3,    0, 1, 2, 4,    1, 2, 5,    0, 3, 4, 6,
@@ -284,7 +284,7 @@ static void test_stencil_exact(void) {
 }
 
 /* g is the largest with nnz(g) <= target (2 when even that is above). */
-static void test_stencil_sizes(void) {
+TB_TEST(test_stencil_sizes, "stencil_sizes") {
   static const int64_t targets[] = {1,     11,    12,     13,      32,       33,       63,
                                     64,    134,   135,    1000,    4095,     65536,    1 << 20,
                                     3000000, 1 << 22};
@@ -333,7 +333,7 @@ static uint64_t hash_matrix(const tb_csr_matrix *m) {
   return hash_values(h, m->col, m->nnz);
 }
 
-static void test_determinism(void) {
+TB_TEST(test_determinism, "determinism") {
   static const double avgs[] = {3.0, 50.0, 400.0};
   for (size_t k = 0; k < sizeof all_kinds / sizeof all_kinds[0]; ++k)
     for (size_t a = 0; a < sizeof avgs / sizeof avgs[0]; ++a) {
@@ -379,7 +379,7 @@ static void expect_invalid(const tb_matrix_spec *spec, tb_rng *r, const char *ne
   if (st == TB_OK) tb_csr_matrix_free(&m);
 }
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad_input") {
   tb_rng r;
   tb_rng_seed(&r, 1);
   tb_matrix_spec ok = {TB_MATRIX_UNIFORM_ROWS, 8.0, 1000};
@@ -454,18 +454,4 @@ static void test_bad_input(void) {
   tb_csr_matrix_free(&m);
 }
 
-int main(void) {
-  static const CU_TestInfo tests[] = {
-      {"names", test_names},
-      {"uniform_rows", test_uniform_rows},
-      {"power_law_rows", test_power_law_rows},
-      {"row_shapes", test_row_shapes},
-      {"column_spread", test_column_spread},
-      {"stencil_exact", test_stencil_exact},
-      {"stencil_sizes", test_stencil_sizes},
-      {"determinism", test_determinism},
-      {"bad_input", test_bad_input},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("matrix", tests, NULL);
-}
+int main(void) { return tb_test_run("matrix", NULL); }

@@ -94,7 +94,7 @@ static bool same_as(const tb_mtx *m, const expected *e) {
   return true;
 }
 
-static void test_fixtures(void) {
+TB_TEST(test_fixtures, "fixtures read exactly") {
   for (size_t i = 0; i < sizeof kExpected / sizeof kExpected[0]; ++i) {
     tb_mtx m;
     const tb_status s = tb_mtx_read(fixture(kExpected[i].file), &m);
@@ -108,7 +108,7 @@ static void test_fixtures(void) {
 
 /* ---- files refused, each with its reason ---------------------------------- */
 
-static void test_refused(void) {
+TB_TEST(test_refused, "files refused with their reason") {
   static const struct {
     const char *file;
     tb_status status;
@@ -187,7 +187,7 @@ static void test_refused(void) {
 }
 
 /* From a stream (what the fuzzer reads through), with a smaller limit. */
-static void test_parse(void) {
+TB_TEST(test_parse, "parse from a stream") {
   static const char text[] = "%%MatrixMarket matrix coordinate real general\n3 2 1\n3 2 -1\n";
   FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
   CU_ASSERT_FATAL(f != NULL);
@@ -206,7 +206,7 @@ static void test_parse(void) {
   CU_ASSERT(is_zeroed(&m));
 }
 
-static void test_banner(void) {
+TB_TEST(test_banner, "banner") {
   tb_mtx_banner b;
   CU_ASSERT_EQUAL_FATAL(tb_mtx_read_banner(fixture("array.mtx"), &b), TB_OK);
   CU_ASSERT_EQUAL(b.format, TB_MTX_FORMAT_ARRAY);
@@ -221,7 +221,7 @@ static void test_banner(void) {
 
 /* ---- random files against a dense reference ------------------------------- */
 
-static void test_random_files(void) {
+TB_TEST(test_random_files, "random files against a dense reference") {
   tb_rng r;
   tb_rng_seed(&r, 2024);
   char path[8192];
@@ -286,7 +286,7 @@ static void test_random_files(void) {
 
 /* ---- names ---------------------------------------------------------------- */
 
-static void test_names(void) {
+TB_TEST(test_names, "names") {
   static const struct {
     const char *path, *name;
   } cases[] = {
@@ -321,7 +321,7 @@ static void touch(const char *dir, const char *name, const char *text) {
   fclose(f);
 }
 
-static void test_find(void) {
+TB_TEST(test_find, "the files under a folder") {
   char root[4200], sub[8192];
   snprintf(root, sizeof root, "%s/find", g_tmp);
   CU_ASSERT_EQUAL_FATAL(mkdir(root, 0777), 0);
@@ -424,7 +424,7 @@ static void poke(const char *path, long offset) {
   fclose(f);
 }
 
-static void test_cache(void) {
+TB_TEST(test_cache, "cache: written, reused, rebuilt") {
   char src[8192], dir[8192], entry[8192];
   snprintf(src, sizeof src, "%s/Some-Matrix.mtx", g_tmp);
   snprintf(dir, sizeof dir, "%s/cache/nested", g_tmp);
@@ -490,7 +490,7 @@ static void test_cache(void) {
   CU_ASSERT(is_zeroed(&m));
 }
 
-static void test_cache_dir(void) {
+TB_TEST(test_cache_dir, "cache folder") {
   char out[4096];
   const char *home = getenv("HOME"), *env = getenv("TB_MATRIX_CACHE");
   char *saved_home = home ? strdup(home) : NULL, *saved_env = env ? strdup(env) : NULL;
@@ -528,17 +528,5 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mtx_test: mkdtemp %s: %s\n", g_tmp, strerror(errno));
     return 2;
   }
-  static const CU_TestInfo tests[] = {
-      {"fixtures read exactly", test_fixtures},
-      {"files refused with their reason", test_refused},
-      {"banner", test_banner},
-      {"parse from a stream", test_parse},
-      {"random files against a dense reference", test_random_files},
-      {"names", test_names},
-      {"the files under a folder", test_find},
-      {"cache: written, reused, rebuilt", test_cache},
-      {"cache folder", test_cache_dir},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("mtx", tests, NULL);
+  return tb_test_run("mtx", NULL);
 }

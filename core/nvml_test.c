@@ -14,7 +14,7 @@
 
 static const char *g_fake;
 
-static void test_absent(void) {
+TB_TEST(test_absent, "absent") {
   tb_nvml *n = tb_nvml_open("/nonexistent/libnvidia-ml.so.1", "0000:1B:00.0");
   CU_ASSERT_PTR_NULL(n);
   CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), "cannot load /nonexistent/libnvidia-ml.so.1"));
@@ -33,7 +33,7 @@ static void test_absent(void) {
   CU_ASSERT_PTR_NULL(tb_nvml_open(g_fake, ""));
 }
 
-static void test_fake(void) {
+TB_TEST(test_fake, "stand-in library") {
   CU_ASSERT_PTR_NULL(tb_nvml_open(g_fake, "0000:FF:00.0"));
   CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), "no board at PCI bus id 0000:FF:00.0"));
 
@@ -79,10 +79,5 @@ int main(int argc, char **argv) {
   static char fake[4096];
   snprintf(fake, sizeof fake, "%s%s", strchr(argv[1], '/') ? "" : "./", argv[1]);
   g_fake = fake;
-  static const CU_TestInfo tests[] = {
-      {"absent", test_absent},
-      {"stand-in library", test_fake},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("nvml", tests, NULL);
+  return tb_test_run("nvml", NULL);
 }

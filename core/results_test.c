@@ -18,7 +18,7 @@
 
 #include "core/cunit.h"
 
-static void test_params(void) {
+TB_TEST(test_params, "row params") {
   tb_row_params p;
   CU_ASSERT_EQUAL(tb_row_params_parse("reduce/tb/int32/n:1024", &p), TB_OK);
   CU_ASSERT_STRING_EQUAL(p.algorithm, "reduce");
@@ -97,7 +97,7 @@ static int count_named(const cJSON *root, const char *name) {
   return c;
 }
 
-static void test_commit(void) {
+TB_TEST(test_commit, "commit, merge, refuse") {
   char written[4200], result[4200];
   snprintf(written, sizeof written, "%s/run.json", g_dir);
   snprintf(result, sizeof result, "%s/result.json", g_dir);
@@ -192,7 +192,7 @@ static const cJSON *row_named(const cJSON *root, const char *name) {
   return NULL;
 }
 
-static void test_provenance(void) {
+TB_TEST(test_provenance, "provenance through merges") {
   char written[4200], result[4200];
   snprintf(written, sizeof written, "%s/run.json", g_dir);
   snprintf(result, sizeof result, "%s/provenance.json", g_dir);
@@ -288,7 +288,7 @@ static void test_provenance(void) {
   cJSON_Delete(r);
 }
 
-static void test_reader(void) {
+TB_TEST(test_reader, "the reader") {
   char path[4200];
   snprintf(path, sizeof path, "%s/read.json", g_dir);
   /* "params" decide, not the name (made to disagree here); a row without
@@ -428,12 +428,5 @@ static void test_reader(void) {
 int main(void) {
   const char *tmp = getenv("TEST_TMPDIR");
   snprintf(g_dir, sizeof g_dir, "%s", tmp ? tmp : "/tmp");
-  static const CU_TestInfo tests[] = {
-      {"row params", test_params},
-      {"commit, merge, refuse", test_commit},
-      {"provenance through merges", test_provenance},
-      {"the reader", test_reader},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("results", tests, NULL);
+  return tb_test_run("results", NULL);
 }

@@ -64,7 +64,7 @@ static void check_fake_call(const tb_trace_summary *s) {
   NEAR(s->api_us, 12);    /* 1-4, 5-9, 10-11, 31-35 */
 }
 
-static void test_summarise(void) {
+TB_TEST(test_summarise, "summary arithmetic") {
   tb_trace_record r[32];
   const size_t n = fake_call(r);
   tb_trace_summary s;
@@ -111,7 +111,7 @@ static void test_summarise(void) {
   NEAR(s.kernel_us, 6);
 }
 
-static void test_short_name(void) {
+TB_TEST(test_short_name, "kernel names") {
   char out[64];
   tb_trace_short_name("void tb::reduce<int, 4>(int const*, int*)", out, sizeof out);
   CU_ASSERT_STRING_EQUAL(out, "tb::reduce<int, 4>");
@@ -137,7 +137,7 @@ static char *timeline(const tb_trace_record *r, size_t n, uint64_t begin, uint64
   return text;
 }
 
-static void test_write(void) {
+TB_TEST(test_write, "timeline text") {
   tb_trace_record r[32];
   const size_t n = fake_call(r);
   tb_trace_summary s;
@@ -174,7 +174,7 @@ static void test_write(void) {
   free(text);
 }
 
-static void test_absent(void) {
+TB_TEST(test_absent, "no CUPTI") {
   CU_ASSERT_EQUAL(tb_trace_load("/nonexistent/libcupti.so.13"), TB_ERR_NO_DEVICE);
   CU_ASSERT_PTR_NOT_NULL(strstr(tb_last_error(), "CUPTI not loaded (tried /nonexistent/libcupti.so.13"));
   CU_ASSERT_FALSE(tb_trace_loaded());
@@ -194,7 +194,7 @@ static void test_absent(void) {
   CU_ASSERT_FALSE(tb_trace_loaded());
 }
 
-static void test_fake(void) {
+TB_TEST(test_fake, "stand-in CUPTI") {
   CU_ASSERT_EQUAL_FATAL(tb_trace_load(g_fake), TB_OK);
   CU_ASSERT_TRUE(tb_trace_loaded());
   CU_ASSERT_EQUAL(tb_trace_load(NULL), TB_OK); /* once */
@@ -250,13 +250,5 @@ int main(int argc, char **argv) {
     return 2;
   }
   g_fake = argv[1];
-  static const CU_TestInfo tests[] = {
-      {"summary arithmetic", test_summarise},
-      {"kernel names", test_short_name},
-      {"timeline text", test_write},
-      {"no CUPTI", test_absent},
-      {"stand-in CUPTI", test_fake},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("trace", tests, NULL);
+  return tb_test_run("trace", NULL);
 }

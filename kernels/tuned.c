@@ -149,10 +149,8 @@ const char *tb_tuned_table_name(int table) {
   return kTables[table].gpu ? kTables[table].gpu : kTables[table].arch;
 }
 
-bool tb_tb_tuned_row_at(int table, int i, tb_tuned_family *family, int *type, tb_launch_box *box) {
+const tb_tuned_row *tb_tuned_row_at(int table, int i) {
   if (table < 0 || table >= kTableCount || i < 0 || (size_t)i >= kTables[table].count)
-    return false;
-  const tb_tuned_row *r = &kTables[table].rows[i];
-  *family = r->family, *type = r->type, *box = r->box;
-  return true;
+    return NULL;
+  return &kTables[table].rows[i];
 }

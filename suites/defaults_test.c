@@ -27,7 +27,7 @@ static void expect_in(const tb_launch_box *grid, int count, tb_launch_box b, con
   CU_ASSERT(in(grid, count, b));
 }
 
-static void test_fixed_families(void) {
+TB_TEST(test_fixed_families, "reduce, scan, segreduce, omp_reduce") {
   tb_launch_box grid[kMax];
   for (int t = 0; t < TB_TYPE_COUNT; ++t)
     for (int o = 0; o < TB_OP_COUNT; ++o) {
@@ -100,7 +100,7 @@ static void test_fixed_families(void) {
 }
 
 /* Every average count from 1 to 2^20 in quarter octaves, and past the ends. */
-static void test_counted_families(void) {
+TB_TEST(test_counted_families, "lbs and intervals at every average count") {
   tb_launch_box grid[kMax];
   const int lbs = tb_lbs_grid(grid, kMax);
   for (double avg = 1; avg <= 1 << 20; avg *= 1.19) {
@@ -149,14 +149,15 @@ static int family_grid(tb_tuned_family family, tb_type type, tb_op op, tb_launch
   return 0;
 }
 
-static void test_every_table(void) {
+TB_TEST(test_every_table, "every table's rows are compiled boxes") {
   tb_launch_box grid[kMax];
   int rows = 0;
   for (int table = 0; tb_tuned_table_name(table); ++table) {
-    tb_tuned_family family;
-    int row_type;
-    tb_launch_box box;
-    for (int i = 0; tb_tuned_row_at(table, i, &family, &row_type, &box); ++i, ++rows) {
+    const tb_tuned_row *r;
+    for (int i = 0; (r = tb_tuned_row_at(table, i)) != NULL; ++i, ++rows) {
+      const tb_tuned_family family = r->family;
+      const int row_type = r->type;
+      const tb_launch_box box = r->box;
       if (family == TB_TUNED_OMP) continue; /* any nt: its own rule (test_fixed_families) */
       for (int t = 0; t < TB_TYPE_COUNT; ++t) {
         if (row_type != TB_TYPE_ANY && row_type != t) continue;
@@ -178,19 +179,52 @@ static void test_every_table(void) {
   CU_ASSERT(rows > 0);
 }
 
-static void test_arch(void) {
+/* The box a direct segmented call of mean length avg and n items gets. */
+static tb_launch_box seg_box_at(tb_type t, double avg, int64_t n) {
+  return tb_segreduce_default_box_for(t, (int64_t)((double)n / avg), n);
+}
+
+/* The row of sm_90's table for (type, avg) chosen at the smallest size above
+ * n: the one a call just past a band takes. */
+static const tb_tuned_row *next_size_up(int type, double avg, int64_t n) {
+  const tb_tuned_row *r, *next = NULL;
+  for (int i = 0; (r = tb_tuned_row_at(0, i)) != NULL; ++i)
+    if (r->family == TB_TUNED_SEGREDUCE && r->type == type && r->avg == avg && r->n > n &&
+        (!next || r->n < next->n))
+      next = r;
+  return next;
+}
+
+/* sm_90's table: a call of a segmented row's length and size (a size band's
+ * or the length's largest) gets that row's box; one of twice a band's size
+ * the row of the next size up. */
+TB_TEST(test_size_bands, "segreduce: each length's row at its size, size bands up to theirs") {
+  const tb_tuned_row *r;
+  int rows = 0, bands = 0;
+  for (int i = 0; (r = tb_tuned_row_at(0, i)) != NULL; ++i) {
+    if (r->family != TB_TUNED_SEGREDUCE || r->avg == 0 || r->type == TB_TYPE_ANY) continue;
+    const tb_type t = (tb_type)r->type;
+    const tb_launch_box got = seg_box_at(t, r->avg, r->n);
+    if (got.nt != r->box.nt || got.vt != r->box.vt)
+      printf("\n  %s L = %g n = %lld: got %dx%d, the row says %dx%d\n", tb_type_name(t), r->avg,
+             (long long)r->n, got.nt, got.vt, r->box.nt, r->box.vt);
+    CU_ASSERT(got.nt == r->box.nt && got.vt == r->box.vt);
+    ++rows;
+    const tb_tuned_row *up = next_size_up(r->type, r->avg, r->n);
+    if (up) { /* r is a band */
+      const tb_launch_box past = seg_box_at(t, r->avg, 2 * r->n);
+      CU_ASSERT(past.nt == up->box.nt && past.vt == up->box.vt);
+      ++bands;
+    }
+  }
+  CU_ASSERT(rows > 0);
+  CU_ASSERT(bands > 0); /* the table has size bands to check */
+}
+
+TB_TEST(test_arch, "the table's architecture") {
   const char *arch = tb_tuned_arch();
   /* No GPU here, or an sm_90 one: never a table the device does not have. */
   CU_ASSERT(arch == NULL || strcmp(arch, "sm_90") == 0);
 }
 
-int main(void) {
-  static const CU_TestInfo tests[] = {
-      {"reduce, scan, segreduce, omp_reduce", test_fixed_families},
-      {"lbs and intervals at every average count", test_counted_families},
-      {"every table's rows are compiled boxes", test_every_table},
-      {"the table's architecture", test_arch},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("defaults", tests, NULL);
-}
+int main(void) { return tb_test_run("defaults", NULL); }

@@ -95,7 +95,7 @@ static int32_t lbs_by_bisection(const int32_t *scan, int32_t num, int32_t i) {
 
 /* ---- Golden: scans and the search. ---------------------------------------- */
 
-static void test_counts_scan_golden(void) {
+TB_TEST(test_counts_scan_golden, "counts scan: the documents' scans") {
   const golden_problem *all[] = {&kLbs50, &kLbs40, &kLbs5, &kExpand, &kExpand9, &kMove};
   for (int k = 0; k < TB_COUNT(all); ++k) {
     const golden_problem *p = all[k];
@@ -125,11 +125,9 @@ static void check_lbs(const golden_problem *p) {
   free(obj);
 }
 
-static void test_lbs_demo50(void) {
-  check_lbs(&kLbs50);
-}
+TB_TEST(test_lbs_demo50, "lbs: 50-object demo (125 items)") { check_lbs(&kLbs50); }
 
-static void test_lbs_figure40(void) {
+TB_TEST(test_lbs_figure40, "lbs: 40-object figure and ranks (79 items)") {
   const golden_problem *p = &kLbs40;
   check_lbs(p);
   /* Ranks from the page's own search, so that a search failure does not
@@ -144,7 +142,7 @@ static void test_lbs_figure40(void) {
   free(rank);
 }
 
-static void test_lbs_small_examples(void) {
+TB_TEST(test_lbs_small_examples, "lbs: header and expand-page examples") {
   check_lbs(&kLbs5);
   check_lbs(&kExpand);
 }
@@ -167,12 +165,12 @@ static void check_expand(const golden_problem *p) {
   }
 }
 
-static void test_expand_demo(void) {
+TB_TEST(test_expand_demo, "interval expand: Fibonacci demo and comment example") {
   check_expand(&kExpand);
   check_expand(&kExpand9);
 }
 
-static void test_move_demo(void) {
+TB_TEST(test_move_demo, "interval move: 20-move demo, via gather+scatter too") {
   const golden_problem *p = &kMove;
   const int32_t *gather = golden(p, "gather", p->num), *scatter = golden(p, "scatter", p->num),
                 *scan = golden(p, "scan", p->num);
@@ -224,7 +222,7 @@ static const tb_geometry kProblemGeometries[] = {
     TB_GEOM_UNIFORM, TB_GEOM_POWER_LAW, TB_GEOM_EMPTY_FRACTION, TB_GEOM_ZERO_RUNS,
     TB_GEOM_ONE_GIANT, TB_GEOM_ZEROS_BUT_ONE};
 
-static void test_lbs_properties(void) {
+TB_TEST(test_lbs_properties, "lbs properties, random geometries") {
   const int32_t num = 3000;
   int32_t *counts = malloc(num * sizeof *counts), *scan = malloc(num * sizeof *scan);
   for (int gi = 0; gi < TB_COUNT(kProblemGeometries); ++gi) {
@@ -279,7 +277,7 @@ static void random_offsets(tb_rng *r, const int32_t *counts, int32_t num, int32_
   free(order);
 }
 
-static void test_move_gather_scatter_agree(void) {
+TB_TEST(test_move_gather_scatter_agree, "move / gather / scatter / expand agree, random") {
   const int32_t num = 2000;
   int32_t *counts = malloc(num * sizeof *counts), *scan = malloc(num * sizeof *scan);
   int32_t *gather = malloc(num * sizeof *gather), *scatter = malloc(num * sizeof *scatter);
@@ -367,7 +365,7 @@ static void test_move_gather_scatter_agree(void) {
 }
 
 /* Copies are bit for bit: NaN payloads and -0.0 come through. */
-static void test_bit_exact_copies(void) {
+TB_TEST(test_bit_exact_copies, "copies are bit-exact") {
   const uint32_t fbits[3] = {0x7fc00123u, 0x80000000u, 0xff800001u};
   const uint64_t dbits[3] = {0x7ff8000000000abcull, 0x8000000000000000ull,
                              0xfff0000000000001ull};
@@ -392,7 +390,7 @@ static void test_bit_exact_copies(void) {
  * wrong, nothing written. A malformed scan is not one: the references
  * compute what the definitions give for it (an item before scan[0] belongs
  * to object -1, rank its index), as the GPU kernels do. */
-static void test_bad_arguments(void) {
+TB_TEST(test_bad_arguments, "bad arguments") {
   const int32_t scan[3] = {0, 2, 4}, values[3] = {1, 2, 3};
   int32_t out[6] = {-7, -7, -7, -7, -7, -7};
   tb_test_expect_invalid("lbs", tb_cpu_lbs(scan, -1, 6, out), "tb_cpu_lbs: num_objects < 0 (-1)");
@@ -426,7 +424,7 @@ static void test_bad_arguments(void) {
   CU_ASSERT(rank[0] == 0 && rank[1] == 1 && rank[2] == 0 && rank[3] == 0);
 }
 
-static void test_edges(void) {
+TB_TEST(test_edges, "edge cases") {
   /* No items: nothing written. All objects empty, or none at all. */
   const int32_t zeros[4] = {0, 0, 0, 0};
   int32_t scan[4] = {-1, -1, -1, -1}, out[4] = {-7, -7, -7, -7};
@@ -513,7 +511,7 @@ static int32_t *gen(const tb_geometry_spec *spec, int64_t total, uint64_t seed, 
   return c;
 }
 
-static void test_geometry_sum_exact_everywhere(void) {
+TB_TEST(test_geometry_sum_exact_everywhere, "geometry: sum exact, deterministic") {
   const double avgs[] = {0.5, 1.0, 1.5, 3.0, 7.25, 64.0, 1000.0};
   const int64_t totals[] = {0, 1, 2, 97, 1000, 65536, 1000003};
   for (int g = 0; g < TB_GEOM_COUNT; ++g)
@@ -535,7 +533,7 @@ static void test_geometry_sum_exact_everywhere(void) {
       }
 }
 
-static void test_geometry_seeds_differ(void) {
+TB_TEST(test_geometry_seeds_differ, "geometry: seeds differ") {
   for (int g = 0; g < TB_GEOM_COUNT; ++g) {
     if (g == TB_GEOM_FIXED || g == TB_GEOM_ALL_ONE) continue; /* not random */
     tb_geometry_spec spec = tb_geometry_spec_default((tb_geometry)g, 8.0);
@@ -549,7 +547,7 @@ static void test_geometry_seeds_differ(void) {
   }
 }
 
-static void test_geometry_fixed(void) {
+TB_TEST(test_geometry_fixed, "geometry: fixed") {
   tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_FIXED, 4.0);
   int64_t num;
   int32_t *c = gen(&spec, 4000, 1, &num);
@@ -566,7 +564,7 @@ static void test_geometry_fixed(void) {
   free(c);
 }
 
-static void test_geometry_uniform_is_flat(void) {
+TB_TEST(test_geometry_uniform_is_flat, "geometry: uniform is flat") {
   /* avg 4: counts uniform in [1, 7], each value about 1/7 of the objects. */
   tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_UNIFORM, 4.0);
   int64_t num;
@@ -597,7 +595,7 @@ static void test_geometry_uniform_is_flat(void) {
   free(c);
 }
 
-static void test_geometry_power_law_tail(void) {
+TB_TEST(test_geometry_power_law_tail, "geometry: power law tail") {
   /* Lomax(2, m): P(X > x) = (m / (m + x))^2. Items past 10 m: 1/121 of the
    * objects; at most m: 3/4; the largest of 10^6 far beyond 100 m. */
   tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_POWER_LAW, 16.0);
@@ -618,7 +616,7 @@ static void test_geometry_power_law_tail(void) {
   free(c);
 }
 
-static void test_geometry_empty_fraction(void) {
+TB_TEST(test_geometry_empty_fraction, "geometry: empty fraction exact") {
   const double fractions[] = {0.0, 0.1, 0.5, 0.9};
   for (int k = 0; k < TB_COUNT(fractions); ++k) {
     tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_EMPTY_FRACTION, 5.0);
@@ -631,7 +629,7 @@ static void test_geometry_empty_fraction(void) {
   }
 }
 
-static void test_geometry_giants(void) {
+TB_TEST(test_geometry_giants, "geometry: one giant, zeros but one, all one") {
   tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_ONE_GIANT, 64.0);
   int64_t num;
   const int64_t total = 64 * 10000;
@@ -654,7 +652,7 @@ static void test_geometry_giants(void) {
   free(c);
 }
 
-static void test_geometry_zero_runs(void) {
+TB_TEST(test_geometry_zero_runs, "geometry: zero runs") {
   tb_geometry_spec spec = tb_geometry_spec_default(TB_GEOM_ZERO_RUNS, 4.0);
   spec.empty_fraction = 0.75;
   spec.run_length = 100;
@@ -678,7 +676,7 @@ static void test_geometry_zero_runs(void) {
   free(c);
 }
 
-static void test_geometry_large(void) {
+TB_TEST(test_geometry_large, "geometry: 2^26 items") {
   /* The benchmark sizes: 2^26 items over 2^26 objects (avg 1) and 2^22. */
   const int64_t total = (int64_t)1 << 26;
   const tb_geometry kinds[] = {TB_GEOM_UNIFORM, TB_GEOM_POWER_LAW, TB_GEOM_EMPTY_FRACTION};
@@ -690,7 +688,7 @@ static void test_geometry_large(void) {
   }
 }
 
-static void test_geometry_errors(void) {
+TB_TEST(test_geometry_errors, "geometry: argument errors") {
   int32_t c[16];
   tb_rng r;
   tb_rng_seed(&r, 1);
@@ -753,7 +751,7 @@ static void test_geometry_errors(void) {
   CU_ASSERT_EQUAL(tb_geometry_counts(&ok, 0, NULL, 0, &r), TB_OK);
 }
 
-static void test_geometry_names(void) {
+TB_TEST(test_geometry_names, "geometry: names") {
   for (int g = 0; g < TB_GEOM_COUNT; ++g) {
     tb_geometry back = TB_GEOM_COUNT;
     CU_ASSERT(tb_geometry_parse(tb_geometry_name((tb_geometry)g), &back));
@@ -775,31 +773,4 @@ static void test_geometry_names(void) {
   CU_ASSERT_EQUAL(tb_geometry_num_objects(&spec, 5), 5);
 }
 
-int main(void) {
-  static const CU_TestInfo tests[] = {
-      {"counts scan: the documents' scans", test_counts_scan_golden},
-      {"lbs: 50-object demo (125 items)", test_lbs_demo50},
-      {"lbs: 40-object figure and ranks (79 items)", test_lbs_figure40},
-      {"lbs: header and expand-page examples", test_lbs_small_examples},
-      {"interval expand: Fibonacci demo and comment example", test_expand_demo},
-      {"interval move: 20-move demo, via gather+scatter too", test_move_demo},
-      {"lbs properties, random geometries", test_lbs_properties},
-      {"move / gather / scatter / expand agree, random", test_move_gather_scatter_agree},
-      {"copies are bit-exact", test_bit_exact_copies},
-      {"edge cases", test_edges},
-      {"bad arguments", test_bad_arguments},
-      {"geometry: sum exact, deterministic", test_geometry_sum_exact_everywhere},
-      {"geometry: seeds differ", test_geometry_seeds_differ},
-      {"geometry: fixed", test_geometry_fixed},
-      {"geometry: uniform is flat", test_geometry_uniform_is_flat},
-      {"geometry: power law tail", test_geometry_power_law_tail},
-      {"geometry: empty fraction exact", test_geometry_empty_fraction},
-      {"geometry: one giant, zeros but one, all one", test_geometry_giants},
-      {"geometry: zero runs", test_geometry_zero_runs},
-      {"geometry: 2^26 items", test_geometry_large},
-      {"geometry: argument errors", test_geometry_errors},
-      {"geometry: names", test_geometry_names},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("cpuref_interval", tests, NULL);
-}
+int main(void) { return tb_test_run("cpuref_interval", NULL); }

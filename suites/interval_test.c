@@ -146,7 +146,7 @@ static bool check_types_at_box(const lb_problem *p, const tb_launch_box *box, tb
   return ok;
 }
 
-static void test_every_type_box_geometry(void) {
+TB_TEST(test_every_type_box_geometry, "every type x box x geometry") {
   static type_grids g;
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
     g.n_grid[t] = tb_interval_grid((tb_type)t, g.grids[t], 64);
@@ -169,13 +169,11 @@ static void check_large(const lb_problem *p, tb_rng *r) {
 
 /* The tuned defaults (NULL and {0, 0}) on the largest test size: many tiles,
  * heavy-tailed and uniform counts. */
-static void test_default_box_large(void) {
-  lb_each_large_problem(check_large);
-}
+TB_TEST(test_default_box_large, "default box, large") { lb_each_large_problem(check_large); }
 
 /* No objects and no items; objects whose counts are all zero: nothing to
  * write, and nothing written. */
-static void test_empty_and_all_zero(void) {
+TB_TEST(test_empty_and_all_zero, "empty and all-zero counts") {
   tb_rng r = tb_test_rng(2);
   lb_problem p;
   if (lb_problem_all_zero(&p, 5000, &r)) {
@@ -203,7 +201,7 @@ static void test_empty_and_all_zero(void) {
 
 /* ---- golden vectors: the reference's demos --------------------------------- */
 
-static void test_golden_demos(void) {
+TB_TEST(test_golden_demos, "golden demos") {
   tb_rng r;
   tb_rng_seed(&r, 7);
   const tb_launch_box small = {64, 3}; /* several tiles even for these sizes */
@@ -273,7 +271,7 @@ static void test_golden_demos(void) {
 
 /* ---- bad input --------------------------------------------------------------- */
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   lb_bad_input f;
   lb_bad_input_begin(&f);
   int32_t *s = f.a.ptr, *o = f.b.ptr;
@@ -352,7 +350,7 @@ static void expect_invalid(const int32_t *scan, int32_t n, int64_t n_items, int3
   tb_buffer_free(&d);
 }
 
-static void test_validate(void) {
+TB_TEST(test_validate, "validation entry point") {
   enum { N = 300000 };
   int32_t *scan = malloc(sizeof(int32_t) * N);
   if (!scan) return;
@@ -424,18 +422,8 @@ static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_item
   free(offsets), free(host);
 }
 
-static void test_malformed_scans_memory_safe(void) { lb_for_each_malformed_scan(run_malformed); }
-
-int main(int argc, char **argv) {
-  const CU_TestInfo tests[] = {
-      {"golden demos", test_golden_demos},
-      {"every type x box x geometry", test_every_type_box_geometry},
-      {"default box, large", test_default_box_large},
-      {"empty and all-zero counts", test_empty_and_all_zero},
-      {"bad input", test_bad_input},
-      {"validation entry point", test_validate},
-      {"malformed scans stay memory safe", test_malformed_scans_memory_safe},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_main(argc, argv, "interval_test", tests);
+TB_TEST(test_malformed_scans_memory_safe, "malformed scans stay memory safe") {
+  lb_for_each_malformed_scan(run_malformed);
 }
+
+int main(int argc, char **argv) { return tb_test_main(argc, argv, "interval_test"); }

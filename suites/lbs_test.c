@@ -58,7 +58,7 @@ static bool check_at_box(const lb_problem *p, const tb_launch_box *box, tb_buffe
   return check_lbs(p, box, scratch);
 }
 
-static void test_every_box_geometry(void) {
+TB_TEST(test_every_box_geometry, "every box x geometry") {
   CU_ASSERT(lb_each_box_geometry(check_at_box, NULL) == 0);
 }
 
@@ -69,9 +69,7 @@ static void check_large(const lb_problem *p, tb_rng *r) {
 
 /* The tuned default on the largest test size: many tiles, heavy-tailed and
  * uniform counts. */
-static void test_default_box_large(void) {
-  lb_each_large_problem(check_large);
-}
+TB_TEST(test_default_box_large, "default box, large") { lb_each_large_problem(check_large); }
 
 /* One wave of tiles searches its own bounds; one tile more takes the
  * partition pass. Both sides of the switch (the GPU's own capacity,
@@ -90,7 +88,7 @@ static int64_t items_for_merged(const tb_geometry_spec *spec, int64_t merged) {
   return items;
 }
 
-static void test_one_wave_switch(void) {
+TB_TEST(test_one_wave_switch, "one wave: both sides of the switch") {
   tb_rng r = tb_test_rng(5);
   tb_launch_box grid[64];
   const int n_grid = tb_lbs_grid(grid, 64);
@@ -122,7 +120,7 @@ static void test_one_wave_switch(void) {
 
 /* No objects and no items; objects whose counts are all zero: nothing to
  * write, and nothing written. */
-static void test_empty_and_all_zero(void) {
+TB_TEST(test_empty_and_all_zero, "empty and all-zero counts") {
   tb_rng r = tb_test_rng(2);
   lb_problem p;
   if (lb_problem_all_zero(&p, 5000, &r)) {
@@ -145,7 +143,7 @@ static void test_empty_and_all_zero(void) {
 
 /* ---- golden vector: the reference's demo ----------------------------------- */
 
-static void test_golden_demo(void) {
+TB_TEST(test_golden_demo, "golden demo") {
   tb_rng r;
   tb_rng_seed(&r, 7);
   const tb_launch_box small = {64, 3}; /* several tiles even for these sizes */
@@ -184,7 +182,7 @@ static void test_golden_demo(void) {
 
 /* ---- bad input --------------------------------------------------------------- */
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   lb_bad_input f;
   lb_bad_input_begin(&f);
   int32_t *s = f.a.ptr, *o = f.b.ptr;
@@ -240,18 +238,8 @@ static void run_malformed(const int32_t *scan, int32_t n_objects, int32_t n_item
   tb_buffer_free(&d_scan), tb_buffer_free(&d_obj), tb_buffer_free(&d_rank);
 }
 
-static void test_malformed_scans_memory_safe(void) { lb_for_each_malformed_scan(run_malformed); }
-
-int main(int argc, char **argv) {
-  const CU_TestInfo tests[] = {
-      {"golden demo", test_golden_demo},
-      {"every box x geometry", test_every_box_geometry},
-      {"default box, large", test_default_box_large},
-      {"one wave: both sides of the switch", test_one_wave_switch},
-      {"empty and all-zero counts", test_empty_and_all_zero},
-      {"bad input", test_bad_input},
-      {"malformed scans stay memory safe", test_malformed_scans_memory_safe},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_main(argc, argv, "lbs_test", tests);
+TB_TEST(test_malformed_scans_memory_safe, "malformed scans stay memory safe") {
+  lb_for_each_malformed_scan(run_malformed);
 }
+
+int main(int argc, char **argv) { return tb_test_main(argc, argv, "lbs_test"); }

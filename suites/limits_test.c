@@ -335,8 +335,10 @@ done:
   tb_buffer_free(&scratch);
 }
 
-static void test_reduce_scan_int32(void) { reduce_scan_past_2_31(TB_INT32); }
-static void test_reduce_scan_int64(void) {
+TB_TEST(test_reduce_scan_int32, "reduce and scan, int32, n > 2^31") {
+  reduce_scan_past_2_31(TB_INT32);
+}
+TB_TEST(test_reduce_scan_int64, "reduce and scan, int64, n > 2^31") {
   if (!tb_test.sanitizer) reduce_scan_past_2_31(TB_INT64);
 }
 
@@ -560,7 +562,8 @@ done:
   free(g.starts);
 }
 
-static void test_segmented_count_int32_max(void) {
+TB_TEST(test_segmented_count_int32_max,
+        "segreduce, SpMV, reduce-by-key at count = INT32_MAX and just inside") {
   if (!enough_memory()) return;
   tb_buffer values = {0}, cols = {0}, x = {0}, ones = {0};
   if (make_array(&values, 4, kMaxCount, gen_pattern, NULL, "values") &&
@@ -579,7 +582,7 @@ static void test_segmented_count_int32_max(void) {
 }
 
 /* int64 values: the 8-byte tile path (half-capacity partials). */
-static void test_segmented_int64(void) {
+TB_TEST(test_segmented_int64, "segreduce int64 at count = INT32_MAX") {
   if (tb_test.sanitizer || !enough_memory()) return;
   geometry g = geometry_make(kMaxCount, false);
   tb_buffer values = {0}, csr = {0}, out = {0};
@@ -611,7 +614,7 @@ static bool segreduce_max_segments(tb_buffer *values, tb_buffer *csr, tb_buffer 
 }
 
 /* num_segments = count = INT32_MAX: every segment one item. */
-static void test_segments_int32_max(void) {
+TB_TEST(test_segments_int32_max, "segreduce at num_segments = INT32_MAX") {
   if (!enough_memory()) return;
   tb_buffer values = {0}, csr = {0}, out = {0};
   const char *what = "tb_segreduce_csr num_segments = count = INT32_MAX";
@@ -655,7 +658,8 @@ static void gen_sparse_sums(const void *ctx, int64_t base, int64_t n, int64_t *o
   }
 }
 
-static void test_empty_segments_int32_max(void) {
+TB_TEST(test_empty_segments_int32_max,
+        "segreduce support_empty at num_segments = INT32_MAX, 2048 items") {
   if (tb_test.sanitizer || !enough_memory()) return;
   tb_buffer values = {0}, csr = {0}, out = {0};
   segreduce_max_segments(&values, &csr, &out, kSparseCount, gen_sparse_csr, true, gen_sparse_sums,
@@ -683,7 +687,7 @@ static void lbs_on(const geometry *g, const tb_buffer *scan, const char *what) {
   tb_buffer_free(&scratch);
 }
 
-static void test_lbs_int32_max(void) {
+TB_TEST(test_lbs_int32_max, "lbs at n_items = INT32_MAX, few objects and INT32_MAX objects") {
   if (!enough_memory()) return;
   /* Few objects, some empty, at and just inside the limit. */
   for (int64_t count = kMaxCount; count >= kMaxCount - 1; --count) {
@@ -714,7 +718,7 @@ static void test_lbs_int32_max(void) {
 /* Expand, move, gather and scatter over n_items = INT32_MAX with few
  * objects: move, gather and scatter with offsets equal to the scan copy the
  * pattern in place. */
-static void test_intervals_int32_max(void) {
+TB_TEST(test_intervals_int32_max, "interval expand, move, gather, scatter at n_items = INT32_MAX") {
   if (!enough_memory()) return;
   geometry g = geometry_make(kMaxCount, true);
   tb_buffer scan = {0}, values = {0}, in = {0}, out = {0}, scratch = {0};
@@ -759,7 +763,7 @@ done:
 
 /* ---- one past each limit --------------------------------------------------------------- */
 
-static void test_past_the_limits(void) {
+TB_TEST(test_past_the_limits, "one past each limit is rejected") {
   const int64_t past = (int64_t)INT32_MAX + 1;
   tb_buffer d = {0};
   if (!TB_ASSERT_OK(tb_buffer_alloc(&d, 256), "alloc")) return;
@@ -801,7 +805,7 @@ static void test_past_the_limits(void) {
 
 /* tb_omp_reduce takes num_blocks up to INT32_MAX: the atomics path at that
  * grid (blocks past the items fold nothing), and just inside it. */
-static void test_omp_grid_int32_max(void) {
+TB_TEST(test_omp_grid_int32_max, "omp_reduce at num_blocks = INT32_MAX") {
   const int64_t n = 1000;
   int32_t h[1000], total = 0;
   for (int i = 0; i < n; ++i) h[i] = (int32_t)(i % 7) - 3, total += h[i];
@@ -832,23 +836,8 @@ done:
 }
 
 int main(int argc, char **argv) {
-  static const CU_TestInfo tests[] = {
-      {"one past each limit is rejected", test_past_the_limits},
-      {"reduce and scan, int32, n > 2^31", test_reduce_scan_int32},
-      {"reduce and scan, int64, n > 2^31", test_reduce_scan_int64},
-      {"segreduce, SpMV, reduce-by-key at count = INT32_MAX and just inside",
-       test_segmented_count_int32_max},
-      {"segreduce int64 at count = INT32_MAX", test_segmented_int64},
-      {"segreduce at num_segments = INT32_MAX", test_segments_int32_max},
-      {"segreduce support_empty at num_segments = INT32_MAX, 2048 items",
-       test_empty_segments_int32_max},
-      {"lbs at n_items = INT32_MAX, few objects and INT32_MAX objects", test_lbs_int32_max},
-      {"interval expand, move, gather, scatter at n_items = INT32_MAX", test_intervals_int32_max},
-      {"omp_reduce at num_blocks = INT32_MAX", test_omp_grid_int32_max},
-      CU_TEST_INFO_NULL,
-  };
   pattern_init();
-  const int rc = tb_test_main(argc, argv, "limits", tests);
+  const int rc = tb_test_main(argc, argv, "limits");
   stage_free();
   return rc;
 }

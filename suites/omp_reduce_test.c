@@ -220,14 +220,14 @@ static void check_warps(int version, const uint32_t *masks, int num_warps, const
   }
 }
 
-static void test_warp_full(void) {
+TB_TEST(test_warp_full, "warp v0: full warps") {
   uint32_t masks[64];
   for (int w = 0; w < 64; ++w) masks[w] = UINT32_MAX;
   check_warps(0, masks, 64, "warp v0 (full)");
 }
 
 /* Every contiguous prefix of lanes, 1 to 32. */
-static void test_warp_contiguous(void) {
+TB_TEST(test_warp_contiguous, "warp v1: every contiguous prefix") {
   uint32_t masks[32];
   for (int w = 0; w < 32; ++w) masks[w] = w == 31 ? UINT32_MAX : (2u << w) - 1;
   check_warps(1, masks, 32, "warp v1 (contiguous prefixes)");
@@ -235,7 +235,7 @@ static void test_warp_contiguous(void) {
 
 /* Every prefix, every single lane, every pair and 10^4 random masks (fewer
  * under the sanitizer). */
-static void test_warp_dispersed(void) {
+TB_TEST(test_warp_dispersed, "warp v2: prefixes, single lanes, pairs, random masks") {
   const int randoms = tb_test.sanitizer ? 500 : 10000;
   const int total = 32 + 32 + 496 + randoms;
   uint32_t *masks = malloc(sizeof *masks * (size_t)total);
@@ -262,7 +262,7 @@ static void test_warp_dispersed(void) {
 /* One block of every size from 1 to 1024 (a sample under the sanitizer),
  * each with a vt drawn from the four, on each clause shape: the block
  * reduction alone decides the result. */
-static void test_block_sizes(void) {
+TB_TEST(test_block_sizes, "block: every size 1..1024") {
   static const int sample[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 95, 96, 97, 500, 993, 1023, 1024};
   static const int vts[] = {1, 2, 4, 8};
   shape sh[kShapes];
@@ -290,7 +290,7 @@ static void test_block_sizes(void) {
 /* Grids from one block to many per SM (more blocks than items included, so
  * that some blocks fold nothing), odd block sizes among them, and sizes
  * around the tile. */
-static void test_grids(void) {
+TB_TEST(test_grids, "cross-block: 1 block to many per SM") {
   static const int64_t grids[] = {1, 2, 7, 132, 133, 264, 1000, 1057, 4096, 20000, 0};
   static const int nts[] = {33, 64, 96, 256, 1024};
   static const int64_t sizes[] = {1, 31, 1000, 65536 + 3, 1 << 20};
@@ -321,7 +321,7 @@ static void test_grids(void) {
  * sizes 1..8 on one to three blocks (and num_blocks 0, which sizes the grid
  * to n), every n mod 4 and every start alignment of every type, both paths.
  * The peeled items must reach a grid of a single thread. */
-static void test_tiny_grids(void) {
+TB_TEST(test_tiny_grids, "tiny grids: 1..8 threads x 1..3 blocks, every n mod 4 and alignment") {
   static const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 33, 66, 131};
   enum { kSizes = sizeof sizes / sizeof *sizes, kMaxOff = 3 };
   shape sh[kShapes];
@@ -363,7 +363,7 @@ static void test_tiny_grids(void) {
 /* ---- types, operators, clauses ---------------------------------------------------- */
 
 /* Every (type, op) pair alone, at random sizes, on both paths. */
-static void test_every_pair(void) {
+TB_TEST(test_every_pair, "every type x operator, tree and atomics") {
   pair all[TB_TYPE_COUNT * TB_OP_COUNT];
   const int count = all_pairs(all);
   tb_rng r;
@@ -382,7 +382,7 @@ static void test_every_pair(void) {
 }
 
 /* Random clauses of 1 to 4 variables, random sizes, boxes and grids. */
-static void test_random_clauses(void) {
+TB_TEST(test_random_clauses, "random clauses of 1-4 variables") {
   static const int nts[] = {1, 32, 64, 128, 129, 256, 512, 1024};
   const int clauses = tb_test.sanitizer ? 6 : 60;
   tb_rng r;
@@ -407,7 +407,7 @@ static void test_random_clauses(void) {
 
 /* The issue's clause at the largest test size, default box and grid; the
  * caller's callbacks passed explicitly; the scratch allocated inside. */
-static void test_mixed_large(void) {
+TB_TEST(test_mixed_large, "mixed clause, large n, explicit callbacks") {
   clause c;
   if (clause_make(&c, kMaxVars, kMixed, tb_test.max_random_n, 1, 0x1a59e)) {
     run_clause(&c, TB_OMP_TREE, NULL, 0, NULL, "mixed, own scratch");
@@ -428,7 +428,7 @@ static void test_mixed_large(void) {
 
 /* Inputs that start off a 16-byte boundary: the kernels peel the items
  * before the first boundary and after the last whole vector. */
-static void test_misaligned(void) {
+TB_TEST(test_misaligned, "misaligned starts") {
   static const int64_t sizes[] = {1, 2, 3, 5, 17, 1000, 100003};
   clause c;
   if (clause_make(&c, kMaxVars, kMixed, 100003 + 3, 1, 0xa119)) {
@@ -460,7 +460,7 @@ done:
 /* The public entry point calls the generated callbacks directly (inlined);
  * other callbacks go through the pointers. Run that path, with the
  * generated callbacks behind the pointers, over grids and block sizes. */
-static void test_callbacks_through_pointers(void) {
+TB_TEST(test_callbacks_through_pointers, "callbacks through pointers") {
   static const struct { int nt, vt; int64_t blocks, n; } runs[] = {
       {1, 1, 1, 1000}, {33, 2, 7, 5000}, {256, 4, 264, 1 << 18}, {1024, 8, 1100, 1 << 20},
       {96, 1, 3000, 77777}};
@@ -498,7 +498,7 @@ static void test_callbacks_through_pointers(void) {
 }
 
 /* n = 0 leaves every variable as it was. */
-static void test_empty(void) {
+TB_TEST(test_empty, "n = 0") {
   clause c;
   if (clause_make(&c, kMaxVars, kMixed, 0, 1, 0xe)) {
     run_clause(&c, TB_OMP_TREE, NULL, 0, NULL, "empty");
@@ -509,7 +509,7 @@ static void test_empty(void) {
 
 /* ---- bad input ------------------------------------------------------------------ */
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   const size_t free_before = tb_test_free_device_bytes();
   clause c;
   if (!clause_make(&c, 2, kMixed, 1000, 1, 0xbad)) {
@@ -596,22 +596,4 @@ static void test_bad_input(void) {
   CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
 }
 
-int main(int argc, char **argv) {
-  static const CU_TestInfo tests[] = {
-      {"warp v0: full warps", test_warp_full},
-      {"warp v1: every contiguous prefix", test_warp_contiguous},
-      {"warp v2: prefixes, single lanes, pairs, random masks", test_warp_dispersed},
-      {"block: every size 1..1024", test_block_sizes},
-      {"cross-block: 1 block to many per SM", test_grids},
-      {"tiny grids: 1..8 threads x 1..3 blocks, every n mod 4 and alignment", test_tiny_grids},
-      {"every type x operator, tree and atomics", test_every_pair},
-      {"random clauses of 1-4 variables", test_random_clauses},
-      {"mixed clause, large n, explicit callbacks", test_mixed_large},
-      {"misaligned starts", test_misaligned},
-      {"callbacks through pointers", test_callbacks_through_pointers},
-      {"n = 0", test_empty},
-      {"bad input", test_bad_input},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_main(argc, argv, "omp_reduce", tests);
-}
+int main(int argc, char **argv) { return tb_test_main(argc, argv, "omp_reduce"); }

@@ -35,7 +35,7 @@ static bool by_key_op_at_box(tb_type t, int op, const tb_launch_box *box) {
 
 /* Every type x operator x box x run-length geometry x key pattern; the
  * output options rotate over the cases. */
-static void test_reduce_by_key_every_case(void) {
+TB_TEST(test_reduce_by_key_every_case, "every type x op x box x runs") {
   seg_every_case(SEG_REDUCE_BY_KEY, 2);
 }
 
@@ -43,7 +43,7 @@ static void test_reduce_by_key_every_case(void) {
  * under a sanitizer): log-uniform up to 2^20 items, one case in a hundred
  * up to 2^23 (thousands of tiles), mean run lengths 1 to 4096, on the tuned
  * default and on the box with the smallest tile, plus. */
-static void test_reduce_by_key_random_sizes(void) {
+TB_TEST(test_reduce_by_key_random_sizes, "look-back over random sizes") {
   const int cases = tb_test.sanitizer ? 40 : tb_test.quick ? 500 : 10000;
   tb_rng r = tb_test_rng(4);
   tb_buffer scratch = {0};
@@ -83,7 +83,7 @@ static void test_reduce_by_key_random_sizes(void) {
 
 /* count == 0 gives no runs (to the host and the device); the tuned default on
  * up to 2^22 items with plus. */
-static void test_reduce_by_key_empty_and_large(void) {
+TB_TEST(test_reduce_by_key_empty_and_large, "no items, default box large") {
   tb_rng r = tb_test_rng(3);
   seg_outputs o = {0};
   if (seg_outputs_reserve(&o, 16)) {
@@ -127,7 +127,7 @@ static void test_reduce_by_key_empty_and_large(void) {
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   enum { C = kBadCount };
   seg_bad_input f;
   if (!seg_bad_input_begin(&f)) goto done;
@@ -246,16 +246,10 @@ done:
   return ok;
 }
 
-static void test_malformed_memory_safe(void) { seg_for_each_malformed(run_malformed); }
+TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
+  seg_for_each_malformed(run_malformed);
+}
 
 int main(int argc, char **argv) {
-  static const CU_TestInfo tests[] = {
-      {"every type x op x box x runs", test_reduce_by_key_every_case},
-      {"no items, default box large", test_reduce_by_key_empty_and_large},
-      {"look-back over random sizes", test_reduce_by_key_random_sizes},
-      {"bad input", test_bad_input},
-      {"malformed descriptors stay memory safe", test_malformed_memory_safe},
-      CU_TEST_INFO_NULL,
-  };
-  return seg_suite_main(argc, argv, "reduce_by_key_test", SEG_REDUCE_BY_KEY, tests);
+  return seg_suite_main(argc, argv, "reduce_by_key_test", SEG_REDUCE_BY_KEY);
 }

@@ -152,26 +152,22 @@ static void check_reduce_i32(const golden_scan *c) {
 
 /* ---- Golden vectors. ----------------------------------------------------- */
 
-static void test_demo_reduce(void) {
-  check_reduce_i32(&kDemo);
-}
+TB_TEST(test_demo_reduce, "demo reduce (492)") { check_reduce_i32(&kDemo); }
 
-static void test_demo_exclusive_scan(void) {
-  check_golden_scan(&kDemo);
-}
+TB_TEST(test_demo_exclusive_scan, "demo exclusive scan") { check_golden_scan(&kDemo); }
 
-static void test_max_demo(void) {
+TB_TEST(test_max_demo, "max-reduce demo (988)") {
   /* The demo passes INT_MIN as the identity of maximum. */
   CU_ASSERT_EQUAL(tb_identity(TB_INT32, TB_OP_MAX).i32, INT32_MIN);
   check_reduce_i32(&kMax);
   check_golden_scan(&kMax);
 }
 
-static void test_small_example(void) {
+TB_TEST(test_small_example, "20-value example (87)") {
   for (int k = 0; k < TB_COUNT(kSmall); ++k) check_golden_scan(&kSmall[k]);
 }
 
-static void test_raking_example(void) {
+TB_TEST(test_raking_example, "raking example (448)") {
   check_golden_scan(&kRaking[0]);
   /* The upsweep partials are reductions of each thread's 5 values, and the
    * spine is their exclusive scan. */
@@ -187,7 +183,7 @@ static void test_raking_example(void) {
 
 /* ---- Edge cases. --------------------------------------------------------- */
 
-static void test_identity_for_empty_input(void) {
+TB_TEST(test_identity_for_empty_input, "identity for n = 0") {
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     for (int oi = 0; oi < TB_COUNT(kAllOps); ++oi) {
       tb_type t = kAllTypes[ti];
@@ -222,7 +218,7 @@ static void test_identity_for_empty_input(void) {
   }
 }
 
-static void test_in_place(void) {
+TB_TEST(test_in_place, "in-place scan") {
   const golden_scan *cases[] = {&kDemo, &kMax};
   for (int k = 0; k < TB_COUNT(cases); ++k) {
     const golden_scan *c = cases[k];
@@ -252,7 +248,7 @@ static void test_in_place(void) {
 /* v as an int64, for the integer types. */
 static int64_t int_value(tb_type t, tb_value v) { return t == TB_INT32 ? v.i32 : v.i64; }
 
-static void test_integer_wrap(void) {
+TB_TEST(test_integer_wrap, "integer wrap-around") {
   /* Integer ops wrap around (two's complement), in reductions of two values
    * and in the running values of scans of three. */
   const struct {
@@ -294,7 +290,7 @@ static void test_integer_wrap(void) {
   }
 }
 
-static void test_argument_errors(void) {
+TB_TEST(test_argument_errors, "argument errors") {
   const int32_t in[4] = {1, 2, 3, 4};
   const float in_f[4] = {1, 2, 3, 4};
   int32_t out[4];
@@ -365,7 +361,7 @@ static void test_argument_errors(void) {
 
 /* Random data for every pair: inclusive[n-1] == total == reduce, and the
  * scans satisfy their defining recurrences. */
-static void test_scan_relations(void) {
+TB_TEST(test_scan_relations, "scan relations, random data") {
   enum { N = 1000 };
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
     for (int oi = 0; oi < TB_COUNT(kAllOps); ++oi) {
@@ -415,7 +411,7 @@ static void test_scan_relations(void) {
   }
 }
 
-static void test_bitwise(void) {
+TB_TEST(test_bitwise, "bitwise ops") {
   const int32_t a[] = {0xFF, 0x0F, 0x3C};
   const int32_t and_inc[] = {0xFF, 0x0F, 0x0C};
   const int32_t and_exc[] = {-1, 0xFF, 0x0F};
@@ -447,7 +443,7 @@ static void test_bitwise(void) {
 }
 
 /* On small integers the higher-precision reference is exact, including Σ|x|. */
-static void test_f64_reference_exact(void) {
+TB_TEST(test_f64_reference_exact, "f64 reference exact on integers") {
   const float f[] = {1, -2, 3};
   double out[3], abs_out[3], tot, tot_abs;
   CU_ASSERT_EQUAL(tb_cpu_scan_f64(TB_FLOAT, TB_OP_PLUS, true, f, out, 3, &tot,
@@ -496,7 +492,7 @@ static void expect_float_reduce(tb_type t, tb_op op, const void *in, int n, doub
 
 /* The reference carries more precision than the type: float sums in double,
  * double sums in long double. */
-static void test_f64_reference_precision(void) {
+TB_TEST(test_f64_reference_precision, "f64 reference precision") {
   const float f[] = {16777216.0f, 1.0f, 1.0f}; /* 2^24: float drops each +1 */
   expect_float_reduce(TB_FLOAT, TB_OP_PLUS, f, 3, 16777216.0, 16777218.0);
 
@@ -510,7 +506,7 @@ static void test_f64_reference_precision(void) {
 }
 
 /* min/max are minNum/maxNum: a NaN input is dropped wherever it stands. */
-static void test_min_max_nan(void) {
+TB_TEST(test_min_max_nan, "min/max NaN rule") {
   const float f[] = {1.0f, NAN, 0.5f};
   expect_float_reduce(TB_FLOAT, TB_OP_MIN, f, 3, 0.5, 0.5);
   const double d[] = {NAN, -3.0, 2.0};
@@ -519,7 +515,7 @@ static void test_min_max_nan(void) {
 
 /* reduction(+:a) reduction(max:b) reduction(min:c) reduction(*:d), worked
  * by hand: each variable's value is folded with its own inputs. */
-static void test_omp_clause(void) {
+TB_TEST(test_omp_clause, "omp clause of four variables") {
   const int32_t a[] = {5, -2, 7, 1};
   const double b[] = {-1.5, 4.25, 4.0, -8.0};
   const float c[] = {3.0f, NAN, -0.5f, 2.0f};
@@ -558,24 +554,4 @@ static void test_omp_clause(void) {
   CU_ASSERT_EQUAL(bad[0].value.i32, 1);
 }
 
-int main(void) {
-  static const CU_TestInfo tests[] = {
-      {"demo reduce (492)", test_demo_reduce},
-      {"demo exclusive scan", test_demo_exclusive_scan},
-      {"max-reduce demo (988)", test_max_demo},
-      {"20-value example (87)", test_small_example},
-      {"raking example (448)", test_raking_example},
-      {"identity for n = 0", test_identity_for_empty_input},
-      {"in-place scan", test_in_place},
-      {"integer wrap-around", test_integer_wrap},
-      {"argument errors", test_argument_errors},
-      {"scan relations, random data", test_scan_relations},
-      {"bitwise ops", test_bitwise},
-      {"f64 reference exact on integers", test_f64_reference_exact},
-      {"f64 reference precision", test_f64_reference_precision},
-      {"min/max NaN rule", test_min_max_nan},
-      {"omp clause of four variables", test_omp_clause},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("cpuref_reduce_scan", tests, NULL);
-}
+int main(void) { return tb_test_run("cpuref_reduce_scan", NULL); }

@@ -80,7 +80,7 @@ static bool check(const input *in, const tb_launch_box *box, int64_t offset, int
                       what);
 }
 
-static void test_every_type_op_box(void) {
+TB_TEST(test_every_type_op_box, "every type x op x box") {
   tb_buffer scratch = {0};
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed);
@@ -111,7 +111,7 @@ static void test_every_type_op_box(void) {
 
 /* The tuned default box (NULL and {0, 0}), the device-total path and a NULL
  * scratch, at the largest test size. */
-static void test_default_box_and_outputs(void) {
+TB_TEST(test_default_box_and_outputs, "default box, device and host totals") {
   const int64_t n = tb_test.max_random_n;
   for (int t = 0; t < TB_TYPE_COUNT; ++t)
     for (int op = 0; op < TB_OP_COUNT; ++op) {
@@ -143,7 +143,7 @@ static void test_default_box_and_outputs(void) {
  * serially, the CTA tree adds log2(NT) <= 9 levels, and the pass over the
  * partials (at most 132 SMs x 32 CTAs of them) repeats both: depth <=
  * n/NT + 2 VT + 100. */
-static void test_float_rounding_bound(void) {
+TB_TEST(test_float_rounding_bound, "float rounding bound on real data") {
   const int64_t n = tb_test.quick ? 50000 : 3000000;
   const tb_launch_box boxes[] = {{64, 1}, {128, 7}, {256, 16}, {512, 15}};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
@@ -181,7 +181,7 @@ static void test_float_rounding_bound(void) {
 /* NaN and infinities, placed at several positions of a multi-tile input.
  * Documented behaviour: plus and multiplies propagate NaN (inf - inf is NaN);
  * min and max ignore NaN (only NaNs give the identity, +inf / -inf). */
-static void test_special_values(void) {
+TB_TEST(test_special_values, "NaN and infinities") {
   const int64_t n = 20000;
   const int64_t positions[] = {0, 1, 4095, 4096, n / 2, n - 1};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t)
@@ -222,7 +222,7 @@ static void test_special_values(void) {
 }
 
 /* Integer overflow wraps (two's complement), as on the CPU. */
-static void test_integer_wraparound(void) {
+TB_TEST(test_integer_wraparound, "integer wrap-around") {
   const int64_t n = 100003;
   for (int t = TB_INT32; t <= TB_INT64; ++t)
     for (int op = TB_OP_PLUS; op <= TB_OP_MULTIPLIES; op += TB_OP_MULTIPLIES - TB_OP_PLUS) {
@@ -242,7 +242,7 @@ static void test_integer_wraparound(void) {
 }
 
 /* Bad input: a clear status and message, nothing written, nothing leaked. */
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   tb_buffer in = {0}, total = {0};
   TB_ASSERT_OK(tb_buffer_alloc(&in, 1024 * sizeof(double)), "alloc");
   TB_ASSERT_OK(tb_buffer_alloc(&total, sizeof(double)), "alloc");
@@ -277,7 +277,7 @@ static void test_bad_input(void) {
 
 /* A CUDA failure comes back as TB_ERR_CUDA with CUDA's own words. Run last:
  * it leaves a (non-sticky) error behind in the runtime. */
-static void test_cuda_error(void) {
+TB_TEST(test_cuda_error, "CUDA error") {
   if (tb_test.sanitizer) {
     printf("skipped under compute-sanitizer, which counts the deliberate failure ");
     return;
@@ -290,16 +290,4 @@ static void test_cuda_error(void) {
   CU_ASSERT_EQUAL(tb_test_free_device_bytes(), free_before);
 }
 
-int main(int argc, char **argv) {
-  const CU_TestInfo tests[] = {
-      {"every type x op x box", test_every_type_op_box},
-      {"default box, device and host totals", test_default_box_and_outputs},
-      {"float rounding bound on real data", test_float_rounding_bound},
-      {"NaN and infinities", test_special_values},
-      {"integer wrap-around", test_integer_wraparound},
-      {"bad input", test_bad_input},
-      {"CUDA error", test_cuda_error},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_main(argc, argv, "reduce_test", tests);
-}
+int main(int argc, char **argv) { return tb_test_main(argc, argv, "reduce_test"); }

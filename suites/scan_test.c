@@ -123,7 +123,7 @@ static bool check(fixture *f, tb_scan_algo algo, tb_scan_kind kind, const tb_lau
   return TB_ASSERT_OK(st, what);
 }
 
-static void test_every_type_op_box(void) {
+TB_TEST(test_every_type_op_box, "every type x op x box x algorithm") {
   tb_buffer scratch = {0};
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed);
@@ -163,7 +163,7 @@ static void test_every_type_op_box(void) {
  * --quick, 40 under a sanitizer), log-uniform up to 2^23 so that the
  * smallest box makes thousands of tiles, on the default box and the smallest.
  * Each call scans a prefix of one input, so one CPU scan checks them all. */
-static void test_lookback_random_sizes(void) {
+TB_TEST(test_lookback_random_sizes, "look-back over random sizes and thousands of tiles") {
   const int64_t cap = tb_test.sanitizer ? 1 << 16 : 1 << 23;
   const int rounds = tb_test.sanitizer ? 40 : tb_test.max_random_n < (1 << 24) ? 500 : 10000;
   tb_buffer scratch = {0};
@@ -216,7 +216,7 @@ static void test_lookback_random_sizes(void) {
 
 /* Defaults (algorithm and box), both kinds, in place and not, the
  * device-total path and a NULL scratch, at the largest test size. */
-static void test_defaults_and_outputs(void) {
+TB_TEST(test_defaults_and_outputs, "defaults, in place, device and host totals") {
   const int64_t n = tb_test.max_random_n;
   for (int t = 0; t < TB_TYPE_COUNT; ++t)
     for (int op = 0; op < TB_OP_COUNT; ++op) {
@@ -249,7 +249,7 @@ static void test_defaults_and_outputs(void) {
  * tiles at most 8 roundings per preceding tile (a look-back window step or a
  * carry); reduce-then-scan's partials add a serial fold of at most n/NT:
  * depth <= n/NT + 8 * tiles + 2 VT + 100. */
-static void test_float_rounding_bound(void) {
+TB_TEST(test_float_rounding_bound, "float rounding bound on real data") {
   const int64_t n = tb_test.quick ? 40000 : 1000000;
   const tb_launch_box boxes[] = {{64, 7}, {128, 7}, {256, 15}};
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t) {
@@ -277,7 +277,7 @@ static void test_float_rounding_bound(void) {
 
 /* NaN and infinities: plus and multiplies propagate NaN from its position on
  * (the elements before it stay finite); min/max ignore NaN. */
-static void test_special_values(void) {
+TB_TEST(test_special_values, "NaN and infinities") {
   const int64_t n = 20000;
   for (int t = TB_FLOAT; t <= TB_DOUBLE; ++t)
     for (int op = 0; op < TB_OP_COUNT; ++op) {
@@ -303,7 +303,7 @@ static void test_special_values(void) {
     }
 }
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   tb_buffer in = {0}, out = {0};
   TB_ASSERT_OK(tb_buffer_alloc(&in, 1024 * sizeof(double)), "alloc");
   TB_ASSERT_OK(tb_buffer_alloc(&out, 1024 * sizeof(double)), "alloc");
@@ -344,15 +344,4 @@ static void test_bad_input(void) {
   tb_buffer_free(&out);
 }
 
-int main(int argc, char **argv) {
-  const CU_TestInfo tests[] = {
-      {"every type x op x box x algorithm", test_every_type_op_box},
-      {"look-back over random sizes and thousands of tiles", test_lookback_random_sizes},
-      {"defaults, in place, device and host totals", test_defaults_and_outputs},
-      {"float rounding bound on real data", test_float_rounding_bound},
-      {"NaN and infinities", test_special_values},
-      {"bad input", test_bad_input},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_main(argc, argv, "scan_test", tests);
-}
+int main(int argc, char **argv) { return tb_test_main(argc, argv, "scan_test"); }

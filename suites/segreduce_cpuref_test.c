@@ -123,12 +123,12 @@ static void check_segreduce_plus(const char *what, const int32_t *values, int32_
   }
 }
 
-static void test_demo_segreduce(void) {
+TB_TEST(test_demo_segreduce, "seg-reduce CSR demo (7 segments)") {
   check_segreduce_plus("seg-reduce demo", golden("demo.values", DEMO_COUNT), DEMO_COUNT,
                        golden("demo.csr", DEMO_SEGS), DEMO_SEGS, golden("demo.reduced", DEMO_SEGS));
 }
 
-static void test_demo_reduce_by_key(void) {
+TB_TEST(test_demo_reduce_by_key, "reduce-by-key demo (9 keys)") {
   const int32_t *keys = golden("rbk.keys", RBK_COUNT), *values = golden("rbk.values", RBK_COUNT);
   const int32_t *reduced_keys = golden("rbk.reduced_keys", RBK_SEGS);
   for (int ti = 0; ti < TB_COUNT(kAllTypes); ++ti) {
@@ -165,7 +165,7 @@ static void test_demo_reduce_by_key(void) {
   tb_golden_expect(kGolden, "rbk.reduced", sums, RBK_SEGS);
 }
 
-static void test_table20(void) {
+TB_TEST(test_table20, "20-segment table and fixed reductions") {
   int32_t csr[TABLE_SEGS];
   CU_ASSERT_EQUAL_FATAL(lengths_to_csr(golden("table.lengths", TABLE_SEGS), TABLE_SEGS, csr),
                         TABLE_COUNT);
@@ -175,7 +175,7 @@ static void test_table20(void) {
                        TABLE_SEGS, golden("table.fixed", TABLE_SEGS));
 }
 
-static void test_carry_in_thread_figure(void) {
+TB_TEST(test_carry_in_thread_figure, "carry-in: 21-thread figure") {
   /* The 21-thread figure: the carry-ins come from the carry-outs and stars. */
   int32_t carry_in[TABLE_THREADS];
   tb_value tile;
@@ -209,7 +209,7 @@ static void test_carry_in_thread_figure(void) {
   CU_ASSERT_EQUAL(checked, 14);
 }
 
-static void test_carry_in_scan_figure(void) {
+TB_TEST(test_carry_in_scan_figure, "carry-in: 24-thread segmented scan") {
   const int32_t *values = golden("cs.values", CS_N), *inclusive = golden("cs.inclusive", CS_N),
                 *carry_in_row = golden("cs.carry_in", CS_N),
                 *tid_delta = golden("cs.tid_delta", CS_N);
@@ -282,7 +282,7 @@ static int32_t random_csr(tb_rng *r, int32_t count, int32_t max_segs, int32_t *c
   return n;
 }
 
-static void test_segreduce_vs_reduce_by_key(void) {
+TB_TEST(test_segreduce_vs_reduce_by_key, "seg-reduce == reduce-by-key, random") {
   tb_rng r;
   tb_rng_seed(&r, 31);
   enum { N = 2000 };
@@ -332,7 +332,7 @@ static void test_segreduce_vs_reduce_by_key(void) {
   }
 }
 
-static void test_one_segment_is_reduce(void) {
+TB_TEST(test_one_segment_is_reduce, "one segment == tb_cpu_reduce") {
   tb_rng r;
   tb_rng_seed(&r, 7);
   const int32_t zero = 0;
@@ -364,7 +364,7 @@ static void test_one_segment_is_reduce(void) {
 
 /* Indirect: lay the segments out in reverse order in a second array and read
  * them through sources; must equal the direct reduction of the original. */
-static void test_indirect_permuted(void) {
+TB_TEST(test_indirect_permuted, "indirect through a permuted layout") {
   tb_rng r;
   tb_rng_seed(&r, 99);
   enum { N = 1500 };
@@ -407,7 +407,7 @@ static void test_indirect_permuted(void) {
   }
 }
 
-static void test_empty_at_both_ends(void) {
+TB_TEST(test_empty_at_both_ends, "empty segments at both ends") {
   /* Segments 0 and 1 empty, 2 = {1, 2, 3}, 3 = {4, 5}, 4 and 5 empty. */
   const int32_t csr[6] = {0, 0, 0, 3, 5, 5};
   const int32_t vals[5] = {1, 2, 3, 4, 5};
@@ -458,7 +458,7 @@ static void test_empty_at_both_ends(void) {
 }
 
 /* A random CSR matrix (rows x cols_n) against a dense loop. */
-static void test_spmv_random(void) {
+TB_TEST(test_spmv_random, "spmv vs dense loop, random") {
   tb_rng r;
   tb_rng_seed(&r, 2024);
   enum { ROWS = 60, COLS = 45 };
@@ -562,7 +562,7 @@ static void test_spmv_random(void) {
   }
 }
 
-static void test_bad_arguments(void) {
+TB_TEST(test_bad_arguments, "argument errors write nothing") {
   const int32_t vals[4] = {1, 2, 3, 4}, csr[2] = {0, 2};
   int32_t out[4] = {-1, -1, -1, -1};
   tb_value z = tb_test_from_i64(TB_INT32, 0);
@@ -656,20 +656,4 @@ static void test_bad_arguments(void) {
   CU_ASSERT(n == -1 && d[0] == -1 && d[1] == -1);
 }
 
-int main(void) {
-  static const CU_TestInfo tests[] = {
-      {"seg-reduce CSR demo (7 segments)", test_demo_segreduce},
-      {"reduce-by-key demo (9 keys)", test_demo_reduce_by_key},
-      {"20-segment table and fixed reductions", test_table20},
-      {"carry-in: 21-thread figure", test_carry_in_thread_figure},
-      {"carry-in: 24-thread segmented scan", test_carry_in_scan_figure},
-      {"seg-reduce == reduce-by-key, random", test_segreduce_vs_reduce_by_key},
-      {"one segment == tb_cpu_reduce", test_one_segment_is_reduce},
-      {"indirect through a permuted layout", test_indirect_permuted},
-      {"empty segments at both ends", test_empty_at_both_ends},
-      {"spmv vs dense loop, random", test_spmv_random},
-      {"argument errors write nothing", test_bad_arguments},
-      CU_TEST_INFO_NULL,
-  };
-  return tb_test_run("cpuref_segreduce", tests, NULL);
-}
+int main(void) { return tb_test_run("cpuref_segreduce", NULL); }

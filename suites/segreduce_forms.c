@@ -731,7 +731,7 @@ void seg_every_case(seg_form_kind kind, uint64_t stream) {
 /* Real-valued data, float and double, at the edge boxes, on a strict uniform
  * and a power-law geometry (indirect ones overlapping): within the rounding
  * bound of the box's tile and the partition. */
-static void test_real_bound(void) {
+TB_TEST(test_real_bound, "real data: rounding bound") {
   const seg_form *f = &kForms[under_test];
   const int64_t n = tb_test.quick ? 1 << 15 : 1 << 21;
   tb_rng r = tb_test_rng(6);
@@ -762,7 +762,7 @@ static void test_real_bound(void) {
 
 /* One plan per type x edge box x plan case, applied in rounds to fresh
  * exact data with every swept operator. */
-static void test_preprocess_apply(void) {
+TB_TEST(test_preprocess_apply, "preprocess + apply") {
   const seg_form *f = &kForms[under_test];
   tb_rng r = tb_test_rng(7);
   tb_buffer scratch = {0};
@@ -808,7 +808,7 @@ static void test_preprocess_apply(void) {
 /* Plans over no items: the applies succeed (and write the identity where
  * they write rows); the apply refuses the other kinds' plans, an invalid
  * operator and, for floats, a bitwise one. */
-static void test_plan_edges(void) {
+TB_TEST(test_plan_edges, "plans: no items, wrong kind") {
   const seg_form *f = &kForms[under_test];
   tb_rng r = tb_test_rng(8);
   seg_outputs o = {0};
@@ -851,27 +851,7 @@ static void test_plan_edges(void) {
   seg_outputs_free(&o);
 }
 
-int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind,
-                   const CU_TestInfo *own) {
-  enum { kMaxTests = 32 };
-  static CU_TestInfo tests[kMaxTests];
-  const CU_TestInfo shared[] = {
-      {"real data: rounding bound", test_real_bound},
-      {"preprocess + apply", test_preprocess_apply},
-      {"plans: no items, wrong kind", test_plan_edges},
-  };
-  enum { kShared = sizeof shared / sizeof shared[0] };
-  int n = 0;
-  for (; own[n].pName; ++n) {
-    if (n + kShared >= kMaxTests) {
-      fprintf(stderr, "%s: more than %d tests of its own; raise kMaxTests\n", suite,
-              kMaxTests - kShared - 1);
-      return 2;
-    }
-    tests[n] = own[n];
-  }
-  for (int i = 0; i < kShared; ++i) tests[n++] = shared[i];
-  tests[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
+int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind) {
   under_test = kind;
-  return tb_test_main(argc, argv, suite, tests);
+  return tb_test_main(argc, argv, suite);
 }

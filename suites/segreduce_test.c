@@ -34,13 +34,13 @@
 
 /* Every type x operator x box (and the default) x geometry, direct and
  * indirect, support_empty both ways where the geometry allows it. */
-static void test_segreduce_every_case(void) {
+TB_TEST(test_segreduce_every_case, "every type x op x box x geometry") {
   seg_every_case(SEG_SEGREDUCE, 0);
 }
 
 /* Integer wrap-around (random bits summed and multiplied), a single item,
  * and count == 0 with segments: every result the identity. */
-static void test_segreduce_edges(void) {
+TB_TEST(test_segreduce_edges, "wrap-around, one item, no items") {
   tb_rng r = tb_test_rng(11);
   seg_outputs o = {0};
   tb_launch_box grid[kMaxBoxes];
@@ -113,7 +113,7 @@ static void test_segreduce_edges(void) {
  * word (kernels/segreduce_prep.cu): empty runs that start, end and span
  * those edges, a first and a last segment empty, a whole word and a whole
  * CTA of them; plain (direct, indirect) and preprocessed, every type. */
-static void test_empty_runs_at_prepass_edges(void) {
+TB_TEST(test_empty_runs_at_prepass_edges, "support_empty: empty runs at the prepass's edges") {
   enum { kRows = 3 * 2048 + 37 };
   tb_rng r = tb_test_rng(13);
   seg_outputs o = {0};
@@ -165,7 +165,7 @@ static void test_empty_runs_at_prepass_edges(void) {
  * threads: their ends from marks) and of 8-40 (mostly a row a thread at
  * most: ends from the CSR), the second with the runs a tile leaves to the
  * pass after. Every type. */
-static void test_empty_runs_at_tile_edges(void) {
+TB_TEST(test_empty_runs_at_tile_edges, "support_empty: empty runs at tile edges") {
   tb_rng r = tb_test_rng(19);
   seg_outputs o = {0};
   for (int t = 0; t < TB_TYPE_COUNT; ++t) {
@@ -226,7 +226,7 @@ static void test_empty_runs_at_tile_edges(void) {
  * (many limits of a warp outside that window), rows as long as a tile (limits
  * on row starts) and empty runs (support_empty) at limits; every box, direct
  * and indirect, every type. */
-static void test_partition_windows(void) {
+TB_TEST(test_partition_windows, "tile partition: limits outside a warp's window") {
   const int kLong = tb_test.quick ? 400 : 800, kBurst = tb_test.quick ? 4000 : 20000;
   const int rows = 3 * kLong + kBurst;
   tb_rng r = tb_test_rng(17);
@@ -265,7 +265,7 @@ static void test_partition_windows(void) {
  * lengths of 4095 and 4096 (the ends on and off a power of two) and 50001:
  * segments over up to ten tiles of every default box, so most tiles end
  * none and pass the carry on from tile to tile. */
-static void test_segreduce_default_large(void) {
+TB_TEST(test_segreduce_default_large, "default box, large") {
   const int64_t n = tb_test.max_random_n < (1 << 22) ? tb_test.max_random_n : (1 << 22);
   const tb_launch_box zero = {0, 0};
   const seg_case cases[] = {seg_spec_case(TB_GEOM_UNIFORM, 16.0, true, n),
@@ -306,7 +306,7 @@ static void test_segreduce_default_large(void) {
  * over short rows, rows of many tiles and one segment of nearly all, and
  * direct over rows some of which are empty (support_empty), whose wave is
  * its own kernel's. */
-static void test_one_wave_switch(void) {
+TB_TEST(test_one_wave_switch, "one wave: both sides of the switch") {
   tb_rng r = tb_test_rng(11);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
@@ -380,7 +380,7 @@ static void test_one_wave_switch(void) {
  * loads instead of the bulk copy (kernels/segreduce.cu, Tile::Words):
  * every type, the default box, direct and preprocessed, over tiles that end
  * a segment each item, a few and one in several, the last tile partial. */
-static void test_unaligned_values(void) {
+TB_TEST(test_unaligned_values, "values not 16-byte aligned") {
   tb_rng r = tb_test_rng(9);
   seg_outputs o = {0};
   const double lengths[] = {1.0, 16.0, 1024.0};
@@ -421,7 +421,7 @@ static void test_unaligned_values(void) {
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   enum { S = kBadSegments, C = kBadCount };
   seg_bad_input f;
   if (!seg_bad_input_begin(&f)) goto done;
@@ -622,7 +622,7 @@ static void expect_verdict(const tb_buffer *d_csr, int32_t n, int64_t count, boo
   CU_ASSERT(named);
 }
 
-static void test_validate(void) {
+TB_TEST(test_validate, "validation entry point") {
   enum { N = 300000, X = 100 };
   const int64_t count = 3 * (int64_t)N;
   int32_t *csr = seg_alloc_i32(N), *cols = seg_alloc_i32(count);
@@ -787,22 +787,10 @@ done:
   return ok;
 }
 
-static void test_malformed_memory_safe(void) { seg_for_each_malformed(run_malformed); }
+TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
+  seg_for_each_malformed(run_malformed);
+}
 
 int main(int argc, char **argv) {
-  static const CU_TestInfo tests[] = {
-      {"every type x op x box x geometry", test_segreduce_every_case},
-      {"wrap-around, one item, no items", test_segreduce_edges},
-      {"support_empty: empty runs at the prepass's edges", test_empty_runs_at_prepass_edges},
-      {"support_empty: empty runs at tile edges", test_empty_runs_at_tile_edges},
-      {"tile partition: limits outside a warp's window", test_partition_windows},
-      {"default box, large", test_segreduce_default_large},
-      {"one wave: both sides of the switch", test_one_wave_switch},
-      {"values not 16-byte aligned", test_unaligned_values},
-      {"bad input", test_bad_input},
-      {"validation entry point", test_validate},
-      {"malformed descriptors stay memory safe", test_malformed_memory_safe},
-      CU_TEST_INFO_NULL,
-  };
-  return seg_suite_main(argc, argv, "segreduce_test", SEG_SEGREDUCE, tests);
+  return seg_suite_main(argc, argv, "segreduce_test", SEG_SEGREDUCE);
 }

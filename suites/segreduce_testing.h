@@ -287,10 +287,9 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
  * one table of the forms, which seg_suite_main adds to a suite's own. */
 typedef enum { SEG_SEGREDUCE, SEG_SPMV, SEG_REDUCE_BY_KEY, SEG_FORM_COUNT } seg_form_kind;
 
-/* tb_test_main over the suite's own tests (own, CU_TEST_INFO_NULL-ended)
- * and the shared tests of form kind. */
-int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind,
-                   const CU_TestInfo *own);
+/* tb_test_main over the suite's own tests and the shared ones (this file's
+ * TB_TESTs), for form kind. */
+int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind);
 
 /* The every-case sweep of form kind, a suite's own first test: every type x
  * box of the grid (and the tuned default) x case of the form's sweep x

@@ -31,13 +31,11 @@
 
 /* Every type x add operator x box x a few row geometries, unary and binary,
  * direct and indirect, support_empty both ways where allowed. */
-static void test_spmv_every_case(void) {
-  seg_every_case(SEG_SPMV, 4);
-}
+TB_TEST(test_spmv_every_case, "every type x add op x box x rows") { seg_every_case(SEG_SPMV, 4); }
 
 /* nz == 0 over several rows: every row the identity; the tuned default on a
  * large matrix; a mul_op other than multiplies is refused. */
-static void test_spmv_edges_and_large(void) {
+TB_TEST(test_spmv_edges_and_large, "no nonzeros, large, mul_op") {
   tb_rng r = tb_test_rng(5);
   seg_outputs o = {0};
   {
@@ -106,7 +104,7 @@ static void test_spmv_edges_and_large(void) {
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
-static void test_bad_input(void) {
+TB_TEST(test_bad_input, "bad input") {
   enum { S = kBadSegments, C = kBadCount };
   seg_bad_input f;
   if (!seg_bad_input_begin(&f)) goto done;
@@ -266,15 +264,8 @@ done:
   return ok;
 }
 
-static void test_malformed_memory_safe(void) { seg_for_each_malformed(run_malformed); }
-
-int main(int argc, char **argv) {
-  static const CU_TestInfo tests[] = {
-      {"every type x add op x box x rows", test_spmv_every_case},
-      {"no nonzeros, large, mul_op", test_spmv_edges_and_large},
-      {"bad input", test_bad_input},
-      {"malformed descriptors stay memory safe", test_malformed_memory_safe},
-      CU_TEST_INFO_NULL,
-  };
-  return seg_suite_main(argc, argv, "spmv_test", SEG_SPMV, tests);
+TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
+  seg_for_each_malformed(run_malformed);
 }
+
+int main(int argc, char **argv) { return seg_suite_main(argc, argv, "spmv_test", SEG_SPMV); }

@@ -115,7 +115,7 @@ size_t tb_test_free_device_bytes(void) {
   return free_bytes;
 }
 
-int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *tests) {
+int tb_test_main(int argc, char **argv, const char *suite) {
   const char *only = NULL;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--quick") == 0 || strcmp(argv[i], "--sanitizer") == 0) {
@@ -141,5 +141,5 @@ int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *te
   printf("%s on %s (sm_%d%d), seed %llu%s\n", suite, dev.name, dev.sm_major, dev.sm_minor,
          (unsigned long long)tb_test.seed, tb_test.quick ? ", quick" : "");
 
-  return tb_test_run(suite, tests, only);
+  return tb_test_run(suite, only);
 }

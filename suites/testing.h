@@ -26,8 +26,9 @@ extern tb_test_config tb_test;
 /* Parses --quick, --sanitizer, --seed=N and --only=TEXT (the tests whose
  * name contains TEXT), checks that a GPU is present (printing why
  * not and returning false otherwise: a GPU suite never passes without one),
- * runs the tests and returns the process exit code. */
-int tb_test_main(int argc, char **argv, const char *suite, const CU_TestInfo *tests);
+ * runs the binary's tests (TB_TEST, core/cunit.h) and returns the process
+ * exit code. */
+int tb_test_main(int argc, char **argv, const char *suite);
 
 /* CU_ASSERT that st is TB_OK, with tb_last_error() and `what` as the failure
  * text (printed too, so that the log shows the geometry). */
