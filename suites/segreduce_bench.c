@@ -30,7 +30,7 @@
  *
  * Every box is swept at 2^26 (2^20 with --tb_quick), for the heat maps and
  * the tuning table; the tuned kernel set's boxes (those every operator
- * runs at) at 2^16 and 2^20 too, where a call is a wave or less of tiles
+ * runs at) at 2^16..2^22 too, where a call is a wave or a few of tiles
  * and the defaults may take another of them (a size band, tools/
  * gen_defaults). The tuned default's rows report its box as the counters
  * nt and vt.
@@ -119,8 +119,9 @@ typedef struct {
 static int64_t max_n(void) { return tb_sweep_max(1 << 28, 1 << 20); }
 /* The size of the box sweep (the heat maps, the tuning table, the defaults). */
 static int64_t box_n(void) { return tb_sweep_max(1 << 26, 1 << 20); }
-/* The smaller sizes the tuned boxes are swept at (the defaults' size bands). */
-static bool band_n(int64_t n) { return !tb_sweep.quick && (n == 1 << 16 || n == 1 << 20); }
+/* The smaller sizes the tuned boxes are swept at (the defaults' size bands):
+ * every size of the sweep up to 2^22. */
+static bool band_n(int64_t n) { return !tb_sweep.quick && n < box_n() && n <= 1 << 22; }
 
 /* ---- the geometry of the current (n, seg), built once for its benchmarks ---- */
 

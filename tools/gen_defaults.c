@@ -20,11 +20,13 @@
  *                   the fastest box, which a direct call of the nearest
  *                   mean takes (a GPU's own table: only these, plans
  *                   keep the architecture's box); then, at each smaller
- *                   size with box rows (the tuned set's boxes, 2^16 and
- *                   2^20), per average length the fastest box where it
- *                   beats that length's box there by more than kBandGain:
- *                   a size band, which a direct call of up to that size
- *                   takes (the smallest band at or above its size);
+ *                   size with box rows (the tuned set's boxes, 2^16 to
+ *                   2^22), largest first, per average length the fastest
+ *                   box where it beats by more than kBandGain there the
+ *                   box a call of that size would get without it (the
+ *                   next band up's, else the length's): a size band,
+ *                   which a direct call of up to that size takes (the
+ *                   smallest band at or above its size);
  *   reduce_by_key   per type: the best geometric mean over every length;
  *   omp_reduce      one box: the best geometric mean over the clauses swept;
  *   lbs, expand,    per average count (seg): the fastest box; the library
@@ -269,15 +271,18 @@ static bool emit(const sweep *s, const char *family, const selection *q, const c
   return true;
 }
 
-/* A size band beats the box of every size by more than this at its size:
- * closer races are the noise of a small call's few microseconds. */
-static const double kBandGain = 1.03;
+/* A size band beats the box it replaces by more than this at its size:
+ * closer races are within the noise of a small call's few microseconds
+ * (the medians of one row in two runs: 2% apart typically, 6% at the 90th
+ * percentile, H100). */
+static const double kBandGain = 1.05;
 
 /* At size n, the row of q's configuration whose box is the fastest, where
- * it beats base (the box of every size) there by more than kBandGain;
- * nothing where base is not measured at n or wins. */
+ * it beats base (the box a call of that size gets without the band) there
+ * by more than kBandGain, and then base becomes that box; nothing where
+ * base is not measured at n or wins. */
 static bool emit_band(const sweep *s, const char *family, const selection *q,
-                      const char *type_enum, const int base[2]) {
+                      const char *type_enum, int base[2]) {
   if (!wanted(family)) return true;
   bool *in = malloc(sizeof *in * (size_t)(s->count ? s->count : 1));
   if (!in) return false;
@@ -290,8 +295,10 @@ static bool emit_band(const sweep *s, const char *family, const selection *q,
       if (in[i] && s->rows[i].p.nt == base[0] && s->rows[i].p.vt == base[1])
         base_gips = s->rows[i].gips;
   free(in);
-  if (ok && base_gips > 0 && gm > kBandGain * base_gips)
+  if (ok && base_gips > 0 && gm > kBandGain * base_gips) {
     print_row(family, type_enum, q->seg, q->n, nt, vt, gm, runs, commits);
+    base[0] = nt, base[1] = vt;
+  }
   return ok;
 }
 
@@ -400,7 +407,7 @@ int main(int argc, char **argv) {
         ok = false;
         continue;
       }
-      for (int b = 0; b < band_count && wanted("SEGREDUCE"); ++b) {
+      for (int b = band_count - 1; b >= 0 && wanted("SEGREDUCE"); --b) {
         at.n = bands[b];
         ok &= emit_band(&segreduce, "SEGREDUCE", &at, kTypeEnums[t], box);
       }

@@ -60,9 +60,11 @@ grep -q '^TB_TUNED(REDUCE, TB_INT32, 0, 1024, 256, 4)  // 120.0 G items/s, acros
   || { echo "FAIL: --mixed-runs does not pick across runs and say so:" >&2; cat "$TMP/mixed.inc" >&2; failures=$((failures + 1)); }
 grep -q '^TB_TUNED(REDUCE, TB_INT64, 0, 1024, 128, 4)  // 100.0 G items/s$' "$TMP/mixed.inc" \
   || { echo "FAIL: a one-run rule is marked or wrong:" >&2; cat "$TMP/mixed.inc" >&2; failures=$((failures + 1)); }
-# Size bands: at a smaller size with box rows, a length's fastest box where
-# it beats the length's own box there by more than 3% (int32: 256x11 by 10%
-# at 2^16, by 1% at 2^20, which stays the length's box), with the size.
+# Size bands: at a smaller size with box rows, largest first, a length's
+# fastest box where it beats by more than 5% the box a call of that size
+# gets without it (int32: 256x11 by 10% at 2^16, by 1% at 2^20, which
+# stays the length's box; int64: 256x11 at 2^20, then 512x11 again at
+# 2^16, where it beats the 2^20 band's box), with the size.
 B=$TMP/bands
 mkdir -p "$B"
 for family in reduce scan omp_reduce interval spmv; do cp "$M/$family.json" "$B/"; done
@@ -76,7 +78,7 @@ seg_box() { # TYPE N NT GIPS
   for t in int32 int64 float double; do
     for n in 65536 1048576 67108864; do
       case $t/$n in
-        int32/65536) fast=110 ;; int32/1048576) fast=101 ;; *) fast=90 ;;
+        int32/65536) fast=110 ;; int32/1048576) fast=101 ;; int64/1048576) fast=120 ;; *) fast=90 ;;
       esac
       printf '%s' "$sep"; seg_box $t $n 512 100; echo ,; seg_box $t $n 256 $fast
       sep=,
@@ -87,5 +89,7 @@ seg_box() { # TYPE N NT GIPS
 "$GEN" "$B" SEGREDUCE >"$TMP/bands.inc" 2>"$TMP/err" || fail "size bands: gen_defaults failed: $(cat "$TMP/err")"
 has_line "$TMP/bands.inc" "TB_TUNED(SEGREDUCE, TB_INT32, 16, 67108864, 512, 11)  // 100.0 G items/s"
 has_line "$TMP/bands.inc" "TB_TUNED(SEGREDUCE, TB_INT32, 16, 65536, 256, 11)  // 110.0 G items/s"
-[ "$(grep -c '^TB_TUNED' "$TMP/bands.inc")" = 5 ] || fail "size bands: want 4 rows of every size and 1 band: $(cat "$TMP/bands.inc")"
+has_line "$TMP/bands.inc" "TB_TUNED(SEGREDUCE, TB_INT64, 16, 1048576, 256, 11)  // 120.0 G items/s"
+has_line "$TMP/bands.inc" "TB_TUNED(SEGREDUCE, TB_INT64, 16, 65536, 512, 11)  // 100.0 G items/s"
+[ "$(grep -c '^TB_TUNED' "$TMP/bands.inc")" = 7 ] || fail "size bands: want 4 rows of every size and 3 bands: $(cat "$TMP/bands.inc")"
 finish gen_defaults_test
