@@ -127,13 +127,11 @@ TB_TEST(test_reduce_by_key_empty_and_large, "no items, default box large") {
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
-TB_TEST(test_bad_input, "bad input") {
+static void bad_input(seg_bad_input *f) {
   enum { C = kBadCount };
-  seg_bad_input f;
-  if (!seg_bad_input_begin(&f)) goto done;
-  const int32_t *zeros = f.zeros.ptr;
-  const void *in = f.zeros.ptr;
-  void *out = f.out.ptr;
+  const int32_t *zeros = f->zeros.ptr;
+  const void *in = f->zeros.ptr;
+  void *out = f->out.ptr;
   int64_t h_runs = 0;
   const int64_t big = (int64_t)INT32_MAX + 1;
   const tb_launch_box half = {128, 0}, zero_nt = {0, 7};
@@ -210,39 +208,31 @@ TB_TEST(test_bad_input, "bad input") {
 
   /* apply (the plans are float) */
   TB_EXPECT_REJECTS(tb_reduce_by_key_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), RA, "plan is NULL");
-  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(f.rbk, TB_OP_PLUS, NULL, out, NULL, 0), RA,
+  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(f->rbk, TB_OP_PLUS, NULL, out, NULL, 0), RA,
                     "d_values is NULL");
-  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(f.rbk, TB_OP_PLUS, in, NULL, NULL, 0), RA,
+  TB_EXPECT_REJECTS(tb_reduce_by_key_apply(f->rbk, TB_OP_PLUS, in, NULL, NULL, 0), RA,
                     "d_values_out is NULL");
-
-  seg_bad_input_check_clean(&f);
-done:
-  seg_bad_input_end(&f);
 }
+
+TB_TEST(test_bad_input, "bad input") { seg_with_bad_input(bad_input); }
 
 /* ---- malformed descriptors stay memory safe --------------------------------------------- */
 
 /* Reduce-by-key takes any keys: a malformed descriptor's offsets as keys
  * (num_segments of them, num_segments <= count values). Outputs carry guard
  * zones. */
-static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count,
-                          int32_t x_len, tb_type t, tb_rng *r) {
-  seg_malformed_inputs d;
-  seg_guarded keys_out = {0}, rbk_out = {0}, num = {0};
+static bool run_malformed(seg_malformed_case *c) {
+  seg_guarded keys_out = {0}, num = {0};
   bool ok = false;
-  if (!seg_malformed_upload(&d, mc, num_segments, count, x_len, t, r) ||
-      !seg_guarded_make(&keys_out, 4, num_segments) ||
-      !seg_guarded_make(&rbk_out, tb_type_size(t), num_segments) || !seg_guarded_make(&num, 4, 1))
-    goto done;
-  const seg_guarded *o3[] = {&keys_out, &rbk_out, &num};
-  int64_t runs = 0;
-  const tb_status st =
-      tb_reduce_by_key(t, TB_OP_PLUS, d.csr.ptr, d.in.ptr, num_segments, seg_guarded_mid(&keys_out),
-                       seg_guarded_mid(&rbk_out), &runs, seg_guarded_mid(&num), NULL, NULL, 0);
-  ok = seg_after_call(st, o3, 3, mc->label, "reduce_by_key, offsets as keys");
-done:
-  seg_malformed_inputs_free(&d);
-  tb_buffer_free(&keys_out.b), tb_buffer_free(&rbk_out.b), tb_buffer_free(&num.b);
+  if (seg_guarded_make(&keys_out, 4, c->num_segments) && seg_guarded_make(&num, 4, 1)) {
+    const seg_guarded *o3[] = {&keys_out, &c->out, &num};
+    int64_t runs = 0;
+    const tb_status st = tb_reduce_by_key(
+        c->t, TB_OP_PLUS, c->d.csr.ptr, c->d.in.ptr, c->num_segments, seg_guarded_mid(&keys_out),
+        seg_guarded_mid(&c->out), &runs, seg_guarded_mid(&num), NULL, NULL, 0);
+    ok = seg_after_call(st, o3, 3, c->mc->label, "reduce_by_key, offsets as keys");
+  }
+  tb_buffer_free(&keys_out.b), tb_buffer_free(&num.b);
   return ok;
 }
 

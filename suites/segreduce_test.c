@@ -421,13 +421,12 @@ TB_TEST(test_unaligned_values, "values not 16-byte aligned") {
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
-TB_TEST(test_bad_input, "bad input") {
+static void bad_input(seg_bad_input *f) {
   enum { S = kBadSegments, C = kBadCount };
-  seg_bad_input f;
-  if (!seg_bad_input_begin(&f)) goto done;
-  const int32_t *csr = f.csr.ptr, *zeros = f.zeros.ptr, *managed = f.managed, *pinned = f.pinned;
-  const void *in = f.zeros.ptr;
-  void *out = f.out.ptr;
+  const int32_t *csr = f->csr.ptr, *zeros = f->zeros.ptr, *managed = f->managed,
+                *pinned = f->pinned;
+  const void *in = f->zeros.ptr;
+  void *out = f->out.ptr;
   const int64_t big = (int64_t)INT32_MAX + 1;
   const tb_launch_box half = {128, 0}, zero_nt = {0, 7}, negative = {-128, 5};
   tb_launch_box grid[kMaxBoxes], off_grid[16];
@@ -556,11 +555,11 @@ TB_TEST(test_bad_input, "bad input") {
 
   /* apply (the plans are float) */
   TB_EXPECT_REJECTS(tb_segreduce_apply(NULL, TB_OP_PLUS, in, out, NULL, 0), SA, "plan is NULL");
-  TB_EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_PLUS, NULL, out, NULL, 0), SA, "d_in is NULL");
-  TB_EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_PLUS, in, NULL, NULL, 0), SA, "d_out is NULL");
-  TB_EXPECT_REJECTS(tb_segreduce_apply(f.seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f->seg, TB_OP_PLUS, NULL, out, NULL, 0), SA, "d_in is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f->seg, TB_OP_PLUS, in, NULL, NULL, 0), SA, "d_out is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f->seg, TB_OP_BIT_AND, in, out, NULL, 0), SA,
                     "operator bit_and does not apply to float");
-  TB_EXPECT_REJECTS(tb_segreduce_apply(f.rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
+  TB_EXPECT_REJECTS(tb_segreduce_apply(f->rbk, TB_OP_PLUS, in, out, NULL, 0), SA,
                     "the plan was made for reduce_by_key, not segreduce");
 
   /* validate */
@@ -574,11 +573,9 @@ TB_TEST(test_bad_input, "bad input") {
                     "count = 2147483648", kRange0);
   TB_EXPECT_REJECTS(tb_segreduce_validate(csr, S, C, false, zeros, -1, NULL, 0), SV, "x_len = -1",
                     kRange0);
-
-  seg_bad_input_check_clean(&f);
-done:
-  seg_bad_input_end(&f);
 }
+
+TB_TEST(test_bad_input, "bad input") { seg_with_bad_input(bad_input); }
 
 /* ---- tb_segreduce_validate ------------------------------------------------------------ */
 
@@ -737,31 +734,26 @@ static const char *first_broken(const seg_malformed *mc, int32_t num_segments, i
 
 /* Every segreduce entry point on one malformed descriptor with validation
  * off; then the opt-in validation. Outputs carry guard zones. */
-static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count,
-                          int32_t x_len, tb_type t, tb_rng *r) {
-  seg_malformed_inputs d;
-  tb_buffer scratch = {0};
-  seg_guarded out = {0};
-  bool ok = false;
-  if (!seg_malformed_upload(&d, mc, num_segments, count, x_len, t, r) ||
-      !seg_guarded_make(&out, tb_type_size(t), num_segments))
-    goto done;
-  const int32_t *csr = d.csr.ptr, *src = d.sources.ptr, *cols = d.cols.ptr;
-  const void *in = d.in.ptr;
-  void *y = seg_guarded_mid(&out);
-  const seg_guarded *o1[] = {&out};
+static bool run_malformed(seg_malformed_case *c) {
+  const seg_malformed *mc = c->mc;
+  const int32_t num_segments = c->num_segments, count = c->count, x_len = c->x_len;
+  const tb_type t = c->t;
+  const int32_t *csr = c->d.csr.ptr, *src = c->d.sources.ptr, *cols = c->d.cols.ptr;
+  const void *in = c->d.in.ptr;
+  void *y = seg_guarded_mid(&c->out);
+  const seg_guarded *o1[] = {&c->out};
   const char *L = mc->label;
   tb_status st;
-  ok = true;
+  bool ok = true;
   for (int se = 0; se < 2 && ok; ++se) {
     const char *mode = se ? "support_empty" : "strict";
     char call[128];
-    tb_buffer *s = se ? &scratch : NULL;
+    tb_buffer *s = se ? &c->scratch : NULL;
     snprintf(call, sizeof call, "segreduce direct %s", mode);
     st = tb_segreduce_csr(t, TB_OP_PLUS, in, count, csr, num_segments, NULL, se, y, NULL, s, 0);
     ok = ok && seg_after_call(st, o1, 1, L, call);
     if (ok && se && st == TB_OK && identity_everywhere(mc->csr, num_segments, count))
-      ok = all_zero(&out, call);
+      ok = all_zero(&c->out, call);
     snprintf(call, sizeof call, "segreduce indirect %s", mode);
     st = tb_segreduce_csr(t, TB_OP_MAX, in, count, csr, num_segments, src, se, y, NULL, s, 0);
     ok = ok && seg_after_call(st, o1, 1, L, call);
@@ -781,9 +773,6 @@ static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t
     if (!TB_ASSERT_REJECTS(st, "tb_segreduce_validate", arg, rule, NULL))
       printf("  (%s: validate)\n", L);
   }
-done:
-  seg_malformed_inputs_free(&d);
-  tb_buffer_free(&scratch), tb_buffer_free(&out.b);
   return ok;
 }
 

@@ -364,7 +364,7 @@ const char kRange0[] = "outside [0, 2^31)", kRange1[] = "outside [1, 2^31)";
 const char kNotInGrid[] = "is not in the segreduce grid";
 const char kCsr0[] = "d_csr[0] = 5, the first segment starts at 0";
 
-bool seg_bad_input_begin(seg_bad_input *f) {
+static bool bad_input_begin(seg_bad_input *f) {
   enum { S = kBadSegments, C = kBadCount };
   memset(f, 0, sizeof *f);
   int32_t csr_host[S];
@@ -400,7 +400,7 @@ bool seg_bad_input_begin(seg_bad_input *f) {
   return true;
 }
 
-void seg_bad_input_check_clean(const seg_bad_input *f) {
+static void bad_input_check_clean(const seg_bad_input *f) {
   const size_t free_after = tb_test_free_device_bytes();
   if (free_after != f->free_before)
     printf("\n  bad input: free device memory %zu before, %zu after\n", f->free_before, free_after);
@@ -411,12 +411,21 @@ void seg_bad_input_check_clean(const seg_bad_input *f) {
     CU_ASSERT(memcmp(got, want, sizeof got) == 0);
 }
 
-void seg_bad_input_end(seg_bad_input *f) {
+static void bad_input_end(seg_bad_input *f) {
   tb_seg_plan_free(f->seg), tb_seg_plan_free(f->sp), tb_seg_plan_free(f->rbk);
   if (f->managed) cudaFree(f->managed);
   if (f->pinned) cudaFreeHost(f->pinned);
   tb_buffer_free(&f->csr), tb_buffer_free(&f->zeros), tb_buffer_free(&f->out);
   memset(f, 0, sizeof *f);
+}
+
+void seg_with_bad_input(void (*body)(seg_bad_input *f)) {
+  seg_bad_input f;
+  if (bad_input_begin(&f)) {
+    body(&f);
+    bad_input_check_clean(&f);
+  }
+  bad_input_end(&f);
 }
 
 int seg_boxes_off_grid(tb_type t, tb_launch_box *out, int cap) {
@@ -465,8 +474,8 @@ bool seg_after_call(tb_status st, const seg_guarded *const *outs, int n_outs, co
   return ok;
 }
 
-bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments,
-                          int32_t count, int32_t x_len, tb_type t, tb_rng *r) {
+static bool malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments,
+                             int32_t count, int32_t x_len, tb_type t, tb_rng *r) {
   memset(d, 0, sizeof *d);
   const size_t sz = tb_type_size(t);
   void *host = malloc(sz * (size_t)count);
@@ -482,13 +491,20 @@ bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int3
   return ok;
 }
 
-void seg_malformed_inputs_free(seg_malformed_inputs *d) {
-  tb_buffer_free(&d->csr), tb_buffer_free(&d->sources), tb_buffer_free(&d->cols);
-  tb_buffer_free(&d->in), tb_buffer_free(&d->x);
+/* One case's run on its inputs and output, made here and freed after. */
+static bool run_case(bool (*run)(seg_malformed_case *c), const seg_malformed *mc,
+                     int32_t num_segments, int32_t count, int32_t x_len, tb_type t, tb_rng *r) {
+  seg_malformed_case c = {
+      .mc = mc, .num_segments = num_segments, .count = count, .x_len = x_len, .t = t};
+  const bool ok = malformed_upload(&c.d, mc, num_segments, count, x_len, t, r) &&
+                  seg_guarded_make(&c.out, tb_type_size(t), num_segments) && run(&c);
+  tb_buffer_free(&c.d.csr), tb_buffer_free(&c.d.sources), tb_buffer_free(&c.d.cols);
+  tb_buffer_free(&c.d.in), tb_buffer_free(&c.d.x);
+  tb_buffer_free(&c.out.b), tb_buffer_free(&c.scratch);
+  return ok;
 }
 
-void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments,
-                                        int32_t count, int32_t x_len, tb_type t, tb_rng *r)) {
+void seg_for_each_malformed(bool (*run)(seg_malformed_case *c)) {
   const int32_t B = tb_test.quick ? 20000 : 200000, N = 3 * B, X = 1000;
   int32_t *csr = seg_alloc_i32(B), *src = seg_alloc_i32(B), *good_src = seg_alloc_i32(B);
   int32_t *cols = seg_alloc_i32(N), *good_cols = seg_alloc_i32(N);
@@ -568,7 +584,7 @@ void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_seg
         for (int32_t j = 0; j < segs; ++j) csr[j] = 64 * j;
         break;
     }
-    if (!run(&mc, segs, N, X, t, &r)) break; /* a dead context fails everything after */
+    if (!run_case(run, &mc, segs, N, X, t, &r)) break; /* a dead context fails all after */
   }
 done:
   free(csr), free(src), free(good_src), free(cols), free(good_cols);

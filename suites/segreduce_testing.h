@@ -217,11 +217,9 @@ typedef struct {
   size_t free_before;
 } seg_bad_input;
 
-/* Whether the fixture is ready; frees nothing (seg_bad_input_end does). */
-bool seg_bad_input_begin(seg_bad_input *f);
-/* Nothing leaked since seg_bad_input_begin, nothing written to out. */
-void seg_bad_input_check_clean(const seg_bad_input *f);
-void seg_bad_input_end(seg_bad_input *f);
+/* A suite's bad-input test: body on a ready fixture, then the checks that
+ * nothing leaked since it was made and nothing was written to out. */
+void seg_with_bad_input(void (*body)(seg_bad_input *f));
 
 /* Boxes that are not in t's grid (up to cap of a few candidates), to be
  * refused. */
@@ -264,18 +262,26 @@ typedef struct {
   tb_buffer csr, sources, cols, in, x;
 } seg_malformed_inputs;
 
-bool seg_malformed_upload(seg_malformed_inputs *d, const seg_malformed *mc, int32_t num_segments,
-                          int32_t count, int32_t x_len, tb_type t, tb_rng *r);
-void seg_malformed_inputs_free(seg_malformed_inputs *d);
+/* One malformed case as a suite's calls take it: the descriptor and its
+ * sizes and type, its inputs on the device, an output of num_segments
+ * values with guard zones, and scratch. */
+typedef struct {
+  const seg_malformed *mc;
+  int32_t num_segments, count, x_len;
+  tb_type t;
+  seg_malformed_inputs d;
+  seg_guarded out;
+  tb_buffer scratch;
+} seg_malformed_case;
 
 /* Runs `run` (which returns false once the context is lost: it fails
  * everything after) on thirteen malformed descriptors: offsets random,
  * descending, past 0 at the start, extreme, spiking past count, huge,
  * past count at the end, empty segments; sources and columns out of range;
  * then offsets random, descending and past count under rows of 48 items on
- * average (the tiles that wait on published limits). */
-void seg_for_each_malformed(bool (*run)(const seg_malformed *mc, int32_t num_segments,
-                                        int32_t count, int32_t x_len, tb_type t, tb_rng *r));
+ * average (the tiles that wait on published limits). Each case is made
+ * before and freed after its run. */
+void seg_for_each_malformed(bool (*run)(seg_malformed_case *c));
 
 /* ---- the forms (segreduce_forms.c) ----------------------------------------------------- */
 

@@ -104,13 +104,11 @@ TB_TEST(test_spmv_edges_and_large, "no nonzeros, large, mul_op") {
 
 /* ---- bad input -------------------------------------------------------------------------- */
 
-TB_TEST(test_bad_input, "bad input") {
+static void bad_input(seg_bad_input *f) {
   enum { S = kBadSegments, C = kBadCount };
-  seg_bad_input f;
-  if (!seg_bad_input_begin(&f)) goto done;
-  const int32_t *csr = f.csr.ptr, *zeros = f.zeros.ptr, *managed = f.managed;
-  const void *in = f.zeros.ptr;
-  void *out = f.out.ptr;
+  const int32_t *csr = f->csr.ptr, *zeros = f->zeros.ptr, *managed = f->managed;
+  const void *in = f->zeros.ptr;
+  void *out = f->out.ptr;
   const int64_t big = (int64_t)INT32_MAX + 1;
   const tb_launch_box zero_nt = {0, 7}, negative = {-128, 5};
   tb_launch_box off_grid[16];
@@ -195,48 +193,40 @@ TB_TEST(test_bad_input, "bad input") {
   /* apply (the plans are float) */
   TB_EXPECT_REJECTS(tb_spmv_apply(NULL, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
                     "plan is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, NULL, NULL, in, 4, out, NULL, 0), PA,
+  TB_EXPECT_REJECTS(tb_spmv_apply(f->sp, TB_OP_PLUS, NULL, NULL, in, 4, out, NULL, 0), PA,
                     "d_cols is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, in, zeros, NULL, 4, out, NULL, 0), PA,
+  TB_EXPECT_REJECTS(tb_spmv_apply(f->sp, TB_OP_PLUS, in, zeros, NULL, 4, out, NULL, 0), PA,
                     "d_x is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, in, zeros, in, 4, NULL, NULL, 0), PA,
+  TB_EXPECT_REJECTS(tb_spmv_apply(f->sp, TB_OP_PLUS, in, zeros, in, 4, NULL, NULL, 0), PA,
                     "d_y is NULL");
-  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_PLUS, NULL, zeros, in, -1, out, NULL, 0), PA,
+  TB_EXPECT_REJECTS(tb_spmv_apply(f->sp, TB_OP_PLUS, NULL, zeros, in, -1, out, NULL, 0), PA,
                     "x_len = -1", kRange0);
-  TB_EXPECT_REJECTS(tb_spmv_apply(f.sp, TB_OP_BIT_OR, NULL, zeros, in, 4, out, NULL, 0), PA,
+  TB_EXPECT_REJECTS(tb_spmv_apply(f->sp, TB_OP_BIT_OR, NULL, zeros, in, 4, out, NULL, 0), PA,
                     "operator bit_or does not apply to float");
-  TB_EXPECT_REJECTS(tb_spmv_apply(f.seg, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
+  TB_EXPECT_REJECTS(tb_spmv_apply(f->seg, TB_OP_PLUS, NULL, zeros, in, 4, out, NULL, 0), PA,
                     "the plan was made for segreduce, not spmv");
-
-  seg_bad_input_check_clean(&f);
-done:
-  seg_bad_input_end(&f);
 }
+
+TB_TEST(test_bad_input, "bad input") { seg_with_bad_input(bad_input); }
 
 /* ---- malformed descriptors stay memory safe --------------------------------------------- */
 
 /* Every SpMV entry point on one malformed descriptor with validation off.
  * The output carries guard zones. */
-static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t count,
-                          int32_t x_len, tb_type t, tb_rng *r) {
-  seg_malformed_inputs d;
-  tb_buffer scratch = {0};
-  seg_guarded out = {0};
-  bool ok = false;
-  if (!seg_malformed_upload(&d, mc, num_segments, count, x_len, t, r) ||
-      !seg_guarded_make(&out, tb_type_size(t), num_segments))
-    goto done;
-  const int32_t *csr = d.csr.ptr, *src = d.sources.ptr, *cols = d.cols.ptr;
-  const void *in = d.in.ptr, *x = d.x.ptr;
-  void *y = seg_guarded_mid(&out);
-  const seg_guarded *o1[] = {&out};
-  const char *L = mc->label;
+static bool run_malformed(seg_malformed_case *c) {
+  const int32_t num_segments = c->num_segments, count = c->count, x_len = c->x_len;
+  const tb_type t = c->t;
+  const int32_t *csr = c->d.csr.ptr, *src = c->d.sources.ptr, *cols = c->d.cols.ptr;
+  const void *in = c->d.in.ptr, *x = c->d.x.ptr;
+  void *y = seg_guarded_mid(&c->out);
+  const seg_guarded *o1[] = {&c->out};
+  const char *L = c->mc->label;
   tb_status st;
-  ok = true;
+  bool ok = true;
   for (int se = 0; se < 2 && ok; ++se) {
     const char *mode = se ? "support_empty" : "strict";
     char call[128];
-    tb_buffer *s = se ? &scratch : NULL;
+    tb_buffer *s = se ? &c->scratch : NULL;
     for (int indirect = 0; indirect < 2 && ok; ++indirect) {
       snprintf(call, sizeof call, "spmv unary %s %s", indirect ? "indirect" : "direct", mode);
       st = tb_spmv_csr_unary(t, TB_OP_PLUS, cols, count, csr, num_segments, indirect ? src : NULL,
@@ -258,9 +248,6 @@ static bool run_malformed(const seg_malformed *mc, int32_t num_segments, int32_t
     tb_seg_plan_free(plan);
     ok = ok && seg_after_call(st, o1, 1, L, call);
   }
-done:
-  seg_malformed_inputs_free(&d);
-  tb_buffer_free(&scratch), tb_buffer_free(&out.b);
   return ok;
 }
 
