@@ -80,18 +80,10 @@ TB_TEST(test_status_per_thread, "status: per_thread") {
 /* ---- types ------------------------------------------------------------- */
 
 TB_TEST(test_type_names, "types: names") {
-  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
-    tb_type back = TB_TYPE_COUNT;
-    CU_ASSERT(tb_type_valid((tb_type)t));
-    CU_ASSERT(tb_type_parse(tb_type_name((tb_type)t), &back));
-    CU_ASSERT_EQUAL(back, t);
-  }
-  for (int op = 0; op < TB_OP_COUNT; ++op) {
-    tb_op back = TB_OP_COUNT;
-    CU_ASSERT(tb_op_valid((tb_op)op));
-    CU_ASSERT(tb_op_parse(tb_op_name((tb_op)op), &back));
-    CU_ASSERT_EQUAL(back, op);
-  }
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) CU_ASSERT(tb_type_valid((tb_type)t));
+  for (int op = 0; op < TB_OP_COUNT; ++op) CU_ASSERT(tb_op_valid((tb_op)op));
+  ASSERT_NAMES_ROUND_TRIP(tb_type, TB_TYPE_COUNT, tb_type_name, tb_type_parse);
+  ASSERT_NAMES_ROUND_TRIP(tb_op, TB_OP_COUNT, tb_op_name, tb_op_parse);
   CU_ASSERT_STRING_EQUAL(tb_type_name(TB_INT32), "int32");
   CU_ASSERT_STRING_EQUAL(tb_type_name(TB_DOUBLE), "double");
   CU_ASSERT_STRING_EQUAL(tb_op_name(TB_OP_MULTIPLIES), "multiplies");

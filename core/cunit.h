@@ -1,6 +1,7 @@
 /* What every CUnit test shares: tests that enter themselves where they are
- * written (TB_TEST), the runner, and ASSERT_CONTAINS (a message holds a
- * phrase, both printed when it does not). */
+ * written (TB_TEST), the runner, ASSERT_NAMES_ROUND_TRIP and
+ * ASSERT_CONTAINS (a message holds a phrase, both printed when it does
+ * not). */
 #ifndef TB_CORE_CUNIT_H
 #define TB_CORE_CUNIT_H
 
@@ -38,6 +39,17 @@ int tb_test_run(const char *suite, const char *only);
 #ifdef __cplusplus
 }
 #endif
+
+/* Every value of enum type T below count has a name (not "invalid") that
+ * parse takes back to it: name(T) -> const char *, parse(const char *, T *)
+ * -> bool. */
+#define ASSERT_NAMES_ROUND_TRIP(T, count, name, parse)  \
+  for (int v_ = 0; v_ < (int)(count); ++v_) {           \
+    T back_ = (T)(count);                               \
+    CU_ASSERT_STRING_NOT_EQUAL(name((T)v_), "invalid"); \
+    CU_ASSERT(parse(name((T)v_), &back_));              \
+    CU_ASSERT_EQUAL((int)back_, v_);                    \
+  }
 
 #define ASSERT_CONTAINS(hay, needle)                                        \
   do {                                                                      \

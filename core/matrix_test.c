@@ -65,12 +65,7 @@ static tb_status gen(tb_matrix_kind kind, double avg, int64_t nnz, uint64_t seed
 /* ---- names ----------------------------------------------------------------- */
 
 TB_TEST(test_names, "names") {
-  for (int k = 0; k < TB_MATRIX_KIND_COUNT; ++k) {
-    tb_matrix_kind back = TB_MATRIX_KIND_COUNT;
-    CU_ASSERT_STRING_NOT_EQUAL(tb_matrix_name((tb_matrix_kind)k), "invalid");
-    CU_ASSERT(tb_matrix_parse(tb_matrix_name((tb_matrix_kind)k), &back));
-    CU_ASSERT_EQUAL(back, k);
-  }
+  ASSERT_NAMES_ROUND_TRIP(tb_matrix_kind, TB_MATRIX_KIND_COUNT, tb_matrix_name, tb_matrix_parse);
   CU_ASSERT_STRING_EQUAL(tb_matrix_name(TB_MATRIX_UNIFORM_ROWS), "uniform_rows");
   CU_ASSERT_STRING_EQUAL(tb_matrix_name(TB_MATRIX_POWER_LAW_ROWS), "power_law_rows");
   CU_ASSERT_STRING_EQUAL(tb_matrix_name(TB_MATRIX_STENCIL_2D5), "stencil_2d5");

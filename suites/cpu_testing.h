@@ -53,4 +53,14 @@ const int32_t *tb_golden(const char *file, const char *name, int n);
  * the vector's name. */
 void tb_golden_expect(const char *file, const char *name, const int32_t *got, int n);
 
+/* A loop over every (type, operator) pair the library takes
+ * (tb_check_type_op), as int t and int op:
+ *   TB_FOR_EACH_TYPE_OP(t, op) { ... } */
+#define TB_FOR_EACH_TYPE_OP(t, op)                          \
+  for (int t = 0; t < TB_TYPE_COUNT; ++t)                   \
+    for (int op = 0; op < TB_OP_COUNT; ++op)                \
+      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) \
+        ;                                                   \
+      else
+
 #endif

@@ -752,11 +752,7 @@ TB_TEST(test_geometry_errors, "geometry: argument errors") {
 }
 
 TB_TEST(test_geometry_names, "geometry: names") {
-  for (int g = 0; g < TB_GEOM_COUNT; ++g) {
-    tb_geometry back = TB_GEOM_COUNT;
-    CU_ASSERT(tb_geometry_parse(tb_geometry_name((tb_geometry)g), &back));
-    CU_ASSERT_EQUAL((int)back, g);
-  }
+  ASSERT_NAMES_ROUND_TRIP(tb_geometry, TB_GEOM_COUNT, tb_geometry_name, tb_geometry_parse);
   CU_ASSERT_STRING_EQUAL(tb_geometry_name(TB_GEOM_POWER_LAW), "power_law");
   CU_ASSERT_STRING_EQUAL(tb_geometry_name(TB_GEOM_COUNT), "invalid");
   tb_geometry keep = TB_GEOM_FIXED;

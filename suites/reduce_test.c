@@ -85,27 +85,31 @@ TB_TEST(test_every_type_op_box, "every type x op x box") {
   tb_rng r;
   tb_rng_seed(&r, tb_test.seed);
   int failures = 0;
-  for (int t = 0; t < TB_TYPE_COUNT; ++t)
-    for (int op = 0; op < TB_OP_COUNT; ++op) {
-      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
-      /* Every box for plus; the tuned ones for the other operators. */
-      tb_launch_box boxes[64];
-      const int nboxes = tb_reduce_grid((tb_type)t, (tb_op)op, boxes, 64);
-      CU_ASSERT_FATAL(nboxes > 0 && nboxes <= 64);
-      input in;
-      if (!input_make(&in, (tb_type)t, (tb_op)op, tb_test.max_random_n + 4, t * 16 + op)) {
-        input_free(&in);
-        continue;
-      }
-      for (int b = 0; b < nboxes && failures < 10; ++b) {
-        const int64_t tile = (int64_t)boxes[b].nt * boxes[b].vt;
-        const int64_t sizes[] = {0, 1, tile - 1, tile, tile + 1, 3 * tile + 5,
-                                 tb_test_random_size(&r, 4096), tb_test_random_size(&r, tb_test.max_random_n)};
-        for (int s = 0; s < 8; ++s)
-          if (!check(&in, &boxes[b], s % 4, sizes[s], 0.0, &scratch)) ++failures;
-      }
+  TB_FOR_EACH_TYPE_OP(t, op) {
+    /* Every box for plus; the tuned ones for the other operators. */
+    tb_launch_box boxes[64];
+    const int nboxes = tb_reduce_grid((tb_type)t, (tb_op)op, boxes, 64);
+    CU_ASSERT_FATAL(nboxes > 0 && nboxes <= 64);
+    input in;
+    if (!input_make(&in, (tb_type)t, (tb_op)op, tb_test.max_random_n + 4, t * 16 + op)) {
       input_free(&in);
+      continue;
     }
+    for (int b = 0; b < nboxes && failures < 10; ++b) {
+      const int64_t tile = (int64_t)boxes[b].nt * boxes[b].vt;
+      const int64_t sizes[] = {0,
+                               1,
+                               tile - 1,
+                               tile,
+                               tile + 1,
+                               3 * tile + 5,
+                               tb_test_random_size(&r, 4096),
+                               tb_test_random_size(&r, tb_test.max_random_n)};
+      for (int s = 0; s < 8; ++s)
+        if (!check(&in, &boxes[b], s % 4, sizes[s], 0.0, &scratch)) ++failures;
+    }
+    input_free(&in);
+  }
   tb_buffer_free(&scratch);
 }
 
@@ -113,29 +117,27 @@ TB_TEST(test_every_type_op_box, "every type x op x box") {
  * scratch, at the largest test size. */
 TB_TEST(test_default_box_and_outputs, "default box, device and host totals") {
   const int64_t n = tb_test.max_random_n;
-  for (int t = 0; t < TB_TYPE_COUNT; ++t)
-    for (int op = 0; op < TB_OP_COUNT; ++op) {
-      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
-      input in;
-      if (input_make(&in, (tb_type)t, (tb_op)op, n + 1, 99 + t * 16 + op)) {
-        const tb_launch_box zero = {0, 0};
-        check(&in, NULL, 0, n, 0.0, NULL);
-        check(&in, &zero, 1, n, 0.0, NULL);
+  TB_FOR_EACH_TYPE_OP(t, op) {
+    input in;
+    if (input_make(&in, (tb_type)t, (tb_op)op, n + 1, 99 + t * 16 + op)) {
+      const tb_launch_box zero = {0, 0};
+      check(&in, NULL, 0, n, 0.0, NULL);
+      check(&in, &zero, 1, n, 0.0, NULL);
 
-        tb_buffer d_total = {0};
-        tb_value got, host_too;
-        memset(&got, 0, sizeof got);
-        TB_ASSERT_OK(tb_buffer_alloc(&d_total, sizeof(tb_value)), "alloc total");
-        TB_ASSERT_OK(tb_reduce(in.t, in.op, in.dev.ptr, n, d_total.ptr, &host_too, NULL, NULL, 0),
-                     "reduce to device and host");
-        TB_ASSERT_OK(tb_buffer_download(&d_total, &got, tb_type_size(in.t)), "download total");
-        const tb_value want = reference(&in, 0, n, NULL);
-        TB_ASSERT_OK(tb_compare_value(in.t, got, want, 0.0, "device total"), "device total");
-        TB_ASSERT_OK(tb_compare_value(in.t, host_too, want, 0.0, "host total"), "host total");
-        tb_buffer_free(&d_total);
-      }
-      input_free(&in);
+      tb_buffer d_total = {0};
+      tb_value got, host_too;
+      memset(&got, 0, sizeof got);
+      TB_ASSERT_OK(tb_buffer_alloc(&d_total, sizeof(tb_value)), "alloc total");
+      TB_ASSERT_OK(tb_reduce(in.t, in.op, in.dev.ptr, n, d_total.ptr, &host_too, NULL, NULL, 0),
+                   "reduce to device and host");
+      TB_ASSERT_OK(tb_buffer_download(&d_total, &got, tb_type_size(in.t)), "download total");
+      const tb_value want = reference(&in, 0, n, NULL);
+      TB_ASSERT_OK(tb_compare_value(in.t, got, want, 0.0, "device total"), "device total");
+      TB_ASSERT_OK(tb_compare_value(in.t, host_too, want, 0.0, "host total"), "host total");
+      tb_buffer_free(&d_total);
     }
+    input_free(&in);
+  }
 }
 
 /* Real-valued data, where the order of the GPU's additions shows. The bound

@@ -218,30 +218,29 @@ TB_TEST(test_lookback_random_sizes, "look-back over random sizes and thousands o
  * device-total path and a NULL scratch, at the largest test size. */
 TB_TEST(test_defaults_and_outputs, "defaults, in place, device and host totals") {
   const int64_t n = tb_test.max_random_n;
-  for (int t = 0; t < TB_TYPE_COUNT; ++t)
-    for (int op = 0; op < TB_OP_COUNT; ++op) {
-      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
-      fixture f;
-      if (fixture_make(&f, (tb_type)t, (tb_op)op, n + 1, 77 + t * 16 + op)) {
-        for (int k = 0; k < 2; ++k) {
-          check(&f, TB_SCAN_DEFAULT, (tb_scan_kind)k, NULL, 0, n, false, 0, NULL);
-          check(&f, TB_SCAN_DEFAULT, (tb_scan_kind)k, NULL, 1, n, true, 0, NULL);
-          for (int a = 0; a < 2; ++a) check(&f, kAlgos[a], (tb_scan_kind)k, NULL, 0, n, false, 0, NULL);
-        }
-        /* The total in device memory equals the host one. */
-        tb_buffer d_total = {0};
-        tb_value got, host_total;
-        memset(&got, 0, sizeof got);
-        TB_ASSERT_OK(tb_buffer_alloc(&d_total, sizeof(tb_value)), "alloc");
-        TB_ASSERT_OK(tb_scan(f.t, f.op, TB_SCAN_EXCLUSIVE, TB_SCAN_DEFAULT, f.in.ptr, f.out.ptr, n,
-                             d_total.ptr, &host_total, NULL, NULL, 0),
-                     "scan with device total");
-        TB_ASSERT_OK(tb_buffer_download(&d_total, &got, tb_type_size(f.t)), "download");
-        CU_ASSERT(memcmp(&got, &host_total, tb_type_size(f.t)) == 0);
-        tb_buffer_free(&d_total);
+  TB_FOR_EACH_TYPE_OP(t, op) {
+    fixture f;
+    if (fixture_make(&f, (tb_type)t, (tb_op)op, n + 1, 77 + t * 16 + op)) {
+      for (int k = 0; k < 2; ++k) {
+        check(&f, TB_SCAN_DEFAULT, (tb_scan_kind)k, NULL, 0, n, false, 0, NULL);
+        check(&f, TB_SCAN_DEFAULT, (tb_scan_kind)k, NULL, 1, n, true, 0, NULL);
+        for (int a = 0; a < 2; ++a)
+          check(&f, kAlgos[a], (tb_scan_kind)k, NULL, 0, n, false, 0, NULL);
       }
-      fixture_free(&f);
+      /* The total in device memory equals the host one. */
+      tb_buffer d_total = {0};
+      tb_value got, host_total;
+      memset(&got, 0, sizeof got);
+      TB_ASSERT_OK(tb_buffer_alloc(&d_total, sizeof(tb_value)), "alloc");
+      TB_ASSERT_OK(tb_scan(f.t, f.op, TB_SCAN_EXCLUSIVE, TB_SCAN_DEFAULT, f.in.ptr, f.out.ptr, n,
+                           d_total.ptr, &host_total, NULL, NULL, 0),
+                   "scan with device total");
+      TB_ASSERT_OK(tb_buffer_download(&d_total, &got, tb_type_size(f.t)), "download");
+      CU_ASSERT(memcmp(&got, &host_total, tb_type_size(f.t)) == 0);
+      tb_buffer_free(&d_total);
     }
+    fixture_free(&f);
+  }
 }
 
 /* Real-valued data. Depth of the longest rounding chain of either algorithm:

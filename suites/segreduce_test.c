@@ -741,8 +741,6 @@ static bool run_malformed(seg_malformed_case *c) {
   const int32_t *csr = c->d.csr.ptr, *src = c->d.sources.ptr, *cols = c->d.cols.ptr;
   const void *in = c->d.in.ptr;
   void *y = seg_guarded_mid(&c->out);
-  const seg_guarded *o1[] = {&c->out};
-  const char *L = mc->label;
   tb_status st;
   bool ok = true;
   for (int se = 0; se < 2 && ok; ++se) {
@@ -751,18 +749,18 @@ static bool run_malformed(seg_malformed_case *c) {
     tb_buffer *s = se ? &c->scratch : NULL;
     snprintf(call, sizeof call, "segreduce direct %s", mode);
     st = tb_segreduce_csr(t, TB_OP_PLUS, in, count, csr, num_segments, NULL, se, y, NULL, s, 0);
-    ok = ok && seg_after_call(st, o1, 1, L, call);
+    ok = ok && seg_case_after(c, st, call);
     if (ok && se && st == TB_OK && identity_everywhere(mc->csr, num_segments, count))
       ok = all_zero(&c->out, call);
     snprintf(call, sizeof call, "segreduce indirect %s", mode);
     st = tb_segreduce_csr(t, TB_OP_MAX, in, count, csr, num_segments, src, se, y, NULL, s, 0);
-    ok = ok && seg_after_call(st, o1, 1, L, call);
+    ok = ok && seg_case_after(c, st, call);
     tb_seg_plan *plan = NULL;
     snprintf(call, sizeof call, "segreduce preprocess + apply %s", mode);
     st = tb_segreduce_csr_preprocess(t, count, csr, num_segments, se, NULL, &plan, 0);
     if (st == TB_OK) st = tb_segreduce_apply(plan, TB_OP_PLUS, in, y, s, 0);
     tb_seg_plan_free(plan);
-    ok = ok && seg_after_call(st, o1, 1, L, call);
+    ok = ok && seg_case_after(c, st, call);
   }
   /* The opt-in validation refuses what the calls above could not. */
   if (ok && (mc->csr_bad || mc->cols_bad)) {
@@ -771,7 +769,7 @@ static bool run_malformed(seg_malformed_case *c) {
     tb_clear_error();
     st = tb_segreduce_validate(csr, num_segments, count, false, cols, x_len, NULL, 0);
     if (!TB_ASSERT_REJECTS(st, "tb_segreduce_validate", arg, rule, NULL))
-      printf("  (%s: validate)\n", L);
+      printf("  (%s: validate)\n", mc->label);
   }
   return ok;
 }

@@ -504,6 +504,11 @@ static bool run_case(bool (*run)(seg_malformed_case *c), const seg_malformed *mc
   return ok;
 }
 
+bool seg_case_after(const seg_malformed_case *c, tb_status st, const char *call) {
+  const seg_guarded *out[] = {&c->out};
+  return seg_after_call(st, out, 1, c->mc->label, call);
+}
+
 void seg_for_each_malformed(bool (*run)(seg_malformed_case *c)) {
   const int32_t B = tb_test.quick ? 20000 : 200000, N = 3 * B, X = 1000;
   int32_t *csr = seg_alloc_i32(B), *src = seg_alloc_i32(B), *good_src = seg_alloc_i32(B);

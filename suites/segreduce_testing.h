@@ -283,6 +283,9 @@ typedef struct {
  * before and freed after its run. */
 void seg_for_each_malformed(bool (*run)(seg_malformed_case *c));
 
+/* seg_after_call for a call of case c that writes its output alone. */
+bool seg_case_after(const seg_malformed_case *c, tb_status st, const char *call);
+
 /* ---- the forms (segreduce_forms.c) ----------------------------------------------------- */
 
 /* The family's three forms over a CSR geometry: segmented reduction over

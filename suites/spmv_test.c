@@ -219,8 +219,6 @@ static bool run_malformed(seg_malformed_case *c) {
   const int32_t *csr = c->d.csr.ptr, *src = c->d.sources.ptr, *cols = c->d.cols.ptr;
   const void *in = c->d.in.ptr, *x = c->d.x.ptr;
   void *y = seg_guarded_mid(&c->out);
-  const seg_guarded *o1[] = {&c->out};
-  const char *L = c->mc->label;
   tb_status st;
   bool ok = true;
   for (int se = 0; se < 2 && ok; ++se) {
@@ -231,22 +229,22 @@ static bool run_malformed(seg_malformed_case *c) {
       snprintf(call, sizeof call, "spmv unary %s %s", indirect ? "indirect" : "direct", mode);
       st = tb_spmv_csr_unary(t, TB_OP_PLUS, cols, count, csr, num_segments, indirect ? src : NULL,
                              x, x_len, se, y, NULL, s, 0);
-      ok = ok && seg_after_call(st, o1, 1, L, call);
+      ok = ok && seg_case_after(c, st, call);
       snprintf(call, sizeof call, "spmv binary %s %s", indirect ? "indirect" : "direct", mode);
       st = tb_spmv_csr_binary(t, TB_OP_MULTIPLIES, TB_OP_MIN, in, cols, count, csr, num_segments,
                               indirect ? src : NULL, x, x_len, se, y, NULL, s, 0);
-      ok = ok && seg_after_call(st, o1, 1, L, call);
+      ok = ok && seg_case_after(c, st, call);
     }
     tb_seg_plan *plan = NULL;
     snprintf(call, sizeof call, "spmv preprocess + apply unary, binary %s", mode);
     st = tb_spmv_preprocess(t, count, csr, num_segments, se, NULL, &plan, 0);
     if (st == TB_OK) {
       st = tb_spmv_apply(plan, TB_OP_PLUS, NULL, cols, x, x_len, y, s, 0);
-      ok = ok && seg_after_call(st, o1, 1, L, call);
+      ok = ok && seg_case_after(c, st, call);
       st = tb_spmv_apply(plan, TB_OP_MAX, in, cols, x, x_len, y, s, 0);
     }
     tb_seg_plan_free(plan);
-    ok = ok && seg_after_call(st, o1, 1, L, call);
+    ok = ok && seg_case_after(c, st, call);
   }
   return ok;
 }
