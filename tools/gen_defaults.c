@@ -305,7 +305,7 @@ static bool emit_band(const sweep *s, const char *family, const selection *q,
 /* The sizes below the largest at which an algorithm has box rows,
  * ascending. */
 static int band_sizes(const sweep *s, const char *algorithm, int64_t *sizes, int cap) {
-  const selection all = {{algorithm, NULL}, NULL, -2};
+  const selection all = {.algorithms = {algorithm, NULL}, .type = NULL, .seg = -2};
   const int64_t largest = largest_n(s, &all, algorithm);
   int count = 0;
   for (int i = 0; i < s->count; ++i) {
@@ -384,11 +384,11 @@ int main(int argc, char **argv) {
       reduce.gpu, dir, only_count ? ", that GPU's own rows" : "");
   bool ok = true;
   for (int t = 0; t < 4; ++t) {
-    const selection q = {{"reduce", NULL}, kTypes[t], -2};
+    const selection q = {.algorithms = {"reduce", NULL}, .type = kTypes[t], .seg = -2};
     ok &= emit(&reduce, "REDUCE", &q, kTypeEnums[t], 0, NULL);
   }
   for (int t = 0; t < 4; ++t) {
-    const selection q = {{"scan_exclusive", NULL}, kTypes[t], -2};
+    const selection q = {.algorithms = {"scan_exclusive", NULL}, .type = kTypes[t], .seg = -2};
     ok &= emit(&scan, "SCAN", &q, kTypeEnums[t], 0, NULL);
   }
   int64_t seg_lengths[64];
@@ -398,10 +398,14 @@ int main(int argc, char **argv) {
   for (int t = 0; t < 4; ++t) {
     /* A GPU's own rows leave plans the architecture's box (no apply sweep
      * chose it there). */
-    const selection any = {{"segreduce", NULL}, kTypes[t], -2, false, kPlanMaxVt};
+    const selection any = {.algorithms = {"segreduce", NULL},
+                           .type = kTypes[t],
+                           .seg = -2,
+                           .unsized = false,
+                           .max_vt = kPlanMaxVt};
     if (only_count == 0) ok &= emit(&segreduce, "SEGREDUCE", &any, kTypeEnums[t], 0, NULL);
     for (int i = 0; i < seg_count; ++i) {
-      selection at = {{"segreduce", NULL}, kTypes[t], seg_lengths[i]};
+      selection at = {.algorithms = {"segreduce", NULL}, .type = kTypes[t], .seg = seg_lengths[i]};
       int box[2];
       if (!emit(&segreduce, "SEGREDUCE", &at, kTypeEnums[t], seg_lengths[i], box)) {
         ok = false;
@@ -414,28 +418,30 @@ int main(int argc, char **argv) {
     }
   }
   for (int t = 0; t < 4; ++t) {
-    const selection q = {{"reduce_by_key", NULL}, kTypes[t], -2};
+    const selection q = {.algorithms = {"reduce_by_key", NULL}, .type = kTypes[t], .seg = -2};
     ok &= emit(&segreduce, "REDUCE_BY_KEY", &q, kTypeEnums[t], 0, NULL);
   }
   int64_t spmv_segs[64];
   const int spmv_lengths = sweep_segs(&spmv, "spmv", spmv_segs, 64);
   for (int t = 2; t < 4; ++t) { /* float and double: the types cuSPARSE has */
     const selection plans = {
-        {"spmv_apply", "spmv_power_law_apply", "spmv_stencil_2d5_apply", "spmv_stencil_3d7_apply"},
-        kTypes[t],
-        -2,
-        false,
-        kPlanMaxVt}; /* a result from before the limit may hold wider apply rows */
+        .algorithms = {"spmv_apply", "spmv_power_law_apply", "spmv_stencil_2d5_apply",
+                       "spmv_stencil_3d7_apply"},
+        .type = kTypes[t],
+        .seg = -2,
+        .max_vt = kPlanMaxVt}; /* a result from before the limit may hold wider apply rows */
     ok &= emit(&spmv, "SPMV", &plans, kTypeEnums[t], 0, NULL);
     const selection q = {
-        {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"}, kTypes[t], -2};
+        .algorithms = {"spmv", "spmv_power_law", "spmv_stencil_2d5", "spmv_stencil_3d7"},
+        .type = kTypes[t],
+        .seg = -2};
     for (int i = 0; i < spmv_lengths; ++i) {
       selection at = q; /* the stencils with the smallest length */
       at.seg = spmv_segs[i], at.unsized = i == 0;
       ok &= emit(&spmv, "SPMV", &at, kTypeEnums[t], spmv_segs[i], NULL);
     }
   }
-  const selection omp = {{"omp_reduce", NULL}, NULL, -2};
+  const selection omp = {.algorithms = {"omp_reduce", NULL}, .type = NULL, .seg = -2};
   ok &= emit(&omp_reduce, "OMP", &omp, "TB_TYPE_ANY", 0, NULL);
   static const struct { const char *name, *algorithm; } kInterval[] = {
       {"LBS", "lbs"}, {"EXPAND", "interval_expand"}, {"MOVE", "interval_move"}};
@@ -445,7 +451,8 @@ int main(int argc, char **argv) {
     if (count == 0 && wanted(kInterval[f].name))
       ok = false, fprintf(stderr, "gen_defaults: no box sweep for %s\n", kInterval[f].algorithm);
     for (int i = 0; i < count; ++i) {
-      const selection q = {{kInterval[f].algorithm, NULL}, "int32", segs[i]};
+      const selection q = {
+          .algorithms = {kInterval[f].algorithm, NULL}, .type = "int32", .seg = segs[i]};
       ok &= emit(&interval, kInterval[f].name, &q, "TB_TYPE_ANY", segs[i], NULL);
     }
   }
