@@ -78,7 +78,7 @@ static int write_type(const suite *s, const char *family, const char *type) {
   matrix_bars *m = calloc(MAX_MATRICES, sizeof *m);
   if (m == NULL) return -1;
   const int count = collect(s, family, type, m, MAX_MATRICES);
-  char dat[PATH_LEN], png[PATH_LEN], stem[96];
+  char dat[PATH_LEN], png[PATH_LEN], stem[PATH_LEN];
   if (strcmp(family, s->name) == 0) snprintf(stem, sizeof stem, "%s", s->name);
   else snprintf(stem, sizeof stem, "%s_%s", s->name, family);
   if (count == 0 || chart_paths(dat, png, "%s/%s_matrices_ratio_%s", s->dir, stem, type) != 0) {

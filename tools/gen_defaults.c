@@ -191,7 +191,7 @@ static bool mixed_runs_allowed;
 
 /* Into text, the commits of the runs the rows in[] come from; how many runs. */
 static int runs_of(const sweep *s, const bool *in, char *text, size_t cap) {
-  tb_run_ref *refs = malloc(sizeof *refs * (size_t)(s->count ? s->count : 1));
+  tb_run_ref *refs = malloc(sizeof *refs * (s->count > 0 ? (size_t)s->count : 1));
   int count = 0;
   for (int i = 0; refs && i < s->count; ++i)
     if (in[i]) refs[count++] = s->rows[i].run;
