@@ -92,11 +92,6 @@ const char *tb_tuned_arch(void) {
   return t.arch ? t.arch->arch : NULL;
 }
 
-/* How far a row's average count is from avg (log scale). */
-static double count_gap(const tb_tuned_row *r, double avg) {
-  return fabs(log2(r->avg > 1 ? r->avg : 1) - log2(avg > 1 ? avg : 1));
-}
-
 /* Of two rows of one count, whether r fits a call of n items better than
  * best: a size band covers the calls up to the size it was chosen at, so
  * the row of the smallest size at least n; past every band (or n 0, no
@@ -113,14 +108,17 @@ static bool fits_size(const tb_tuned_row *r, const tb_tuned_row *best, int64_t n
  * none. */
 static const tb_tuned_row *nearest_row(const struct tuned_table *t, tb_tuned_family family,
                                        tb_type type, double avg, int64_t n, bool sized) {
+  /* Called on every call with a default box: one log2 a candidate row. */
   const tb_tuned_row *best = NULL;
+  const double at = log2(avg > 1 ? avg : 1);
+  double best_gap = 0; /* |log2 of best's count - at| */
   for (size_t i = 0; t && i < t->count; ++i) {
     const tb_tuned_row *r = &t->rows[i];
     if (r->family != family || (r->type != TB_TYPE_ANY && r->type != (int)type)) continue;
     if ((r->avg > 0) != sized) continue;
-    if (!best || count_gap(r, avg) < count_gap(best, avg) ||
-        (r->avg == best->avg && fits_size(r, best, n)))
-      best = r;
+    const double gap = fabs(log2(r->avg > 1 ? r->avg : 1) - at);
+    if (!best || gap < best_gap || (r->avg == best->avg && fits_size(r, best, n)))
+      best = r, best_gap = gap;
   }
   return best;
 }
