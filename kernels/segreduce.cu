@@ -575,6 +575,128 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   }
 }
 
+// ---- whole rows a CTA: small calls ----------------------------------------
+
+// Segmented reduction and SpMV over CSR for small calls without empty rows
+// (RowsPolicy, the C layer's tb_seg_rows_fit): each CTA takes a run of
+// whole rows, so no row crosses CTAs and there is nothing to search, carry,
+// wait for or fold: the call is this one kernel, which does what CUB's
+// segment-per-thread/warp/CTA kernels do. A group of `lanes` lanes reduces
+// a row; rows longer than four of a group's rounds of loads
+// (tb_seg_rows_long) are reduced by a warp each after the groups' rows,
+// and rows longer than eight of a warp's by the whole CTA after those (one
+// SM's bandwidth for a row that holds every item, which is what bounds the
+// calls this path takes). Each row's order of operations is fixed by the
+// call's geometry: results are deterministic. (Splitting the longest rows
+// over a cluster of CTAs cut that worst case 3.5x at 2^20 items but cost
+// every other call 1.3-2.5x on the H100: the cluster's barriers and
+// scheduling.)
+constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
+// Rows up to this long are a warp's: eight of its rounds of kWarpUnroll
+// loads a lane. A CTA's long rows run one after the other, its warps' side
+// by side: SpMV on a Groebner-basis matrix (rows of up to 829 items, about
+// 20 a CTA) took 28 us a call with every row over 256 items the CTA's, 18
+// with those up to 512 its warps' (H100).
+constexpr int kWarpUnroll = 8, kWarpLongRow = TB_SEG_ROWS_WARP_LONG;
+static_assert(kWarpLongRow == 8 * kWarpUnroll * 32, "eight rounds of a warp");
+
+// Reduces items [s, e) with `width` threads, this one at `lane`, kUnroll
+// loads in flight a round; this thread's share. SpMV's column indices are
+// loaded for the whole round before the first gather of x (as
+// Tile::load_striped does): item by item, each gather waited on its index,
+// and a row of 46,500 nonzeros took 80 us in one CTA (H100, ncu).
+template <tb_seg_front F, tb_op OP, int kUnroll>
+__device__ __forceinline__ T reduce_strided(const Inputs& in, int s, int e, int lane, int width) {
+  T acc = identity<OP>();
+  for (int m = s + lane; m < e; m += width * kUnroll) {
+    T v[kUnroll];
+    if constexpr (F == TB_SEG_VALUES) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        v[u] = m + u * width < e ? in.values[m + u * width] : identity<OP>();
+    } else {
+      int c[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        c[u] = load_once_if(m + u * width < e, in.cols + m + u * width, -1);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const bool ok = c[u] >= 0 && c[u] < in.x_len;
+        const T xv = ok ? in.x[c[u]] : identity<OP>();
+        if constexpr (F == TB_SEG_SPMV_UNARY) {
+          v[u] = xv;
+        } else {
+          const T a = load_once_if(ok, in.values + m + u * width, T());
+          v[u] = ok ? Op<TB_OP_MULTIPLIES>::apply(a, xv) : identity<OP>();
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc = Op<OP>::apply(acc, v[u]);
+  }
+  return acc;
+}
+
+template <tb_seg_front F, tb_op OP>
+__global__ void __launch_bounds__(kRowsThreads)
+    rows_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count, int lanes,
+                int long_row, int rows_per_cta, T* __restrict__ out) {
+  constexpr int NT = kRowsThreads;
+  __shared__ int offsets[NT + 1];  // rows_per_cta <= NT
+  __shared__ int warp_rows[NT], long_rows[NT];
+  __shared__ int num_warp, num_long;
+  __shared__ typename CtaReduce<OP, T, NT>::Storage reduce;
+  const int first = int(int64_t(blockIdx.x) * rows_per_cta);  // < num_segments
+  const int rows = min(rows_per_cta, num_segments - first);
+  if (threadIdx.x == 0) num_warp = 0, num_long = 0;
+  wait_for_prior_kernel();  // the call's inputs
+  // Offsets clamped into [0, count] and each row's end to its start or
+  // past: a malformed CSR reads nothing outside the items (its results are
+  // unspecified, as documented).
+  for (int k = threadIdx.x; k <= rows; k += NT) {
+    const int o = first + k < num_segments ? csr[first + k] : count;
+    offsets[k] = min(max(o, 0), count);
+  }
+  __syncthreads();
+  const int lane = int(threadIdx.x) & (lanes - 1), groups = NT / lanes;
+  // Whole warps round by round, so that the group's shuffles see every lane.
+  for (int base = 0; base < rows; base += groups) {
+    const int k = base + int(threadIdx.x) / lanes;
+    int s = 0, e = 0;
+    if (k < rows) s = offsets[k], e = max(offsets[k + 1], s);
+    const bool alone = e - s > long_row;
+    if (alone) {
+      if (lane == 0) {
+        if (e - s > kWarpLongRow)
+          long_rows[atomicAdd(&num_long, 1)] = k;
+        else
+          warp_rows[atomicAdd(&num_warp, 1)] = k;
+      }
+      e = s;
+    }
+    T acc = reduce_strided<F, OP, TB_SEG_ROWS_UNROLL>(in, s, e, lane, lanes);
+    for (int offset = lanes / 2; offset > 0; offset /= 2)
+      acc = Op<OP>::apply(acc, __shfl_xor_sync(kFullMask, acc, offset, lanes));
+    if (k < rows && !alone && lane == 0) out[first + k] = acc;
+  }
+  __syncthreads();  // the lists
+  const int lane32 = int(threadIdx.x) % 32;
+  for (int j = int(threadIdx.x) / 32; j < num_warp; j += NT / 32) {
+    const int k = warp_rows[j];
+    const T acc = warp_reduce<OP>(reduce_strided<F, OP, kWarpUnroll>(
+        in, offsets[k], max(offsets[k + 1], offsets[k]), lane32, 32));
+    if (lane32 == 0) out[first + k] = acc;
+  }
+  for (int j = 0; j < num_long; ++j) {
+    const int k = long_rows[j];
+    const int s = offsets[k], e = max(offsets[k + 1], s);
+    T acc = reduce_strided<F, OP, TB_SEG_ROWS_CTA_UNROLL>(in, s, e, int(threadIdx.x), NT);
+    acc = CtaReduce<OP, T, NT>::reduce(acc, reduce);
+    if (threadIdx.x == 0) out[first + k] = acc;
+    __syncthreads();  // reduce's storage, for the next row
+  }
+}
+
 // ---- reduce-by-key over the run core --------------------------------------
 
 // Reduce-by-key in one pass (kernels/device/cta_reduce_by_key.cuh): runs
@@ -954,6 +1076,39 @@ struct SegPolicy {
   static constexpr tb_seg_policy kTable = {kBox, csr, apply, fill, wave_tiles};
 };
 
+#ifndef TB_GRID_WIDE
+// The launch of rows_kernel: its lanes from the rows' mean length, rows a
+// CTA from their number (tb_seg_rows_lanes, tb_seg_rows_per_cta).
+struct RowsPolicy {
+  template <tb_seg_front F, tb_op OP>
+  static tb_status launch(const tb_seg_call* c) {
+    const double mean = double(c->count) / c->num_segments;
+    const int g = tb_seg_rows_lanes(mean), r = tb_seg_rows_per_cta(c->num_segments, g);
+    return launch_dependent(rows_kernel<F, OP>, unsigned(ceil_div(c->num_segments, r)),
+                            kRowsThreads, 0, c->stream, inputs_of(&c->in), c->csr, c->num_segments,
+                            c->count, g, tb_seg_rows_long(g), r, static_cast<T*>(c->out));
+  }
+
+  template <tb_seg_front F>
+  static tb_status front(tb_seg_call* c) {
+    return with_op<T>(c->op, [&](auto op) { return launch<F, decltype(op)::value>(c); });
+  }
+
+  static tb_status rows(tb_seg_call* c) {
+    switch (c->in.front) {
+      case TB_SEG_VALUES:
+        return front<TB_SEG_VALUES>(c);
+      case TB_SEG_SPMV_UNARY:
+        return front<TB_SEG_SPMV_UNARY>(c);
+      case TB_SEG_SPMV_BINARY:
+        return front<TB_SEG_SPMV_BINARY>(c);
+    }
+    return tb_fail(TB_ERR_INVALID_ARGUMENT, "unknown segmented-reduction front %d",
+                   int(c->in.front));
+  }
+};
+#endif
+
 // Reduce-by-key in one pass at one box.
 template <tb_op OP, int NT, int VT>
 struct ByKeyPolicy {
@@ -1011,7 +1166,14 @@ tb_seg_launch resolve_by_key(tb_op op, tb_launch_box box) {
 
 constexpr tb_grid kSegGrid = OpGrid<T, kGrid, Boxes>::grid("segreduce");
 constexpr tb_grid kByKeyGrid = OpGrid<T, kGrid, ByKeyBoxes>::grid("reduce_by_key");
-constexpr tb_seg_type_set kTypeSet = {resolve, resolve_by_key, &kSegGrid, &kByKeyGrid};
+// Whole rows a CTA in the tuned set only (the installed library's; the wide
+// set's boxes are the sweeps' box rows).
+#ifdef TB_GRID_WIDE
+constexpr tb_seg_launch kRowsLaunch = nullptr;
+#else
+constexpr tb_seg_launch kRowsLaunch = RowsPolicy::rows;
+#endif
+constexpr tb_seg_type_set kTypeSet = {resolve, resolve_by_key, kRowsLaunch, &kSegGrid, &kByKeyGrid};
 
 }  // namespace
 

@@ -302,6 +302,20 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
   return tb_scratch_end(&s, st, c->stream);
 }
 
+/* A reduction over CSR: where no box is given, the form is direct, rows are
+ * never empty and tb_seg_rows_fit takes the size, whole rows a CTA (one
+ * kernel, no scratch); else the tiles of the call's box (def where none is
+ * given). */
+static tb_status reduce_csr(const char *fn, tb_seg_call *c, const tb_launch_box *box,
+                            tb_launch_box def, bool support_empty, tb_buffer *scratch) {
+  const bool given = box && (box->nt != 0 || box->vt != 0);
+  if (!given && !c->sources && !support_empty && tb_seg_rows_fit(c->count, c->num_segments))
+    return kSets[0](c->type)->rows(c);
+  const tb_seg_policy *k;
+  TB_TRY(resolve_policy(fn, c->type, c->op, box, def, &k));
+  return run_csr(k, c, support_empty, scratch);
+}
+
 tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
                            const int32_t *d_csr, int64_t num_segments, const int32_t *d_sources,
                            bool support_empty, void *d_out, const tb_launch_box *box,
@@ -315,8 +329,6 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
       d_sources ? tb_segreduce_default_box(type)
                 : direct_default(type, tb_segreduce_default_box_for(type, num_segments, count),
                                  support_empty, count);
-  const tb_seg_policy *k;
-  TB_TRY(resolve_policy(fn, type, op, box, def, &k));
   tb_seg_call c = {.type = type,
                    .op = op,
                    .in = {TB_SEG_VALUES, d_in, NULL, NULL, 0},
@@ -326,7 +338,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
                    .count = (int)count,
                    .out = d_out,
                    .stream = stream};
-  return run_csr(k, &c, support_empty, scratch);
+  return reduce_csr(fn, &c, box, def, support_empty, scratch);
 }
 
 static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const int32_t *d_cols,
@@ -347,9 +359,6 @@ static tb_status spmv(const char *fn, tb_type type, tb_op add_op, tb_seg_inputs 
                       bool support_empty, void *d_y, const tb_launch_box *box, tb_buffer *scratch,
                       cudaStream_t stream) {
   const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
-  const tb_seg_policy *k;
-  TB_TRY(resolve_policy(fn, type, add_op, box,
-                        d_sources ? def : direct_default(type, def, support_empty, nz), &k));
   tb_seg_call c = {.type = type,
                    .op = add_op,
                    .in = in,
@@ -359,7 +368,8 @@ static tb_status spmv(const char *fn, tb_type type, tb_op add_op, tb_seg_inputs 
                    .count = (int)nz,
                    .out = d_y,
                    .stream = stream};
-  return run_csr(k, &c, support_empty, scratch);
+  return reduce_csr(fn, &c, box, d_sources ? def : direct_default(type, def, support_empty, nz),
+                    support_empty, scratch);
 }
 
 tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, int64_t nz,

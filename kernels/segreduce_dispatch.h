@@ -110,6 +110,50 @@ extern const tb_seg_prep_set tb_seg_prep_tuned_set, tb_seg_prep_wide_set;
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
 
+/* Whole rows a CTA (segreduce.cu's rows_kernel): the calls it takes, among
+ * the direct forms with no box given and no empty rows, and its launch.
+ *
+ * Up to TB_SEG_ROWS_MAX_COUNT items, where the tiles' fixed cost (the
+ * search of their limits, a grid barrier, the fold of their carries) is
+ * most of a call. Rows are not split: a row of every item takes one SM's
+ * bandwidth, which the bound keeps small (12-16 us at 2^18 items on an
+ * H100, against the tiles' 6-7). More segments than items (empty ones,
+ * which these calls do not allow) keep the tiles. */
+#define TB_SEG_ROWS_MAX_COUNT (1 << 18)
+static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
+  return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count;
+}
+
+/* A CTA's threads; each lane's loads in flight a round in a group's rows
+ * and in the CTA's long rows; the fewest CTAs a grid should have (about
+ * two an SM: loads in flight on every SM) where there are rows enough. */
+enum {
+  TB_SEG_ROWS_THREADS = 512,
+  TB_SEG_ROWS_UNROLL = 4,
+  TB_SEG_ROWS_CTA_UNROLL = 16,
+  TB_SEG_ROWS_MIN_CTAS = 256,
+  TB_SEG_ROWS_WARP_LONG = 2048
+};
+
+/* The lanes of a group, which reduce one row: a round of loads a row of
+ * the mean length. A row of more than four of its group's rounds
+ * (tb_seg_rows_long) is a warp's, after the groups' rows, and one of more
+ * than TB_SEG_ROWS_WARP_LONG items the whole CTA's, after those. */
+static inline int tb_seg_rows_lanes(double mean) {
+  int g = 1;
+  while (g < 32 && g * TB_SEG_ROWS_UNROLL < mean) g *= 2;
+  return g;
+}
+static inline int tb_seg_rows_long(int lanes) { return 4 * TB_SEG_ROWS_UNROLL * lanes; }
+
+/* Rows a CTA: one a group, fewer where the grid would have fewer than
+ * TB_SEG_ROWS_MIN_CTAS CTAs, at least one. */
+static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
+  const int64_t rows = num_segments / TB_SEG_ROWS_MIN_CTAS;
+  const int most = TB_SEG_ROWS_THREADS / lanes;
+  return rows < 1 ? 1 : rows > most ? most : (int)rows;
+}
+
 /* ---- segreduce.cu: one call, by name ---- */
 
 /* A call of the per-type kernels, filled by segreduce_api.c (which has
@@ -164,6 +208,9 @@ typedef struct tb_seg_policy {
 typedef struct tb_seg_type_set {
   const tb_seg_policy *(*resolve)(tb_op op, tb_launch_box box);
   tb_seg_launch (*resolve_by_key)(tb_op op, tb_launch_box box);
+  /* Whole rows a CTA, no box (tb_seg_rows_fit): the tuned set's; NULL in
+   * the wide set. */
+  tb_seg_launch rows;
   const tb_grid *grid, *by_key_grid;
 } tb_seg_type_set;
 

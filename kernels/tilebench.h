@@ -195,7 +195,13 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * associative); d_out gets num_segments results, an empty segment the
  * identity of op. The kernels tile the items evenly (NT x VT per CTA), so a
  * segment of any length costs the same per item; a segment crossing tiles is
- * finished at the tile boundaries and by a fold after the tiles.
+ * finished at the tile boundaries and by a fold after the tiles. Small calls
+ * are the exception: a direct call with no box (NULL or {0, 0}), without
+ * support_empty, of up to 2^18 items (SpMV: nonzeros) reduces whole rows a
+ * CTA in one kernel, no tiles, the way CUB's segment-per-CTA kernels do;
+ * there a row of most of the items is read by one SM (about 12 us for 2^18
+ * 4-byte items on an H100), and a call that expects such rows can name a
+ * box to keep the tiles.
  *
  * support_empty: false requires every segment non-empty; true allows empty
  * ones, which get the identity. The direct form's tiles take them as they
@@ -337,7 +343,8 @@ tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
 /* Segmented reduction: tb_segreduce_csr of the direct form with a NULL box
- * runs the box of the swept mean segment length nearest count /
+ * (above 2^18 items, or with support_empty: smaller calls reduce whole rows
+ * a CTA, no box) runs the box of the swept mean segment length nearest count /
  * num_segments (log scale), or where that length has a size band at count
  * items or above (a smaller call where another box was faster), the
  * smallest such band's box;

@@ -376,6 +376,102 @@ TB_TEST(test_one_wave_switch, "one wave: both sides of the switch") {
   tb_buffer_free(&scratch);
 }
 
+/* ---- whole rows a CTA --------------------------------------------------------------- */
+
+/* One geometry at the rows path's edges: every type, the operators swept
+ * (every one in a full run), direct with no box; false after a failure. */
+static bool rows_case(const seg_case *c, bool all_ops, tb_rng *r, seg_outputs *o) {
+  seg_geom g;
+  if (!seg_geom_make(&g, c, false, r)) return false;
+  bool ok = true;
+  for (int t = 0; t < TB_TYPE_COUNT && ok; ++t)
+    for (int op = 0; op < TB_OP_COUNT && ok; ++op) {
+      if (!(all_ops ? seg_op_swept((tb_type)t, op) : op == TB_OP_PLUS)) continue;
+      seg_values v;
+      ok = seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, r) &&
+           seg_check_segreduce(&g, &v, false, false, NULL, NULL, o);
+      seg_values_free(&v);
+    }
+  seg_geom_free(&g);
+  return ok;
+}
+
+/* Direct calls with no box and no empty rows reduce whole rows a CTA up to
+ * TB_SEG_ROWS_MAX_COUNT items (tb_seg_rows_fit). Fixed lengths on both
+ * sides of each step of the group width (tb_seg_rows_lanes), of a group's
+ * longest row (tb_seg_rows_long) and of the CTA's round of loads, each over
+ * row counts either side of a multiple of TB_SEG_ROWS_MIN_CTAS (where rows
+ * a CTA steps, tb_seg_rows_per_cta, and the last CTA is partial); rows of
+ * a group, a warp and the CTA in one CTA; then both sides of the size switch over fixed, mixed and
+ * power-law lengths and one row of all but three items (the CTA's rounds). */
+TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides of the switch") {
+  tb_rng r = tb_test_rng(13);
+  seg_outputs o = {0};
+  int64_t lengths[24];
+  int n_lengths = 0;
+  for (int g = 1; g <= 32; g *= 2) {
+    lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_UNROLL * g;
+    lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_UNROLL * g + 1;
+    lengths[n_lengths++] = tb_seg_rows_long(g) + 1;
+  }
+  lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
+  lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL + 1;
+  int failures = 0;
+  for (int k = 0; k < n_lengths && failures < kMaxFailures; ++k) {
+    /* The largest multiple of TB_SEG_ROWS_MIN_CTAS (up to 2) whose rows fit,
+     * else a few rows. */
+    int64_t m = TB_SEG_ROWS_MIN_CTAS * 2;
+    while (m > TB_SEG_ROWS_MIN_CTAS / 2 && (m + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) m /= 2;
+    if ((m + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) m = 2;
+    const int64_t rows[] = {m, m - 1, m + 1};
+    for (int j = 0; j < 3 && failures < kMaxFailures; ++j) {
+      if (tb_test.quick && j > 0) continue;
+      const seg_case c =
+          seg_spec_case(TB_GEOM_FIXED, (double)lengths[k], true, rows[j] * lengths[k]);
+      if (!rows_case(&c, !tb_test.quick, &r, &o)) ++failures;
+    }
+  }
+  /* Every tier in one CTA: fifteen rows of one item, then one of a warp's
+   * longest (TB_SEG_ROWS_WARP_LONG) or one item more, repeated (a mean of
+   * about 130: groups of 32 lanes, whose longest rows are shorter). */
+  {
+    const int64_t n = 32 * 32; /* 132,064 items */
+    int32_t *lens = seg_alloc_i32(n);
+    seg_geom g;
+    if (lens) {
+      for (int64_t i = 0; i < n; ++i)
+        lens[i] = i % 16 != 15 ? 1 : TB_SEG_ROWS_WARP_LONG + (int32_t)(i / 16 % 2);
+      if (seg_geom_from_lens(&g, lens, n, false, &r, "rows of every tier"))
+        for (int t = 0; t < TB_TYPE_COUNT; ++t)
+          for (int op = 0; op < TB_OP_COUNT; ++op) {
+            if (!seg_op_swept((tb_type)t, op)) continue;
+            seg_values v;
+            if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r) ||
+                !seg_check_segreduce(&g, &v, false, false, NULL, NULL, &o))
+              ++failures;
+            seg_values_free(&v);
+          }
+      seg_geom_free(&g);
+    } else {
+      ++failures;
+    }
+  }
+  const int64_t max = TB_SEG_ROWS_MAX_COUNT;
+  const int64_t sizes[] = {max, max + 1};
+  for (int j = 0; j < 2 && failures < kMaxFailures && !tb_test.quick; ++j) {
+    /* Exactly sizes[j] items: fixed and uniform lengths, one row of all but
+     * three; power-law rows (their empty ones made 1) about as many. */
+    const seg_case cases[] = {seg_spec_case(TB_GEOM_FIXED, 1.0, true, sizes[j]),
+                              seg_spec_case(TB_GEOM_UNIFORM, 16.0, true, sizes[j]),
+                              seg_spec_case(TB_GEOM_UNIFORM, 300.0, true, sizes[j]),
+                              {SEG_SHAPE_LONG_MIDDLE, {0}, true, sizes[j]},
+                              seg_spec_case(TB_GEOM_POWER_LAW, 4.0, true, sizes[j])};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0] && failures < kMaxFailures; ++c)
+      if (!rows_case(&cases[c], false, &r, &o)) ++failures;
+  }
+  seg_outputs_free(&o);
+}
+
 /* Values that start one element past a 16-byte boundary take the striped
  * loads instead of the bulk copy (kernels/segreduce.cu, Tile::Words):
  * every type, the default box, direct and preprocessed, over tiles that end
