@@ -52,7 +52,7 @@ cp tools/shard_sweep.sh tools/gpu_slot.sh "$dir/"
 for t in $tests; do echo "${t##*:}"; done >"$dir/tests.txt"
 for t in $sweeps; do echo "${t##*:}"; done >"$dir/sweeps.txt"
 for t in $sanitize; do echo "${t##*:}"; done >"$dir/sanitize.txt"
-git rev-parse --short HEAD >"$dir/commit.txt" 2>/dev/null || echo unknown >"$dir/commit.txt"
+tools/commit_stamp.sh >"$dir/commit.txt"
 # One compressed file to copy: the suites share most of their device code,
 # which a dictionary larger than any one binary finds (five suites of about
 # 70 MB each: 61 MB packed with -9, 23 MB so).
