@@ -34,52 +34,6 @@
  * direct and indirect, support_empty both ways where allowed. */
 TB_TEST(test_spmv_every_case, "every type x add op x box x rows") { seg_every_case(SEG_SPMV, 4); }
 
-/* Direct SpMV with no box and no empty rows up to TB_SEG_ROWS_MAX_COUNT
- * nonzeros reduces whole rows a CTA (tb_seg_rows_fit): rows of each group
- * width's mean (tb_seg_rows_lanes), of more than a group's longest and of
- * more than the CTA's round of loads, over CTAs of several rows and a
- * partial last one (tb_seg_rows_per_cta) where the size allows; and
- * both sides of the size switch. Every type, unary and binary, plus and
- * max. */
-TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of the switch") {
-  tb_rng r = tb_test_rng(6);
-  seg_outputs o = {0};
-  seg_case cases[24];
-  int n_cases = 0;
-  for (int g = 1; g <= 32; g *= 2) {
-    const int64_t lens[] = {(int64_t)TB_SEG_ROWS_UNROLL * g, tb_seg_rows_long(g) + 1};
-    for (int k = 0; k < 2; ++k) /* a CTA of several rows and a partial one, where they fit */
-      cases[n_cases++] =
-          seg_spec_case(TB_GEOM_FIXED, (double)lens[k], true,
-                        (lens[k] > 256 ? 3 : 2 * TB_SEG_ROWS_MIN_CTAS + 1) * lens[k]);
-  }
-  const int64_t round = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
-  cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)(round + 1), true, 3 * (round + 1));
-  if (!tb_test.quick) {
-    cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT);
-    cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT + 1);
-  }
-  int failures = 0;
-  for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
-    seg_spmat m;
-    if (!seg_spmat_make(&m, &cases[c], false, 1 << 12, &r)) {
-      ++failures;
-      continue;
-    }
-    static const tb_op ops[] = {TB_OP_PLUS, TB_OP_MAX};
-    for (int t = 0; t < TB_TYPE_COUNT; ++t)
-      for (int k = 0; k < 2; ++k) {
-        seg_spvals sv;
-        if (seg_spvals_make(&sv, (tb_type)t, ops[k], &m, &r))
-          for (int binary = 0; binary < 2; ++binary)
-            if (!seg_check_spmv(&m, &sv, ops[k], binary, false, false, NULL, NULL, &o)) ++failures;
-        seg_spvals_free(&sv);
-      }
-    seg_spmat_free(&m);
-  }
-  seg_outputs_free(&o);
-}
-
 /* nz == 0 over several rows: every row the identity; the tuned default on a
  * large matrix; a mul_op other than multiplies is refused. */
 TB_TEST(test_spmv_edges_and_large, "no nonzeros, large, mul_op") {
@@ -298,6 +252,52 @@ static bool run_malformed(seg_malformed_case *c) {
 
 TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
   seg_for_each_malformed(run_malformed);
+}
+
+/* Direct SpMV with no box and no empty rows up to TB_SEG_ROWS_MAX_COUNT
+ * nonzeros reduces whole rows a CTA (tb_seg_rows_fit): rows of each group
+ * width's mean (tb_seg_rows_lanes), of more than a group's longest and of
+ * more than the CTA's round of loads, over CTAs of several rows and a
+ * partial last one (tb_seg_rows_per_cta) where the size allows; and
+ * both sides of the size switch. Every type, unary and binary, plus and
+ * max. */
+TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of the switch") {
+  tb_rng r = tb_test_rng(6);
+  seg_outputs o = {0};
+  seg_case cases[24];
+  int n_cases = 0;
+  for (int g = 1; g <= 32; g *= 2) {
+    const int64_t lens[] = {(int64_t)TB_SEG_ROWS_UNROLL * g, tb_seg_rows_long(g) + 1};
+    for (int k = 0; k < 2; ++k) /* a CTA of several rows and a partial one, where they fit */
+      cases[n_cases++] =
+          seg_spec_case(TB_GEOM_FIXED, (double)lens[k], true,
+                        (lens[k] > 256 ? 3 : 2 * TB_SEG_ROWS_MIN_CTAS + 1) * lens[k]);
+  }
+  const int64_t round = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
+  cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)(round + 1), true, 3 * (round + 1));
+  if (!tb_test.quick) {
+    cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT);
+    cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT + 1);
+  }
+  int failures = 0;
+  for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
+    seg_spmat m;
+    if (!seg_spmat_make(&m, &cases[c], false, 1 << 12, &r)) {
+      ++failures;
+      continue;
+    }
+    static const tb_op ops[] = {TB_OP_PLUS, TB_OP_MAX};
+    for (int t = 0; t < TB_TYPE_COUNT; ++t)
+      for (int k = 0; k < 2; ++k) {
+        seg_spvals sv;
+        if (seg_spvals_make(&sv, (tb_type)t, ops[k], &m, &r))
+          for (int binary = 0; binary < 2; ++binary)
+            if (!seg_check_spmv(&m, &sv, ops[k], binary, false, false, NULL, NULL, &o)) ++failures;
+        seg_spvals_free(&sv);
+      }
+    seg_spmat_free(&m);
+  }
+  seg_outputs_free(&o);
 }
 
 int main(int argc, char **argv) { return seg_suite_main(argc, argv, "spmv_test", SEG_SPMV); }
