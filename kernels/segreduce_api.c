@@ -304,16 +304,28 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
 
 /* A reduction over CSR: where no box is given, the form is direct, rows are
  * never empty and tb_seg_rows_fit takes the size, whole rows a CTA (one
- * kernel, no scratch); else the tiles of the call's box (def where none is
- * given). */
+ * kernel, no scratch); else the tiles of the call's box, or of
+ * default_of(c, support_empty) where none is given (looked up only then). */
 static tb_status reduce_csr(const char *fn, tb_seg_call *c, const tb_launch_box *box,
-                            tb_launch_box def, bool support_empty, tb_buffer *scratch) {
+                            tb_launch_box (*default_of)(const tb_seg_call *, bool),
+                            bool support_empty, tb_buffer *scratch) {
   const bool given = box && (box->nt != 0 || box->vt != 0);
   if (!given && !c->sources && !support_empty && tb_seg_rows_fit(c->count, c->num_segments))
     return kSets[0](c->type)->rows(c);
   const tb_seg_policy *k;
-  TB_TRY(resolve_policy(fn, c->type, c->op, box, def, &k));
+  TB_TRY(resolve_policy(fn, c->type, c->op, box, default_of(c, support_empty), &k));
   return run_csr(k, c, support_empty, scratch);
+}
+
+/* The default boxes of a segmented reduction and of SpMV. */
+static tb_launch_box segreduce_default(const tb_seg_call *c, bool support_empty) {
+  if (c->sources) return tb_segreduce_default_box(c->type);
+  return direct_default(c->type, tb_segreduce_default_box_for(c->type, c->num_segments, c->count),
+                        support_empty, c->count);
+}
+static tb_launch_box spmv_default(const tb_seg_call *c, bool support_empty) {
+  const tb_launch_box def = tb_spmv_default_box_for(c->type, c->num_segments, c->count);
+  return c->sources ? def : direct_default(c->type, def, support_empty, c->count);
 }
 
 tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t count,
@@ -325,10 +337,6 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   TB_TRY(check_csr(fn, d_csr, num_segments, count, "count", "num_segments"));
   if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
   TB_TRY(check_ptr(fn, "d_out", d_out));
-  const tb_launch_box def =
-      d_sources ? tb_segreduce_default_box(type)
-                : direct_default(type, tb_segreduce_default_box_for(type, num_segments, count),
-                                 support_empty, count);
   tb_seg_call c = {.type = type,
                    .op = op,
                    .in = {TB_SEG_VALUES, d_in, NULL, NULL, 0},
@@ -338,7 +346,7 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
                    .count = (int)count,
                    .out = d_out,
                    .stream = stream};
-  return reduce_csr(fn, &c, box, def, support_empty, scratch);
+  return reduce_csr(fn, &c, box, segreduce_default, support_empty, scratch);
 }
 
 static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const int32_t *d_cols,
@@ -358,7 +366,6 @@ static tb_status spmv(const char *fn, tb_type type, tb_op add_op, tb_seg_inputs 
                       const int32_t *d_csr, int64_t num_rows, const int32_t *d_sources,
                       bool support_empty, void *d_y, const tb_launch_box *box, tb_buffer *scratch,
                       cudaStream_t stream) {
-  const tb_launch_box def = tb_spmv_default_box_for(type, num_rows, nz);
   tb_seg_call c = {.type = type,
                    .op = add_op,
                    .in = in,
@@ -368,8 +375,7 @@ static tb_status spmv(const char *fn, tb_type type, tb_op add_op, tb_seg_inputs 
                    .count = (int)nz,
                    .out = d_y,
                    .stream = stream};
-  return reduce_csr(fn, &c, box, d_sources ? def : direct_default(type, def, support_empty, nz),
-                    support_empty, scratch);
+  return reduce_csr(fn, &c, box, spmv_default, support_empty, scratch);
 }
 
 tb_status tb_spmv_csr_unary(tb_type type, tb_op add_op, const int32_t *d_cols, int64_t nz,

@@ -408,12 +408,7 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
   tb_rng r = tb_test_rng(13);
   seg_outputs o = {0};
   int64_t lengths[24];
-  int n_lengths = 0;
-  for (int g = 1; g <= 32; g *= 2) {
-    lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_UNROLL * g;
-    lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_UNROLL * g + 1;
-    lengths[n_lengths++] = tb_seg_rows_long(g) + 1;
-  }
+  int n_lengths = seg_rows_step_lengths(lengths, true);
   lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
   lengths[n_lengths++] = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL + 1;
   int failures = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/validate.h"
+#include "kernels/segreduce_dispatch.h" /* the rows path's policy */
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -593,4 +594,14 @@ void seg_for_each_malformed(bool (*run)(seg_malformed_case *c)) {
   }
 done:
   free(csr), free(src), free(good_src), free(cols), free(good_cols);
+}
+
+int seg_rows_step_lengths(int64_t *out, bool every) {
+  int n = 0;
+  for (int g = 1; g <= 32; g *= 2) {
+    out[n++] = (int64_t)TB_SEG_ROWS_UNROLL * g;
+    if (every) out[n++] = (int64_t)TB_SEG_ROWS_UNROLL * g + 1;
+    out[n++] = tb_seg_rows_long(g) + 1;
+  }
+  return n;
 }

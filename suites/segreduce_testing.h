@@ -300,6 +300,12 @@ typedef enum { SEG_SEGREDUCE, SEG_SPMV, SEG_REDUCE_BY_KEY, SEG_FORM_COUNT } seg_
  * TB_TESTs), for form kind. */
 int seg_suite_main(int argc, char **argv, const char *suite, seg_form_kind kind);
 
+/* Mean row lengths at the steps of the rows path's group width
+ * (tb_seg_rows_lanes) into out (up to 18): for each width g,
+ * TB_SEG_ROWS_UNROLL * g, one more where every, and one more than the
+ * group's longest row (tb_seg_rows_long). Returns how many. */
+int seg_rows_step_lengths(int64_t *out, bool every);
+
 /* The every-case sweep of form kind, a suite's own first test: every type x
  * box of the grid (and the tuned default) x case of the form's sweep x
  * operator swept at that box, each variant of the form's call against the

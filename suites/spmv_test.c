@@ -266,13 +266,11 @@ TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of
   seg_outputs o = {0};
   seg_case cases[24];
   int n_cases = 0;
-  for (int g = 1; g <= 32; g *= 2) {
-    const int64_t lens[] = {(int64_t)TB_SEG_ROWS_UNROLL * g, tb_seg_rows_long(g) + 1};
-    for (int k = 0; k < 2; ++k) /* a CTA of several rows and a partial one, where they fit */
-      cases[n_cases++] =
-          seg_spec_case(TB_GEOM_FIXED, (double)lens[k], true,
-                        (lens[k] > 256 ? 3 : 2 * TB_SEG_ROWS_MIN_CTAS + 1) * lens[k]);
-  }
+  int64_t lens[18];
+  const int n_lens = seg_rows_step_lengths(lens, false);
+  for (int k = 0; k < n_lens; ++k) /* a CTA of several rows and a partial one, where they fit */
+    cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)lens[k], true,
+                                     (lens[k] > 256 ? 3 : 2 * TB_SEG_ROWS_MIN_CTAS + 1) * lens[k]);
   const int64_t round = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
   cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)(round + 1), true, 3 * (round + 1));
   if (!tb_test.quick) {
