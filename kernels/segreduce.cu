@@ -575,23 +575,28 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
   }
 }
 
+#ifndef TB_GRID_WIDE  // the tuned set's alone (RowsPolicy)
 // ---- whole rows a CTA: small calls ----------------------------------------
 
-// Segmented reduction and SpMV over CSR for small calls without empty rows
-// (RowsPolicy, the C layer's tb_seg_rows_fit): each CTA takes a run of
-// whole rows, so no row crosses CTAs and there is nothing to search, carry,
-// wait for or fold: the call is this one kernel, which does what CUB's
+// Segmented reduction and SpMV over CSR for calls of up to 2^22 items
+// without empty rows (RowsPolicy, the C layer's tb_seg_rows_fit): each CTA
+// takes a run of whole rows, so no row crosses CTAs and there is nothing to
+// search, carry or fold: the call is this one kernel, which does what CUB's
 // segment-per-thread/warp/CTA kernels do. A group of `lanes` lanes reduces
-// a row; rows longer than four of a group's rounds of loads
+// a row, TB_SEG_ROWS_BATCH rows a group with their loads in flight
+// together; rows longer than four of a group's rounds of loads
 // (tb_seg_rows_long) are reduced by a warp each after the groups' rows,
-// and rows longer than eight of a warp's by the whole CTA after those (one
-// SM's bandwidth for a row that holds every item, which is what bounds the
-// calls this path takes). Each row's order of operations is fixed by the
-// call's geometry: results are deterministic. (Splitting the longest rows
-// over a cluster of CTAs cut that worst case 3.5x at 2^20 items but cost
-// every other call 1.3-2.5x on the H100: the cluster's barriers and
+// rows longer than eight of a warp's by the whole CTA after those, and rows
+// longer than TB_SEG_ROWS_SPLIT are split: their owner posts them in a
+// table, then the owner and every CTA that has finished its own rows claim
+// units of TB_SEG_ROWS_UNIT items, and the owner combines the units'
+// results in order. Each row's order of operations is fixed by the call's
+// geometry: results are deterministic. (Splitting over a cluster of CTAs
+// cost every other call 1.3-2.5x on the H100: the cluster's barriers and
 // scheduling.)
 constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
+constexpr int kRowsBatch = TB_SEG_ROWS_BATCH;
+constexpr int kRowsMost = kRowsBatch * kRowsThreads;  // rows a CTA, one lane a row
 // Rows up to this long are a warp's: eight of its rounds of kWarpUnroll
 // loads a lane. A CTA's long rows run one after the other, its warps' side
 // by side: SpMV on a Groebner-basis matrix (rows of up to 829 items, about
@@ -599,103 +604,356 @@ constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
 // with those up to 512 its warps' (H100).
 constexpr int kWarpUnroll = 8, kWarpLongRow = TB_SEG_ROWS_WARP_LONG;
 static_assert(kWarpLongRow == 8 * kWarpUnroll * 32, "eight rounds of a warp");
+constexpr int kUnit = TB_SEG_ROWS_UNIT, kSplitRow = TB_SEG_ROWS_SPLIT, kSlots = TB_SEG_ROWS_SLOTS;
+static_assert(kUnit == kRowsThreads * TB_SEG_ROWS_CTA_UNROLL, "a unit is a round of the CTA");
+static_assert((kSlots & (kSlots - 1)) == 0 && kSlots <= kRowsThreads, "a slot a thread");
+static_assert(int64_t(TB_SEG_ROWS_MAX_COUNT) / (kSplitRow + 1) < kSlots, "a slot a split row");
 
-// Reduces items [s, e) with `width` threads, this one at `lane`, kUnroll
-// loads in flight a round; this thread's share. SpMV's column indices are
-// loaded for the whole round before the first gather of x (as
-// Tile::load_striped does): item by item, each gather waited on its index,
-// and a row of 46,500 nonzeros took 80 us in one CTA (H100, ncu).
-template <tb_seg_front F, tb_op OP, int kUnroll>
-__device__ __forceinline__ T reduce_strided(const Inputs& in, int s, int e, int lane, int width) {
-  T acc = identity<OP>();
-  for (int m = s + lane; m < e; m += width * kUnroll) {
-    T v[kUnroll];
-    if constexpr (F == TB_SEG_VALUES) {
+// The loads of one round: items m, m + width, ... (kUnroll of them) below
+// e. SpMV's column indices are loaded for the whole round before the first
+// gather of x (as Tile::load_striped does): item by item, each gather
+// waited on its index, and a row of 46,500 nonzeros took 80 us in one CTA
+// (H100, ncu).
+template <tb_seg_front F, tb_op OP, int kUnroll, int kRows>
+__device__ __forceinline__ void load_rounds(const Inputs& in, const int (&m)[kRows],
+                                            const int (&e)[kRows], int width,
+                                            T (&v)[kRows][kUnroll]) {
+  if constexpr (F == TB_SEG_VALUES) {
+#pragma unroll
+    for (int b = 0; b < kRows; ++b)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        v[u] = m + u * width < e ? in.values[m + u * width] : identity<OP>();
-    } else {
-      int c[kUnroll];
+        v[b][u] = m[b] + u * width < e[b] ? in.values[m[b] + u * width] : identity<OP>();
+  } else {
+    int c[kRows][kUnroll];
+#pragma unroll
+    for (int b = 0; b < kRows; ++b)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        c[u] = load_once_if(m + u * width < e, in.cols + m + u * width, -1);
+        c[b][u] = load_once_if(m[b] + u * width < e[b], in.cols + m[b] + u * width, -1);
+#pragma unroll
+    for (int b = 0; b < kRows; ++b)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        const bool ok = c[u] >= 0 && c[u] < in.x_len;
-        const T xv = ok ? in.x[c[u]] : identity<OP>();
+        const bool ok = c[b][u] >= 0 && c[b][u] < in.x_len;
+        const T xv = ok ? in.x[c[b][u]] : identity<OP>();
         if constexpr (F == TB_SEG_SPMV_UNARY) {
-          v[u] = xv;
+          v[b][u] = xv;
         } else {
-          const T a = load_once_if(ok, in.values + m + u * width, T());
-          v[u] = ok ? Op<TB_OP_MULTIPLIES>::apply(a, xv) : identity<OP>();
+          const T a = load_once_if(ok, in.values + m[b] + u * width, T());
+          v[b][u] = ok ? Op<TB_OP_MULTIPLIES>::apply(a, xv) : identity<OP>();
         }
       }
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) acc = Op<OP>::apply(acc, v[u]);
   }
-  return acc;
 }
 
+// Reduces the kRows rows [s[b], e[b]) with `width` threads, this one at
+// `lane`, round by round with every row's loads of a round in flight
+// together; this thread's shares.
+template <tb_seg_front F, tb_op OP, int kUnroll, int kRows>
+__device__ __forceinline__ void reduce_rows(const Inputs& in, const int (&s)[kRows],
+                                            const int (&e)[kRows], int lane, int width,
+                                            T (&acc)[kRows]) {
+  int m[kRows];
+  bool more = false;
+#pragma unroll
+  for (int b = 0; b < kRows; ++b) {
+    acc[b] = identity<OP>();
+    m[b] = s[b] + lane;
+    more |= m[b] < e[b];
+  }
+  while (more) {
+    T v[kRows][kUnroll];
+    load_rounds<F, OP, kUnroll>(in, m, e, width, v);
+    more = false;
+#pragma unroll
+    for (int b = 0; b < kRows; ++b) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) acc[b] = Op<OP>::apply(acc[b], v[b][u]);
+      m[b] += width * kUnroll;
+      more |= m[b] < e[b];
+    }
+  }
+}
+
+template <tb_seg_front F, tb_op OP, int kUnroll>
+__device__ __forceinline__ T reduce_strided(const Inputs& in, int s, int e, int lane, int width) {
+  T acc[1];
+  reduce_rows<F, OP, kUnroll, 1>(in, {s}, {e}, lane, width, acc);
+  return acc[0];
+}
+
+// The split rows of a call (rows longer than kSplitRow), in its scratch,
+// which nothing zeroes. A slot of the table counts only where its tag word
+// holds the call's tag (even; tag | 1 marks a slot being written), which no
+// earlier call of the process had and which anything else left in the
+// scratch matches only by chance (one in 2^63); a slot's fields are checked
+// all the same. The owner of a row writes everything else before it posts
+// it: the slot's row, its bounds and its count of units claimed, and the
+// done word of each unit. A row's unit j (its items s + j * kUnit on) has
+// its done word and partial result at unit(s) + j: distinct for every unit
+// of every split row of a well-formed CSR, and inside the scratch for any
+// bounds in [0, count].
+struct RowsSplit {
+  unsigned long long* slot_tag;  // kSlots, then the call's tag once a row is posted
+  int4* slot_row;                // kSlots: row, start, end
+  int* slot_next;                // kSlots: units claimed
+  unsigned* done;                // a unit's, 1 once its partial is stored
+  T* partial;
+  unsigned long long tag;
+  int owners;  // CTAs with rows; those after them only take units
+  int count;
+
+  __device__ static int unit(int s) { return s / kUnit + s / kSplitRow; }
+  __device__ static int units(int s, int e) { return (e - s + kUnit - 1) / kUnit; }
+
+  // The slot of the row, or -1: the table full (malformed offsets only).
+  // One thread. Its done words are cleared only once it has a slot: a row that gets
+  // none (its CTA reduces it) leaves alone those of another row over the
+  // same items (malformed offsets), which that row's units set.
+  __device__ int post(int row, int s, int e) const {
+    for (int i = 0; i < kSlots; ++i) {
+      const int t = (row + i) & (kSlots - 1);
+      unsigned long long seen = load(slot_tag + t);
+      while (seen != tag && seen != (tag | 1)) {
+        const unsigned long long was = atomicCAS(slot_tag + t, seen, tag | 1);
+        if (was == seen) {
+          for (int j = 0, u0 = unit(s); j < units(s, e); ++j) done[u0 + j] = 0;
+          slot_row[t] = make_int4(row, s, e, 0);
+          slot_next[t] = 0;
+          __threadfence();
+          atomicExch(slot_tag + t, tag);
+          atomicExch(slot_tag + kSlots, tag);  // some row is posted
+          return t;
+        }
+        seen = was;
+      }
+    }
+    return -1;
+  }
+  // The split row of slot t now, or nothing (an empty or stale slot).
+  __device__ bool posted(int t, int4& r) const {
+    if (load(slot_tag + t) != tag) return false;
+    __threadfence();
+    r = __ldcg(slot_row + t);
+    r.w = t;
+    return 0 <= r.y && r.y < r.z && r.z <= count && r.z - r.y > kSplitRow;
+  }
+  __device__ void finish(int u, T value) const {
+    partial[u] = value;
+    __threadfence();
+    atomicExch(done + u, 1u);
+  }
+  __device__ T result(int u) const {
+    for (unsigned ns = 64; *reinterpret_cast<const volatile unsigned*>(done + u) == 0;
+         ns = min(2 * ns, 1024u))
+      __nanosleep(ns);
+    __threadfence();
+    return __ldcg(partial + u);
+  }
+  __device__ static unsigned long long load(const unsigned long long* p) {
+    return *reinterpret_cast<const volatile unsigned long long*>(p);
+  }
+};
+
+// The CTA takes units of the split row r (start r.y, end r.z, slot r.w)
+// until every unit is claimed, each claim made while the unit before is
+// reduced. Its own row's units need no fence: only its threads read them.
 template <tb_seg_front F, tb_op OP>
-__global__ void __launch_bounds__(kRowsThreads)
+__device__ void take_units(const Inputs& in, const RowsSplit& split, int4 r, bool own,
+                           typename CtaReduce<OP, T, kRowsThreads>::Storage& reduce, int& claimed) {
+  const int u0 = RowsSplit::unit(r.y), n = RowsSplit::units(r.y, r.z);
+  if (threadIdx.x == 0) claimed = atomicAdd(split.slot_next + r.w, 1);
+  __syncthreads();
+  for (int j = claimed; j < n;) {
+    int next = 0;
+    if (threadIdx.x == 0) next = atomicAdd(split.slot_next + r.w, 1);
+    const int a = r.y + j * kUnit;
+    T acc = reduce_strided<F, OP, TB_SEG_ROWS_CTA_UNROLL>(in, a, min(r.z, a + kUnit),
+                                                          int(threadIdx.x), kRowsThreads);
+    acc = CtaReduce<OP, T, kRowsThreads>::reduce(acc, reduce);
+    if (threadIdx.x == 0) {
+      if (own)
+        split.partial[u0 + j] = acc, split.done[u0 + j] = 1;
+      else
+        split.finish(u0 + j, acc);
+      claimed = next;
+    }
+    __syncthreads();  // claimed, reduce's storage
+    j = claimed;
+  }
+  __syncthreads();  // claimed
+}
+
+// Units of every split row in the table until none is left to claim. A
+// CTA without rows of its own waits for the first post (its owner starts
+// with it) a bounded time: an owner takes every unit no one else claims.
+template <tb_seg_front F, tb_op OP>
+__device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, int4* posted,
+                           int& num_posted,
+                           typename CtaReduce<OP, T, kRowsThreads>::Storage& reduce, int& claimed) {
+  for (unsigned ns = 256, slept = 0;;) {
+    __syncthreads();  // num_posted and posted, read the round before
+    if (threadIdx.x == 0) num_posted = 0;
+    __syncthreads();
+    int4 r;
+    if (threadIdx.x < kSlots && split.posted(threadIdx.x, r)) posted[atomicAdd(&num_posted, 1)] = r;
+    __syncthreads();
+    const int n = num_posted;
+    if (n == 0) {
+      if (!wait || slept > 20000) return;
+      __nanosleep(ns);
+      slept += ns, ns = min(2 * ns, 2048u);
+      continue;
+    }
+    for (int i = 0; i < n; ++i)
+      take_units<F, OP>(in, split, posted[(i + blockIdx.x) % n], false, reduce, claimed);
+    if (!wait) return;
+    wait = false;  // once more, for rows posted since
+  }
+}
+
+// Three CTAs an SM where the registers allow it without more than a few
+// bytes of spills (4-byte values; SpMV's gathers and 8-byte values spill
+// hundreds at 40 registers a thread), else two.
+template <tb_seg_front F, tb_op OP>
+__global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) == 4 ? 3 : 2)
     rows_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count, int lanes,
-                int long_row, int rows_per_cta, T* __restrict__ out) {
+                int long_row, int rows_per_cta, RowsSplit split, T* __restrict__ out) {
   constexpr int NT = kRowsThreads;
-  __shared__ int offsets[NT + 1];  // rows_per_cta <= NT
-  __shared__ int warp_rows[NT], long_rows[NT];
-  __shared__ int num_warp, num_long;
+  __shared__ int offsets[kRowsMost + 1];  // rows_per_cta <= kRowsMost
+  // Warp rows from the front, the CTA's from the back; split rows apart.
+  __shared__ int listed[kRowsMost];
+  __shared__ int4 split_rows[kSlots], posted[kSlots];
+  __shared__ int num_warp, num_long, num_split, num_posted, claimed;
+  __shared__ T team[kRowsBatch][NT / 32];  // groups of several warps
   __shared__ typename CtaReduce<OP, T, NT>::Storage reduce;
+  wait_for_prior_kernel();  // the call's inputs
+  if (split.slot_tag && blockIdx.x >= split.owners) {
+    help_split<F, OP>(in, split, true, posted, num_posted, reduce, claimed);
+    return;
+  }
   const int first = int(int64_t(blockIdx.x) * rows_per_cta);  // < num_segments
   const int rows = min(rows_per_cta, num_segments - first);
-  if (threadIdx.x == 0) num_warp = 0, num_long = 0;
-  wait_for_prior_kernel();  // the call's inputs
+  if (threadIdx.x == 0) num_warp = 0, num_long = 0, num_split = 0;
   // Offsets clamped into [0, count] and each row's end to its start or
   // past: a malformed CSR reads nothing outside the items (its results are
   // unspecified, as documented).
-  for (int k = threadIdx.x; k <= rows; k += NT) {
-    const int o = first + k < num_segments ? csr[first + k] : count;
-    offsets[k] = min(max(o, 0), count);
+  {
+    int o[kRowsBatch + 1];  // loads in flight together (kRowsMost + 1 offsets at most)
+#pragma unroll
+    for (int i = 0; i <= kRowsBatch; ++i) {
+      const int k = int(threadIdx.x) + i * NT;
+      o[i] = k > rows ? 0 : first + k < num_segments ? csr[first + k] : count;
+    }
+#pragma unroll
+    for (int i = 0; i <= kRowsBatch; ++i) {
+      const int k = int(threadIdx.x) + i * NT;
+      if (k <= rows) offsets[k] = min(max(o[i], 0), count);
+    }
   }
   __syncthreads();
+  // Split rows posted first, so that other CTAs can start on them; whether
+  // any CTA has posted, read while this one works: a CTA that finds none
+  // does not look for units (the table's scan costs a CTA a round trip).
+  unsigned long long posted_any = 0;
+  if (split.slot_tag) {
+    if (threadIdx.x == 0) posted_any = RowsSplit::load(split.slot_tag + kSlots);
+    for (int k = threadIdx.x; k < rows; k += NT) {
+      const int s = offsets[k], e = max(offsets[k + 1], s);
+      if (e - s > kSplitRow) {
+        const int t = split.post(first + k, s, e);
+        if (t >= 0)
+          split_rows[atomicAdd(&num_split, 1)] = make_int4(k, s, e, t);
+        else
+          listed[kRowsMost - 1 - atomicAdd(&num_long, 1)] = k;
+      }
+    }
+  }
   const int lane = int(threadIdx.x) & (lanes - 1), groups = NT / lanes;
   // Whole warps round by round, so that the group's shuffles see every lane.
-  for (int base = 0; base < rows; base += groups) {
-    const int k = base + int(threadIdx.x) / lanes;
-    int s = 0, e = 0;
-    if (k < rows) s = offsets[k], e = max(offsets[k + 1], s);
-    const bool alone = e - s > long_row;
-    if (alone) {
-      if (lane == 0) {
-        if (e - s > kWarpLongRow)
-          long_rows[atomicAdd(&num_long, 1)] = k;
-        else
-          warp_rows[atomicAdd(&num_warp, 1)] = k;
+  for (int base = 0; base < rows; base += groups * kRowsBatch) {
+    int k[kRowsBatch], s[kRowsBatch], e[kRowsBatch];
+    bool alone[kRowsBatch];
+#pragma unroll
+    for (int b = 0; b < kRowsBatch; ++b) {
+      k[b] = base + b * groups + int(threadIdx.x) / lanes;
+      s[b] = 0, e[b] = 0;
+      if (k[b] < rows) s[b] = offsets[k[b]], e[b] = max(offsets[k[b] + 1], s[b]);
+      alone[b] = e[b] - s[b] > long_row;
+      if (alone[b]) {
+        if (lane == 0 && e[b] - s[b] <= kSplitRow) {
+          if (e[b] - s[b] > kWarpLongRow)
+            listed[kRowsMost - 1 - atomicAdd(&num_long, 1)] = k[b];
+          else
+            listed[atomicAdd(&num_warp, 1)] = k[b];
+        }
+        e[b] = s[b];
       }
-      e = s;
     }
-    T acc = reduce_strided<F, OP, TB_SEG_ROWS_UNROLL>(in, s, e, lane, lanes);
-    for (int offset = lanes / 2; offset > 0; offset /= 2)
-      acc = Op<OP>::apply(acc, __shfl_xor_sync(kFullMask, acc, offset, lanes));
-    if (k < rows && !alone && lane == 0) out[first + k] = acc;
+    T acc[kRowsBatch];
+    if (lanes > 32) {  // a row a group at most (tb_seg_rows_width): the CTA tier's unroll
+#pragma unroll
+      for (int b = 1; b < kRowsBatch; ++b) acc[b] = identity<OP>();
+      acc[0] = reduce_strided<F, OP, TB_SEG_ROWS_CTA_UNROLL>(in, s[0], e[0], lane, lanes);
+    } else {
+      reduce_rows<F, OP, TB_SEG_ROWS_UNROLL>(in, s, e, lane, lanes, acc);
+    }
+    const int width = min(lanes, 32);
+#pragma unroll
+    for (int b = 0; b < kRowsBatch; ++b)
+      for (int offset = width / 2; offset > 0; offset /= 2)
+        acc[b] = Op<OP>::apply(acc[b], __shfl_xor_sync(kFullMask, acc[b], offset, width));
+    if (lanes > 32) {  // a group of several warps: their results through shared memory
+      const int warp = int(threadIdx.x) / 32;
+      if (threadIdx.x % 32 == 0)
+#pragma unroll
+        for (int b = 0; b < kRowsBatch; ++b) team[b][warp] = acc[b];
+      __syncthreads();
+      if (lane == 0)
+#pragma unroll
+        for (int b = 0; b < kRowsBatch; ++b)
+          for (int w = 1; w < lanes / 32; ++w) acc[b] = Op<OP>::apply(acc[b], team[b][warp + w]);
+      __syncthreads();  // team, for the next rows
+    }
+#pragma unroll
+    for (int b = 0; b < kRowsBatch; ++b)
+      if (k[b] < rows && !alone[b] && lane == 0) out[first + k[b]] = acc[b];
   }
   __syncthreads();  // the lists
   const int lane32 = int(threadIdx.x) % 32;
   for (int j = int(threadIdx.x) / 32; j < num_warp; j += NT / 32) {
-    const int k = warp_rows[j];
+    const int k = listed[j];
     const T acc = warp_reduce<OP>(reduce_strided<F, OP, kWarpUnroll>(
         in, offsets[k], max(offsets[k + 1], offsets[k]), lane32, 32));
     if (lane32 == 0) out[first + k] = acc;
   }
   for (int j = 0; j < num_long; ++j) {
-    const int k = long_rows[j];
+    const int k = listed[kRowsMost - 1 - j];
     const int s = offsets[k], e = max(offsets[k + 1], s);
     T acc = reduce_strided<F, OP, TB_SEG_ROWS_CTA_UNROLL>(in, s, e, int(threadIdx.x), NT);
     acc = CtaReduce<OP, T, NT>::reduce(acc, reduce);
     if (threadIdx.x == 0) out[first + k] = acc;
     __syncthreads();  // reduce's storage, for the next row
   }
+  if (!split.slot_tag) return;
+  // Own split rows' units, then other CTAs' (while theirs run), then the
+  // own rows' results from their units in order.
+  const int mine = num_split;
+  if (__syncthreads_or(threadIdx.x == 0 && posted_any == split.tag) == 0 && mine == 0) return;
+  for (int j = 0; j < mine; ++j) take_units<F, OP>(in, split, split_rows[j], true, reduce, claimed);
+  help_split<F, OP>(in, split, false, posted, num_posted, reduce, claimed);
+  for (int j = 0; j < mine; ++j) {
+    const int4 r = split_rows[j];
+    const int u0 = RowsSplit::unit(r.y), n = RowsSplit::units(r.y, r.z);
+    T acc = identity<OP>();
+    for (int i = threadIdx.x; i < n; i += NT) acc = Op<OP>::apply(acc, split.result(u0 + i));
+    acc = CtaReduce<OP, T, NT>::reduce(acc, reduce);
+    if (threadIdx.x == 0) out[first + r.x] = acc;
+    __syncthreads();  // reduce's storage, for the next row
+  }
 }
+#endif  // TB_GRID_WIDE
 
 // ---- reduce-by-key over the run core --------------------------------------
 
@@ -1083,10 +1341,28 @@ struct RowsPolicy {
   template <tb_seg_front F, tb_op OP>
   static tb_status launch(const tb_seg_call* c) {
     const double mean = double(c->count) / c->num_segments;
-    const int g = tb_seg_rows_lanes(mean), r = tb_seg_rows_per_cta(c->num_segments, g);
-    return launch_dependent(rows_kernel<F, OP>, unsigned(ceil_div(c->num_segments, r)),
-                            kRowsThreads, 0, c->stream, inputs_of(&c->in), c->csr, c->num_segments,
-                            c->count, g, tb_seg_rows_long(g), r, static_cast<T*>(c->out));
+    const int r = tb_seg_rows_per_cta(c->num_segments, tb_seg_rows_lanes(mean));
+    const int g = tb_seg_rows_width(tb_seg_rows_lanes(mean), r);
+    return launch_dependent(
+        rows_kernel<F, OP>, unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
+        0, c->stream, inputs_of(&c->in), c->csr, c->num_segments, c->count, g, tb_seg_rows_long(g),
+        r, split_of(c, int(ceil_div(c->num_segments, r))), static_cast<T*>(c->out));
+  }
+
+  // The split rows' scratch (tb_seg_rows_split_bytes), or none.
+  static RowsSplit split_of(const tb_seg_call* c, int owners) {
+    RowsSplit s = {};
+    if (!tb_seg_rows_split(c->count)) return s;
+    char* b = static_cast<char*>(c->scratch);
+    s.slot_tag = reinterpret_cast<unsigned long long*>(b);
+    s.slot_row = reinterpret_cast<int4*>(b + kSlots * 8 + 16);
+    s.slot_next = reinterpret_cast<int*>(b + kSlots * 24 + 16);
+    s.partial = reinterpret_cast<T*>(b + kSlots * 28 + 16);
+    s.done = reinterpret_cast<unsigned*>(s.partial + tb_seg_rows_units(c->count));
+    s.tag = c->tag;
+    s.owners = owners;
+    s.count = c->count;
+    return s;
   }
 
   template <tb_seg_front F>

@@ -115,43 +115,84 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  *
  * Up to TB_SEG_ROWS_MAX_COUNT items, where the tiles' fixed cost (the
  * search of their limits, a grid barrier, the fold of their carries) is
- * most of a call. Rows are not split: a row of every item takes one SM's
- * bandwidth, which the bound keeps small (12-16 us at 2^18 items on an
- * H100, against the tiles' 6-7). More segments than items (empty ones,
- * which these calls do not allow) keep the tiles. */
-#define TB_SEG_ROWS_MAX_COUNT (1 << 18)
+ * most of a call. More segments than items (empty ones, which these calls
+ * do not allow) keep the tiles. */
+#define TB_SEG_ROWS_MAX_COUNT (1 << 22)
 static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
   return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count;
 }
 
 /* A CTA's threads; each lane's loads in flight a round in a group's rows
- * and in the CTA's long rows; the fewest CTAs a grid should have (about
- * two an SM: loads in flight on every SM) where there are rows enough. */
+ * and in the CTA's long rows; the rows a group has in flight at once; the
+ * fewest CTAs a grid should have (about two an SM: loads in flight on every
+ * SM) where there are rows enough. Rows of more than TB_SEG_ROWS_SPLIT items
+ * are split into units of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
+ * which any CTA of the call may take: a call of more than TB_SEG_ROWS_SPLIT
+ * items has a CTA at least for every TB_SEG_ROWS_SPLIT, and posts its split
+ * rows in a table of TB_SEG_ROWS_SLOTS (more than the longest call has
+ * rows of that length). */
 enum {
   TB_SEG_ROWS_THREADS = 512,
   TB_SEG_ROWS_UNROLL = 4,
   TB_SEG_ROWS_CTA_UNROLL = 16,
+  TB_SEG_ROWS_BATCH = 4,
   TB_SEG_ROWS_MIN_CTAS = 256,
-  TB_SEG_ROWS_WARP_LONG = 2048
+  TB_SEG_ROWS_WARP_LONG = 2048,
+  TB_SEG_ROWS_UNIT = TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL,
+  TB_SEG_ROWS_SPLIT = 4 * TB_SEG_ROWS_UNIT,
+  TB_SEG_ROWS_SLOTS = 256
 };
 
 /* The lanes of a group, which reduce one row: a round of loads a row of
  * the mean length. A row of more than four of its group's rounds
- * (tb_seg_rows_long) is a warp's, after the groups' rows, and one of more
- * than TB_SEG_ROWS_WARP_LONG items the whole CTA's, after those. */
+ * (tb_seg_rows_long) is a warp's, after the groups' rows, one of more
+ * than TB_SEG_ROWS_WARP_LONG items the whole CTA's, after those, and one of
+ * more than TB_SEG_ROWS_SPLIT the call's (split). */
 static inline int tb_seg_rows_lanes(double mean) {
   int g = 1;
   while (g < 32 && g * TB_SEG_ROWS_UNROLL < mean) g *= 2;
   return g;
 }
-static inline int tb_seg_rows_long(int lanes) { return 4 * TB_SEG_ROWS_UNROLL * lanes; }
+static inline int tb_seg_rows_long(int lanes) {
+  return 4 * (lanes > 32 ? TB_SEG_ROWS_CTA_UNROLL : TB_SEG_ROWS_UNROLL) * lanes;
+}
 
-/* Rows a CTA: one a group, fewer where the grid would have fewer than
- * TB_SEG_ROWS_MIN_CTAS CTAs, at least one. */
+/* Rows a CTA: TB_SEG_ROWS_BATCH a group, fewer where the grid would have
+ * fewer than TB_SEG_ROWS_MIN_CTAS CTAs, at least one. */
 static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
   const int64_t rows = num_segments / TB_SEG_ROWS_MIN_CTAS;
-  const int most = TB_SEG_ROWS_THREADS / lanes;
+  const int most = TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS / lanes;
   return rows < 1 ? 1 : rows > most ? most : (int)rows;
+}
+
+/* The lanes of a group where a CTA has fewer rows than groups of `lanes`:
+ * wider, up to the whole CTA a row, with the CTA's unroll (a group of more
+ * than a warp has one row), so that a few long rows a CTA take one round
+ * of loads or two instead of a warp's eight. */
+static inline int tb_seg_rows_width(int lanes, int rows_per_cta) {
+  int w = lanes;
+  while (w < TB_SEG_ROWS_THREADS && (int64_t)rows_per_cta * w * 2 <= TB_SEG_ROWS_THREADS) w *= 2;
+  return w;
+}
+
+/* Whether a call may have rows to split, and then its grid: the CTAs of
+ * its rows and, where the mean row is longer than TB_SEG_ROWS_SPLIT (so
+ * that some row is split), a CTA for every unit of the items, those
+ * without rows only taking units; and its scratch: the table of split rows
+ * (a slot: a tag, the row, its start and end, its units claimed) and, for
+ * every unit a split row can have, its partial result and a done word. */
+static inline bool tb_seg_rows_split(int64_t count) { return count > TB_SEG_ROWS_SPLIT; }
+static inline int64_t tb_seg_rows_grid(int64_t count, int64_t num_segments, int rows_per_cta) {
+  const int64_t rows = (num_segments + rows_per_cta - 1) / rows_per_cta;
+  const int64_t units = (count + TB_SEG_ROWS_UNIT - 1) / TB_SEG_ROWS_UNIT;
+  const bool helpers = tb_seg_rows_split(count) && num_segments * TB_SEG_ROWS_SPLIT < count;
+  return helpers && units > rows ? units : rows;
+}
+static inline int64_t tb_seg_rows_units(int64_t count) {
+  return count / TB_SEG_ROWS_UNIT + count / TB_SEG_ROWS_SPLIT + 2;
+}
+static inline size_t tb_seg_rows_split_bytes(int64_t count, size_t elem) {
+  return TB_SEG_ROWS_SLOTS * (8 + 16 + 4) + 16 + (size_t)tb_seg_rows_units(count) * (elem + 4);
 }
 
 /* ---- segreduce.cu: one call, by name ---- */
@@ -185,6 +226,7 @@ typedef struct tb_seg_call {
   void *out;
   void *scratch;
   size_t scratch_bytes;
+  uint64_t tag; /* rows_kernel's split rows: unique to the call (even) */
   cudaStream_t stream;
 } tb_seg_call;
 

@@ -396,14 +396,34 @@ static bool rows_case(const seg_case *c, bool all_ops, tb_rng *r, seg_outputs *o
   return ok;
 }
 
+/* The rows of lens (taken over), every type, plus or every swept operator. */
+static bool lens_case(int32_t *lens, int64_t n, const char *label, bool all_ops, tb_rng *r,
+                      seg_outputs *o) {
+  seg_geom g;
+  if (!lens || !seg_geom_from_lens(&g, lens, n, false, r, label)) return false;
+  bool ok = true;
+  for (int t = 0; t < TB_TYPE_COUNT; ++t)
+    for (int op = 0; op < TB_OP_COUNT; ++op) {
+      if (!(all_ops ? seg_op_swept((tb_type)t, op) : op == TB_OP_PLUS)) continue;
+      seg_values v;
+      if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, r) ||
+          !seg_check_segreduce(&g, &v, false, false, NULL, NULL, o))
+        ok = false;
+      seg_values_free(&v);
+    }
+  seg_geom_free(&g);
+  return ok;
+}
+
 /* Direct calls with no box and no empty rows reduce whole rows a CTA up to
  * TB_SEG_ROWS_MAX_COUNT items (tb_seg_rows_fit). Fixed lengths on both
  * sides of each step of the group width (tb_seg_rows_lanes), of a group's
  * longest row (tb_seg_rows_long) and of the CTA's round of loads, each over
  * row counts either side of a multiple of TB_SEG_ROWS_MIN_CTAS (where rows
  * a CTA steps, tb_seg_rows_per_cta, and the last CTA is partial); rows of
- * a group, a warp and the CTA in one CTA; then both sides of the size switch over fixed, mixed and
- * power-law lengths and one row of all but three items (the CTA's rounds). */
+ * a group, a warp and the CTA in one CTA; groups of several warps; then
+ * both sides of the size switch over fixed, mixed and power-law lengths
+ * and one row of all but three items (split). */
 TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides of the switch") {
   tb_rng r = tb_test_rng(13);
   seg_outputs o = {0};
@@ -428,28 +448,37 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
   }
   /* Every tier in one CTA: fifteen rows of one item, then one of a warp's
    * longest (TB_SEG_ROWS_WARP_LONG) or one item more, repeated (a mean of
-   * about 130: groups of 32 lanes, whose longest rows are shorter). */
+   * about 130 and 16 rows a CTA: groups of 32 lanes, whose longest rows are
+   * shorter). */
   {
-    const int64_t n = 32 * 32; /* 132,064 items */
+    const int64_t n = 16 * TB_SEG_ROWS_MIN_CTAS; /* 528,128 items */
     int32_t *lens = seg_alloc_i32(n);
-    seg_geom g;
-    if (lens) {
+    if (lens)
       for (int64_t i = 0; i < n; ++i)
         lens[i] = i % 16 != 15 ? 1 : TB_SEG_ROWS_WARP_LONG + (int32_t)(i / 16 % 2);
-      if (seg_geom_from_lens(&g, lens, n, false, &r, "rows of every tier"))
-        for (int t = 0; t < TB_TYPE_COUNT; ++t)
-          for (int op = 0; op < TB_OP_COUNT; ++op) {
-            if (!seg_op_swept((tb_type)t, op)) continue;
-            seg_values v;
-            if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, &r) ||
-                !seg_check_segreduce(&g, &v, false, false, NULL, NULL, &o))
-              ++failures;
-            seg_values_free(&v);
-          }
-      seg_geom_free(&g);
-    } else {
-      ++failures;
-    }
+    if (!lens_case(lens, n, "rows of every tier", true, &r, &o)) ++failures;
+  }
+  /* Groups wider than a warp where a CTA has few rows (tb_seg_rows_width):
+   * rows a CTA on both sides of each width's step, fixed and mixed
+   * lengths. */
+  const int per_cta[] = {1, 2, 3, 4, 5, 8, 9};
+  for (size_t k = 0; k < sizeof per_cta / sizeof per_cta[0] && failures < kMaxFailures; ++k) {
+    const int64_t rows = (int64_t)TB_SEG_ROWS_MIN_CTAS * per_cta[k] + 1;
+    const seg_case cases[] = {seg_spec_case(TB_GEOM_FIXED, 900.0, true, rows * 900),
+                              seg_spec_case(TB_GEOM_UNIFORM, 900.0, true, rows * 900)};
+    for (int c = 0; c < 2 && failures < kMaxFailures; ++c)
+      if (!rows_case(&cases[c], false, &r, &o)) ++failures;
+  }
+  /* Eight rows a CTA (groups of 64 lanes): rows of 100 items, every 16th
+   * one of the group's longest (tb_seg_rows_long) or one item more. */
+  {
+    const int64_t n = 8 * TB_SEG_ROWS_MIN_CTAS;
+    const int32_t longest = tb_seg_rows_long(tb_seg_rows_width(32, 8));
+    int32_t *lens = seg_alloc_i32(n);
+    if (lens)
+      for (int64_t i = 0; i < n; ++i)
+        lens[i] = i % 16 != 15 ? 100 : longest + (int32_t)(i / 16 % 2);
+    if (!lens_case(lens, n, "a wide group's longest rows", false, &r, &o)) ++failures;
   }
   const int64_t max = TB_SEG_ROWS_MAX_COUNT;
   const int64_t sizes[] = {max, max + 1};
@@ -465,6 +494,66 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
       if (!rows_case(&cases[c], false, &r, &o)) ++failures;
   }
   seg_outputs_free(&o);
+}
+
+/* Rows of more than TB_SEG_ROWS_SPLIT items are split into units of
+ * TB_SEG_ROWS_UNIT that any CTA of the call may take (kernels/segreduce.cu,
+ * RowsSplit): lengths either side of the split length and of a multiple of
+ * the unit, each as the call's only row (CTAs without rows take its units),
+ * among rows of one item in different CTAs, and two side by side; the most
+ * split rows a call of TB_SEG_ROWS_MAX_COUNT items has. */
+TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each length") {
+  tb_rng r = tb_test_rng(17);
+  seg_outputs o = {0};
+  const int32_t S = TB_SEG_ROWS_SPLIT, U = TB_SEG_ROWS_UNIT;
+  const int32_t lengths[] = {S, S + 1, S + U - 1, S + U, S + U + 1, 9 * U, 9 * U + 1};
+  int failures = 0;
+  for (size_t k = 0; k < sizeof lengths / sizeof lengths[0] && failures < kMaxFailures; ++k) {
+    const int32_t L = lengths[k];
+    const bool all_ops = k == 1;
+    int32_t *alone = seg_alloc_i32(1);
+    if (alone) alone[0] = L;
+    if (!lens_case(alone, 1, "one row", all_ops, &r, &o)) ++failures;
+    /* A long row every 700th among rows of one item, and two side by side. */
+    const int64_t n = 2101;
+    int32_t *mixed = seg_alloc_i32(n);
+    if (mixed)
+      for (int64_t i = 0; i < n; ++i) mixed[i] = i % 700 == 350 || i == 1401 ? L : 1;
+    if (!lens_case(mixed, n, "long rows among short", all_ops, &r, &o)) ++failures;
+  }
+  if (!tb_test.quick && failures < kMaxFailures) {
+    /* Rows of S + 1 items and one of one, as many as fit, then rows of one
+     * to TB_SEG_ROWS_MAX_COUNT items in all. */
+    const int64_t max = TB_SEG_ROWS_MAX_COUNT, pairs = max / (S + 2);
+    const int64_t n = 2 * pairs + (max - pairs * (S + 2));
+    int32_t *lens = seg_alloc_i32(n);
+    if (lens)
+      for (int64_t i = 0; i < n; ++i) lens[i] = i < 2 * pairs && i % 2 == 0 ? S + 1 : 1;
+    if (!lens_case(lens, n, "the most split rows", false, &r, &o)) ++failures;
+  }
+  seg_outputs_free(&o);
+}
+
+/* Offsets that overlap (every other row all of the first half of the items,
+ * more such rows than the split rows' table holds) stay memory safe on the
+ * rows path: the call returns, whatever its results. */
+TB_TEST(test_rows_split_malformed, "whole rows a CTA: overlapping split rows stay memory safe") {
+  const int count = 1 << 20, num_segments = 2 * TB_SEG_ROWS_SLOTS + 100;
+  int32_t *csr = seg_alloc_i32(num_segments);
+  tb_buffer d_csr = {0}, d_in = {0}, d_out = {0};
+  CU_ASSERT_FATAL(csr != NULL);
+  for (int i = 0; i < num_segments; ++i) csr[i] = i % 2 ? 0 : count / 2;
+  if (TB_ASSERT_OK(tb_buffer_put(&d_csr, csr, sizeof(int32_t) * (size_t)num_segments), "csr") &&
+      TB_ASSERT_OK(tb_buffer_alloc(&d_in, sizeof(float) * (size_t)count), "values") &&
+      TB_ASSERT_OK(tb_buffer_alloc(&d_out, sizeof(float) * (size_t)num_segments), "out")) {
+    CU_ASSERT_EQUAL(cudaMemset(d_in.ptr, 0, sizeof(float) * (size_t)count), cudaSuccess);
+    const tb_status st = tb_segreduce_csr(TB_FLOAT, TB_OP_PLUS, d_in.ptr, count, d_csr.ptr,
+                                          num_segments, NULL, false, d_out.ptr, NULL, NULL, 0);
+    TB_ASSERT_OK(st, "tb_segreduce_csr over overlapping rows");
+    CU_ASSERT_EQUAL(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&d_out);
+  free(csr);
 }
 
 /* Values that start one element past a 16-byte boundary take the striped

@@ -258,8 +258,8 @@ TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
  * nonzeros reduces whole rows a CTA (tb_seg_rows_fit): rows of each group
  * width's mean (tb_seg_rows_lanes), of more than a group's longest and of
  * more than the CTA's round of loads, over CTAs of several rows and a
- * partial last one (tb_seg_rows_per_cta) where the size allows; and
- * both sides of the size switch. Every type, unary and binary, plus and
+ * partial last one (tb_seg_rows_per_cta) where the size allows; split
+ * rows; and both sides of the size switch. Every type, unary and binary, plus and
  * max. */
 TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of the switch") {
   tb_rng r = tb_test_rng(6);
@@ -273,6 +273,12 @@ TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of
                                      (lens[k] > 256 ? 3 : 2 * TB_SEG_ROWS_MIN_CTAS + 1) * lens[k]);
   const int64_t round = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
   cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)(round + 1), true, 3 * (round + 1));
+  /* Split rows (RowsSplit): three of one item more than the split length,
+   * and one of all but three items, just split and of several units. */
+  const int64_t split = TB_SEG_ROWS_SPLIT;
+  cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)(split + 1), true, 3 * (split + 1));
+  cases[n_cases++] = (seg_case){SEG_SHAPE_LONG_MIDDLE, {0}, true, split + 4};
+  cases[n_cases++] = (seg_case){SEG_SHAPE_LONG_MIDDLE, {0}, true, 9 * TB_SEG_ROWS_UNIT + 4};
   if (!tb_test.quick) {
     cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT);
     cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT + 1);
