@@ -197,11 +197,17 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * segment of any length costs the same per item; a segment crossing tiles is
  * finished at the tile boundaries and by a fold after the tiles. Small calls
  * are the exception: a direct call with no box (NULL or {0, 0}), without
- * support_empty, of up to 2^18 items (SpMV: nonzeros) reduces whole rows a
- * CTA in one kernel, no tiles, the way CUB's segment-per-CTA kernels do;
- * there a row of most of the items is read by one SM (on an H100, 10 us
- * for 2^18 int32 items, 14 for doubles, where the tiles take 6-7), and a
- * call that expects such rows can name a box to keep the tiles.
+ * support_empty, of up to 2^22 items (SpMV: nonzeros) reduces whole rows a
+ * CTA in one kernel, no tiles, the way CUB's segment-per-thread/warp/CTA
+ * kernels do. A row of more than 65,536 items is split into units of 8,192
+ * that any CTA of the call may take, its owner combining their results in
+ * a fixed order (results stay deterministic); their table lives in the
+ * scratch, which is never cleared: a slot counts only when it holds the
+ * call's 64-bit tag. Rows are dealt to CTAs by count, not by items, so one
+ * CTA can hold up to 2,048 rows of up to 2,048 items: on an H100 2^21 items
+ * with 512 rows of 2,048 among rows of one item took 41-52 us (CUB 3.5:
+ * 270-350). A call that expects such rows can name a box to keep the
+ * tiles, which cost the same per item whatever the rows.
  *
  * support_empty: false requires every segment non-empty; true allows empty
  * ones, which get the identity. The direct form's tiles take them as they
@@ -343,7 +349,7 @@ tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
 /* Segmented reduction: tb_segreduce_csr of the direct form with a NULL box
- * (above 2^18 items, or with support_empty: smaller calls reduce whole rows
+ * (above 2^22 items, or with support_empty: smaller calls reduce whole rows
  * a CTA, no box) runs the box of the swept mean segment length nearest count /
  * num_segments (log scale), or where that length has a size band at count
  * items or above (a smaller call where another box was faster), the
