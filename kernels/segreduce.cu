@@ -1340,13 +1340,13 @@ struct SegPolicy {
 struct RowsPolicy {
   template <tb_seg_front F, tb_op OP>
   static tb_status launch(const tb_seg_call* c) {
-    const double mean = double(c->count) / c->num_segments;
-    const int r = tb_seg_rows_per_cta(c->num_segments, tb_seg_rows_lanes(mean));
-    const int g = tb_seg_rows_width(tb_seg_rows_lanes(mean), r);
+    const int lanes = tb_seg_rows_lanes(double(c->count) / c->num_segments);
+    const int r = tb_seg_rows_per_cta(c->num_segments, lanes);
+    const int g = tb_seg_rows_width(lanes, r);
     return launch_dependent(
         rows_kernel<F, OP>, unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
         0, c->stream, inputs_of(&c->in), c->csr, c->num_segments, c->count, g, tb_seg_rows_long(g),
-        r, split_of(c, int(ceil_div(c->num_segments, r))), static_cast<T*>(c->out));
+        r, split_of(c, int(tb_seg_rows_owners(c->num_segments, r))), static_cast<T*>(c->out));
   }
 
   // The split rows' scratch (tb_seg_rows_split_bytes), or none.

@@ -127,10 +127,9 @@ static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
  * fewest CTAs a grid should have (about two an SM: loads in flight on every
  * SM) where there are rows enough. Rows of more than TB_SEG_ROWS_SPLIT items
  * are split into units of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
- * which any CTA of the call may take: a call of more than TB_SEG_ROWS_SPLIT
- * items has a CTA at least for every TB_SEG_ROWS_SPLIT, and posts its split
- * rows in a table of TB_SEG_ROWS_SLOTS (more than the longest call has
- * rows of that length). Eight units and not four: where no other CTA is
+ * which any CTA of the call may take (tb_seg_rows_grid), posted in a table
+ * of TB_SEG_ROWS_SLOTS (more than the longest call has rows of that
+ * length). Eight units and not four: where no other CTA is
  * free to help, a split row costs its owner a claim and a reduction a unit,
  * and SpMV over a row of 46,500 nonzeros among 46,499 short ones took 18-20
  * us split, 8-10 as one CTA's rows (H100). */
@@ -185,8 +184,11 @@ static inline int tb_seg_rows_width(int lanes, int rows_per_cta) {
  * (a slot: a tag, the row, its start and end, its units claimed) and, for
  * every unit a split row can have, its partial result and a done word. */
 static inline bool tb_seg_rows_split(int64_t count) { return count > TB_SEG_ROWS_SPLIT; }
+static inline int64_t tb_seg_rows_owners(int64_t num_segments, int rows_per_cta) {
+  return (num_segments + rows_per_cta - 1) / rows_per_cta;
+}
 static inline int64_t tb_seg_rows_grid(int64_t count, int64_t num_segments, int rows_per_cta) {
-  const int64_t rows = (num_segments + rows_per_cta - 1) / rows_per_cta;
+  const int64_t rows = tb_seg_rows_owners(num_segments, rows_per_cta);
   const int64_t units = (count + TB_SEG_ROWS_UNIT - 1) / TB_SEG_ROWS_UNIT;
   const bool helpers = tb_seg_rows_split(count) && num_segments * TB_SEG_ROWS_SPLIT < count;
   return helpers && units > rows ? units : rows;

@@ -378,41 +378,32 @@ TB_TEST(test_one_wave_switch, "one wave: both sides of the switch") {
 
 /* ---- whole rows a CTA --------------------------------------------------------------- */
 
-/* One geometry at the rows path's edges: every type, the operators swept
- * (every one in a full run), direct with no box; false after a failure. */
-static bool rows_case(const seg_case *c, bool all_ops, tb_rng *r, seg_outputs *o) {
-  seg_geom g;
-  if (!seg_geom_make(&g, c, false, r)) return false;
+/* One geometry at the rows path's edges (g, freed after): every type, plus
+ * or every swept operator, direct with no box; false after a failure. */
+static bool every_type(seg_geom *g, bool all_ops, tb_rng *r, seg_outputs *o) {
   bool ok = true;
   for (int t = 0; t < TB_TYPE_COUNT && ok; ++t)
     for (int op = 0; op < TB_OP_COUNT && ok; ++op) {
       if (!(all_ops ? seg_op_swept((tb_type)t, op) : op == TB_OP_PLUS)) continue;
       seg_values v;
-      ok = seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, r) &&
-           seg_check_segreduce(&g, &v, false, false, NULL, NULL, o);
+      ok = seg_values_make(&v, (tb_type)t, (tb_op)op, g->count, r) &&
+           seg_check_segreduce(g, &v, false, false, NULL, NULL, o);
       seg_values_free(&v);
     }
-  seg_geom_free(&g);
+  seg_geom_free(g);
   return ok;
 }
 
-/* The rows of lens (taken over), every type, plus or every swept operator. */
+static bool rows_case(const seg_case *c, bool all_ops, tb_rng *r, seg_outputs *o) {
+  seg_geom g;
+  return seg_geom_make(&g, c, false, r) && every_type(&g, all_ops, r, o);
+}
+
+/* The rows of lens (taken over). */
 static bool lens_case(int32_t *lens, int64_t n, const char *label, bool all_ops, tb_rng *r,
                       seg_outputs *o) {
   seg_geom g;
-  if (!lens || !seg_geom_from_lens(&g, lens, n, false, r, label)) return false;
-  bool ok = true;
-  for (int t = 0; t < TB_TYPE_COUNT; ++t)
-    for (int op = 0; op < TB_OP_COUNT; ++op) {
-      if (!(all_ops ? seg_op_swept((tb_type)t, op) : op == TB_OP_PLUS)) continue;
-      seg_values v;
-      if (!seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, r) ||
-          !seg_check_segreduce(&g, &v, false, false, NULL, NULL, o))
-        ok = false;
-      seg_values_free(&v);
-    }
-  seg_geom_free(&g);
-  return ok;
+  return lens && seg_geom_from_lens(&g, lens, n, false, r, label) && every_type(&g, all_ops, r, o);
 }
 
 /* Direct calls with no box and no empty rows reduce whole rows a CTA up to
