@@ -1,9 +1,13 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, getpid */
 #include "core/cuda.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 tb_status tb_cuda_error(cudaError_t e, const char *expr, const char *file, int line) {
   /* Reset the runtime's last-error slot: this error is now reported, and a
@@ -184,6 +188,25 @@ tb_status tb_scratch_end(tb_scratch *s, tb_status st, cudaStream_t stream) {
   tb_buffer_free(&s->owned);
   s->buf = NULL, s->base = NULL;
   return st;
+}
+
+uint64_t tb_call_tag(void) {
+  static _Atomic uint64_t salt, calls;
+  uint64_t s = atomic_load(&salt);
+  if (!s) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    uint64_t none = 0;
+    const uint64_t mine = ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec) ^
+                          ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&salt;
+    atomic_compare_exchange_strong(&salt, &none, mine | 1);
+    s = atomic_load(&salt);
+  }
+  uint64_t z = s + 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&calls, 1) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z = (z ^ (z >> 31)) & ~3ull;
+  return z ? z : 4;
 }
 
 tb_status tb_buffer_download(const tb_buffer *b, void *host, size_t bytes) {

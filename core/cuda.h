@@ -97,6 +97,13 @@ tb_status tb_scratch_begin_one(tb_scratch *s, tb_buffer *caller, size_t bytes, v
 /* st, or the failure of waiting for the stream before freeing owned memory. */
 tb_status tb_scratch_end(tb_scratch *s, tb_status st, cudaStream_t stream);
 
+/* A tag unique to one call, for words a kernel leaves in scratch without
+ * anything zeroing them first (a word counts only when it holds the tag):
+ * never 0, the low two bits 0 for the word's own state, a 64-bit mix of a
+ * count of calls salted by the process's start, so that no earlier call of
+ * the process nor, all but surely, anything else left it in the scratch. */
+uint64_t tb_call_tag(void);
+
 #ifdef __cplusplus
 }
 #endif

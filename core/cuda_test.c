@@ -108,6 +108,22 @@ TB_TEST(test_meta, "meta") {
   CU_ASSERT(m.commit[0] != '\0');
 }
 
+/* Tags of words left in scratch unzeroed: never 0, the low two bits free for
+ * the word's state, no two calls alike. */
+TB_TEST(test_call_tag, "call_tag") {
+  enum { N = 4096 };
+  static uint64_t seen[N];
+  for (int i = 0; i < N; ++i) {
+    seen[i] = tb_call_tag();
+    CU_ASSERT(seen[i] != 0);
+    CU_ASSERT_EQUAL(seen[i] & 3, 0);
+  }
+  int repeats = 0;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < i; ++j) repeats += seen[i] == seen[j];
+  CU_ASSERT_EQUAL(repeats, 0);
+}
+
 int main(void) {
   tb_device_info d;
   tb_status s = tb_device_get(&d);

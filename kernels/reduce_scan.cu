@@ -251,8 +251,7 @@ tb_status scan_lookback_run(const T* in, T* out, int64_t n, bool inclusive, T* d
   TB_TRY((resident_ctas<scan_lookback_kernel<OP, NT, VT>>(NT, &resident)));
   const LookBackDelay delay = tiles > resident ? kFixedDelay : kBackOff;
   Status status;
-  status.bind(scratch, tiles);
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, Status::status_bytes(tiles), stream));
+  status.bind(scratch, tb_call_tag());
   scan_lookback_kernel<OP, NT, VT><<<unsigned(tiles), NT, 0, stream>>>(in, out, n, status, delay,
                                                                      inclusive, d_total);
   TB_CUDA_TRY(cudaGetLastError());

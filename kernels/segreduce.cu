@@ -1090,9 +1090,8 @@ Inputs inputs_of(const tb_seg_inputs* in) {
 }
 
 // A one-pass kernel's launch: dynamic shared memory past 48 KiB allowed,
-// the status words zeroed, the look-back delay of the scan (fixed on grids
-// of more than one wave), then launch(status, delay) puts the kernel on the
-// stream.
+// the status words tagged (zeroed for 8-byte values), the look-back delay of the scan (fixed on
+// grids of more than one wave), then launch(status, delay) puts the kernel on the stream.
 template <class Kernel, class Launch>
 tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scratch,
                        cudaStream_t stream, Launch launch) {
@@ -1101,8 +1100,9 @@ tb_status run_one_pass(Kernel kernel, int nt, int shared, int tiles, void* scrat
   int per_sm = 0, sms = 0;
   TB_TRY(tb_kernel_residency(reinterpret_cast<const void*>(kernel), nt, shared, &per_sm, &sms));
   RunStatusArray<T> status;
-  status.bind(scratch);
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, RunStatusArray<T>::bytes(tiles), stream));
+  status.bind(scratch, tb_call_tag());
+  if constexpr (!RunStatusArray<T>::kTagged)
+    TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, RunStatusArray<T>::bytes(tiles), stream));
   launch(status, tiles > per_sm * sms ? kFixedDelay : kBackOff);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;

@@ -1,13 +1,9 @@
 /* Public segmented-reduction entry points (CSR, reduce-by-key, SpMV, their
  * preprocess/apply forms, validation): argument checks, launch boxes and the
  * scratch layout around segreduce_prep.cu and the per-type segreduce.cu. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, getpid */
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "core/cuda.h" /* internal: TB_TRY, TB_CUDA_TRY, tb_buffer_reserve */
 #include "core/types.h"
@@ -306,29 +302,6 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
   return tb_scratch_end(&s, st, c->stream);
 }
 
-/* The tag of one call's split rows (rows_kernel): even, not 0, a 64-bit
- * mix of a count of calls salted by the process's start, so that no earlier
- * call of the process nor, all but surely, another process left it in the
- * scratch. */
-static uint64_t split_tag(void) {
-  static _Atomic uint64_t salt, calls;
-  uint64_t s = atomic_load(&salt);
-  if (!s) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    uint64_t none = 0;
-    const uint64_t mine = ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec) ^
-                          ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&salt;
-    atomic_compare_exchange_strong(&salt, &none, mine | 1);
-    s = atomic_load(&salt);
-  }
-  uint64_t z = s + 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&calls, 1) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z = (z ^ (z >> 31)) & ~1ull;
-  return z ? z : 2;
-}
-
 /* Whole rows a CTA, in one kernel; a call that may have rows to split
  * (tb_seg_rows_split) gets their table and units in scratch. */
 static tb_status run_rows(tb_seg_call *c, tb_buffer *scratch) {
@@ -337,7 +310,7 @@ static tb_status run_rows(tb_seg_call *c, tb_buffer *scratch) {
   tb_scratch s;
   TB_TRY(tb_scratch_begin_one(&s, scratch, tb_seg_rows_split_bytes(c->count, tb_type_size(c->type)),
                               &c->scratch));
-  c->tag = split_tag();
+  c->tag = tb_call_tag();
   return tb_scratch_end(&s, rows(c), c->stream);
 }
 

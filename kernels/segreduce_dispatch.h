@@ -231,7 +231,7 @@ typedef struct tb_seg_call {
   void *out;
   void *scratch;
   size_t scratch_bytes;
-  uint64_t tag; /* rows_kernel's split rows: unique to the call (even) */
+  uint64_t tag; /* rows_kernel's split rows: the call's (tb_call_tag) */
   cudaStream_t stream;
 } tb_seg_call;
 

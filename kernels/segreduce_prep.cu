@@ -256,8 +256,7 @@ extern "C" tb_status tb_seg_csr2_run(const int32_t* d_csr, const int32_t* d_sour
   TB_CUDA_TRY(cudaMemsetAsync(d_num2, 0, 2 * sizeof *d_num2, stream));
   if (tiles == 0) return TB_OK;
   TileStatusArray<int> status;
-  status.bind(scratch, tiles);
-  TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::bytes(tiles), stream));
+  status.bind(scratch, tb_call_tag());
   // Polled from the start: a tile takes about a microsecond, where the fixed
   // delay of long scans sleeps three.
   csr2_kernel<<<tiles, kThreads, 0, stream>>>(d_csr, d_sources, num_segments, count, status,
@@ -305,8 +304,7 @@ tb_status key_runs(tb_launch_box box, const int32_t* d_keys, int count, int32_t*
         return TB_OK;
       }
       TileStatusArray<int> counts;
-      counts.bind(scratch, tiles);
-      TB_CUDA_TRY(cudaMemsetAsync(scratch, 0, TileStatusArray<int>::status_bytes(tiles), stream));
+      counts.bind(scratch, tb_call_tag());
       key_runs_kernel<b.NT, b.VT>
           <<<tiles, b.NT, 0, stream>>>(d_keys, count, counts, d_limits, d_codes, d_keys_out, d_num);
       TB_CUDA_TRY(cudaGetLastError());

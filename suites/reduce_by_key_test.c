@@ -81,6 +81,46 @@ TB_TEST(test_reduce_by_key_random_sizes, "look-back over random sizes") {
   tb_buffer_free(&scratch);
 }
 
+/* Scratch that other work left dirty (tb_test_dirty_scratch): the
+ * look-back's status words of values up to 4 bytes count only with the
+ * call's tag; 8-byte values' are zeroed. Every type, the default box and the
+ * smallest, 2^20 + 3 items (2^14 + 3 under a sanitizer), runs of 1 to 64. */
+TB_TEST(test_reduce_by_key_dirty_scratch, "look-back over scratch left dirty") {
+  const int64_t n = tb_test.sanitizer ? (1 << 14) + 3 : (1 << 20) + 3;
+  tb_rng r = tb_test_rng(0xd1);
+  tb_buffer scratch = {0};
+  seg_outputs o = {0};
+  int failures = 0;
+  for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
+    tb_launch_box grid[kMaxBoxes];
+    const int n_grid = seg_grid_of((tb_type)t, grid);
+    const tb_launch_box *smallest = &grid[0];
+    for (int b = 1; b < n_grid; ++b)
+      if (grid[b].nt * grid[b].vt < smallest->nt * smallest->vt) smallest = &grid[b];
+    for (int i = 0; i < 2 * TB_TEST_DIRTY_PATTERNS && failures < kMaxFailures; ++i) {
+      const seg_case c = seg_spec_case(TB_GEOM_UNIFORM, (double)(1 << (i % 4 * 2)), true, n);
+      const tb_launch_box *box = i % 2 ? smallest : NULL;
+      seg_geom g;
+      seg_keyset k;
+      seg_values v;
+      memset(&k, 0, sizeof k);
+      memset(&v, 0, sizeof v);
+      /* the first call sizes the scratch, the second finds it dirty */
+      if (!seg_geom_make(&g, &c, false, &r) || !seg_keyset_make(&k, &g, i % 4, &r) ||
+          !seg_values_make(&v, (tb_type)t, TB_OP_PLUS, k.count, &r) ||
+          !seg_check_rbk(&k, &v, 0, box, &scratch, &o) ||
+          !tb_test_dirty_scratch(&scratch, i / 2, &r) ||
+          !seg_check_rbk(&k, &v, 0, box, &scratch, &o))
+        ++failures;
+      seg_values_free(&v);
+      seg_keyset_free(&k);
+      seg_geom_free(&g);
+    }
+  }
+  seg_outputs_free(&o);
+  tb_buffer_free(&scratch);
+}
+
 /* count == 0 gives no runs (to the host and the device); the tuned default on
  * up to 2^22 items with plus. */
 TB_TEST(test_reduce_by_key_empty_and_large, "no items, default box large") {

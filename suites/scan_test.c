@@ -302,6 +302,35 @@ TB_TEST(test_special_values, "NaN and infinities") {
     }
 }
 
+/* Scratch that other work left dirty: the look-back zeroes nothing, and a
+ * status word counts only with the call's tag, so zeros, 0xff bytes, tagless
+ * prefixes and random bytes must all read as not yet posted. Every type,
+ * inclusive and exclusive, the default box and the smallest (2^20 + 3 items:
+ * hundreds to thousands of tiles; 2^14 + 3 under a sanitizer). */
+TB_TEST(test_lookback_dirty_scratch, "look-back over scratch left dirty") {
+  const int64_t n = tb_test.sanitizer ? (1 << 14) + 3 : (1 << 20) + 3;
+  tb_rng r = tb_test_rng(0xd1);
+  tb_buffer scratch = {0};
+  for (int t = 0; t < TB_TYPE_COUNT; ++t) {
+    fixture f;
+    tb_launch_box smallest;
+    CU_ASSERT_FATAL(tb_scan_grid((tb_type)t, TB_OP_PLUS, &smallest, 1) > 0);
+    if (fixture_make(&f, (tb_type)t, TB_OP_PLUS, n, 0xd1 + t))
+      for (int b = 0; b < 2; ++b)
+        for (int p = 0; p < TB_TEST_DIRTY_PATTERNS; ++p) {
+          const tb_scan_kind kind = p % 2 ? TB_SCAN_INCLUSIVE : TB_SCAN_EXCLUSIVE;
+          const tb_launch_box *box = b ? &smallest : NULL;
+          /* the first call sizes the scratch, the second finds it dirty */
+          if (!check(&f, TB_SCAN_LOOKBACK, kind, box, 0, n, false, 0, &scratch) ||
+              !tb_test_dirty_scratch(&scratch, p, &r) ||
+              !check(&f, TB_SCAN_LOOKBACK, kind, box, 0, n, false, 0, &scratch))
+            break;
+        }
+    fixture_free(&f);
+  }
+  tb_buffer_free(&scratch);
+}
+
 TB_TEST(test_bad_input, "bad input") {
   tb_buffer in = {0}, out = {0};
   TB_ASSERT_OK(tb_buffer_alloc(&in, 1024 * sizeof(double)), "alloc");

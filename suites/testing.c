@@ -108,6 +108,22 @@ bool tb_test_upload(tb_buffer *b, const void *host, size_t bytes) {
          (bytes == 0 || TB_ASSERT_OK(tb_buffer_upload(b, host, bytes), "upload"));
 }
 
+bool tb_test_dirty_scratch(tb_buffer *scratch, int pattern, tb_rng *r) {
+  const size_t words = scratch->bytes / sizeof(uint64_t);
+  uint64_t *host = malloc(words * sizeof *host + 1);
+  if (!TB_ASSERT_OK(host ? TB_OK : tb_fail(TB_ERR_OUT_OF_MEMORY, "host scratch"), "dirty scratch"))
+    return false;
+  for (size_t i = 0; i < words; ++i)
+    host[i] = pattern == 0   ? 0
+              : pattern == 1 ? ~0ull
+              : pattern == 2 ? (i % 2 ? 1 : 2)
+                             : tb_rng_next(r);
+  const bool ok =
+      TB_ASSERT_OK(tb_buffer_upload(scratch, host, words * sizeof *host), "dirty scratch");
+  free(host);
+  return ok;
+}
+
 size_t tb_test_free_device_bytes(void) {
   size_t free_bytes = 0, total = 0;
   cudaDeviceSynchronize();

@@ -72,6 +72,13 @@ int64_t tb_test_random_size(tb_rng *r, int64_t hi);
  * that an empty array is still a valid pointer), asserted. */
 bool tb_test_upload(tb_buffer *b, const void *host, size_t bytes);
 
+/* Fills all of a scratch buffer with what other work may leave there, for
+ * kernels that zero nothing (a word counts only with the call's tag):
+ * pattern 0 zeros, 1 0xff bytes, 2 16-byte words {2, 1} (a posted prefix of
+ * 1 with no tag), 3 random bytes from r. Asserted. */
+enum { TB_TEST_DIRTY_PATTERNS = 4 };
+bool tb_test_dirty_scratch(tb_buffer *scratch, int pattern, tb_rng *r);
+
 /* Free device memory now, to show that error paths leak nothing. */
 size_t tb_test_free_device_bytes(void);
 

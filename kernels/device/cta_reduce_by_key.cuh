@@ -75,23 +75,35 @@ __device__ __forceinline__ RunPair<T> warp_run_reduce(RunPair<T> x, int lane) {
 }
 
 // One 16-byte status word per tile, written and read with one relaxed
-// v2.u64 access: {status << 32 | run count, value bits}. The count of an
-// inclusive prefix reaches count (< 2^31), so it cannot share a word with
-// a value; 16 bytes serve every value type of up to 8 bytes.
+// v2.u64 access. Values of up to 4 bytes: {tag | status, run count << 32 |
+// value bits}; the call's tag makes a word any earlier call left read as
+// INVALID (TileStatusArray), so nothing is zeroed. An 8-byte value fills the
+// second half, and the count of an inclusive prefix reaches `count` (< 2^31),
+// leaving 30 bits for a tag, too few: those words are {status << 32 | run
+// count, value bits}, zeroed before the launch.
 template <typename T>
 struct RunStatusArray {
   static_assert(sizeof(T) <= 8, "run status words hold values of up to 8 bytes");
-  struct alignas(16) Word { unsigned long long head, value; };
-  Word* words;  // zeroed (kInvalid) before the launch
+  static constexpr bool kTagged = sizeof(T) <= 4;
+  struct alignas(16) Word {
+    unsigned long long head, bits;
+  };
+  Word* words;
+  unsigned long long tag;  // the call's (tb_call_tag), where kTagged
 
   static constexpr size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(Word); }
-  void bind(void* p) { words = static_cast<Word*>(p); }
+  void bind(void* p, uint64_t call_tag) {
+    words = static_cast<Word*>(p);
+    tag = call_tag;
+  }
 
   __device__ __forceinline__ void publish(int64_t tile, TileStatus st, RunPair<T> x) const {
-    unsigned long long bits = 0;
-    memcpy(&bits, &x.v, sizeof(T));
+    unsigned long long value = 0;
+    memcpy(&value, &x.v, sizeof(T));
+    const unsigned long long n = static_cast<unsigned>(x.n);
     const unsigned long long head =
-        (static_cast<unsigned long long>(st) << 32) | static_cast<unsigned>(x.n);
+        kTagged ? tag | st : static_cast<unsigned long long>(st) << 32 | n;
+    const unsigned long long bits = kTagged ? n << 32 | value : value;
     asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(words + tile), "l"(head),
                  "l"(bits)
                  : "memory");
@@ -102,9 +114,16 @@ struct RunStatusArray {
                  : "=l"(head), "=l"(bits)
                  : "l"(words + tile)
                  : "memory");
-    x->n = static_cast<int>(static_cast<unsigned>(head));
-    memcpy(&x->v, &bits, sizeof(T));
-    return static_cast<TileStatus>(head >> 32);
+    if constexpr (kTagged) {
+      const unsigned value = static_cast<unsigned>(bits);
+      x->n = static_cast<int>(static_cast<unsigned>(bits >> 32));
+      memcpy(&x->v, &value, sizeof(T));
+      return (head & ~3ull) == tag ? static_cast<TileStatus>(head & 3) : kInvalid;
+    } else {
+      x->n = static_cast<int>(static_cast<unsigned>(head));
+      memcpy(&x->v, &bits, sizeof(T));
+      return static_cast<TileStatus>(head >> 32);
+    }
   }
 };
 

@@ -2,13 +2,16 @@
 //
 // Each tile publishes its aggregate (AGGREGATE) as soon as it is reduced and
 // its inclusive prefix (PREFIX) once known; successors read a window of 32
-// predecessors per step. Status and value share one word, written and read
-// with one relaxed access, so a reader sees both or neither and needs no
-// acquire or second, dependent load: 8 bytes for types of up to 4 bytes, 16
-// bytes (a v2.u64 access, as CUB does on sm_90) for 8-byte types.
+// predecessors per step. Status and value share one 16-byte word, written and
+// read with one relaxed v2.u64 access (as CUB does on sm_90), so a reader sees
+// both or neither and needs no acquire or second, dependent load.
+//
+// The status half carries the call's tag (tb_call_tag, core/cuda.h: 62 bits,
+// the low two free): a word that any earlier call or other use of the scratch
+// left reads as INVALID, so nothing is zeroed before the launch (a memset or
+// an init kernel ahead of the scan costs 2-4 us a call, docs/design.md).
 #pragma once
 
-#include <cuda/atomic>
 #include <string.h>
 
 #include "kernels/device/cta_reduce.cuh"
@@ -31,47 +34,24 @@ constexpr LookBackDelay kBackOff{0, 32, 512};
 // best for scan on the H100, docs/reduce_scan.md, "Decisions").
 constexpr LookBackDelay kFixedDelay{3000, 1000, 1000};
 
-template <typename T, int kBytes = (sizeof(T) <= 4 ? 8 : 16)>
-struct TileStatusArray;
-
 template <typename T>
-struct TileStatusArray<T, 8> {
-  unsigned long long* words;  // zeroed (kInvalid) before the launch
-
-  static size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(unsigned long long); }
-  static size_t status_bytes(int64_t tiles) { return bytes(tiles); }
-  void bind(void* p, int64_t) { words = static_cast<unsigned long long*>(p); }
-
-  __device__ __forceinline__ void publish(int64_t tile, TileStatus st, T value) const {
-    unsigned bits = 0;
-    memcpy(&bits, &value, sizeof(T));
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[tile]);
-    w.store((static_cast<unsigned long long>(st) << 32) | bits, cuda::memory_order_relaxed);
-  }
-  __device__ __forceinline__ TileStatus read(int64_t tile, T* value) const {
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[tile]);
-    unsigned long long word = w.load(cuda::memory_order_relaxed);
-    unsigned bits = static_cast<unsigned>(word);
-    memcpy(value, &bits, sizeof(T));
-    return static_cast<TileStatus>(word >> 32);
-  }
-};
-
-template <typename T>
-struct TileStatusArray<T, 16> {
-  static_assert(sizeof(T) == 8, "16-byte status words hold 8-byte values");
+struct TileStatusArray {
+  static_assert(sizeof(T) <= 8, "a value in 8 bytes");
   struct alignas(16) Word { unsigned long long status, value; };
-  Word* words;  // zeroed (kInvalid) before the launch
+  Word* words;
+  unsigned long long tag;  // the call's: low two bits 0
 
   static size_t bytes(int64_t tiles) { return size_t(tiles) * sizeof(Word); }
-  static size_t status_bytes(int64_t tiles) { return bytes(tiles); }
-  void bind(void* p, int64_t) { words = static_cast<Word*>(p); }
+  void bind(void* p, uint64_t call_tag) {
+    words = static_cast<Word*>(p);
+    tag = call_tag;
+  }
 
   __device__ __forceinline__ void publish(int64_t tile, TileStatus st, T value) const {
-    unsigned long long bits;
+    unsigned long long bits = 0;
     memcpy(&bits, &value, sizeof(T));
-    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(words + tile),
-                 "l"(static_cast<unsigned long long>(st)), "l"(bits)
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(words + tile), "l"(tag | st),
+                 "l"(bits)
                  : "memory");
   }
   __device__ __forceinline__ TileStatus read(int64_t tile, T* value) const {
@@ -81,7 +61,7 @@ struct TileStatusArray<T, 16> {
                  : "l"(words + tile)
                  : "memory");
     memcpy(value, &bits, sizeof(T));
-    return static_cast<TileStatus>(st);
+    return (st & ~3ull) == tag ? static_cast<TileStatus>(st & 3) : kInvalid;
   }
 };
 
