@@ -33,6 +33,39 @@ static bool by_key_op_at_box(tb_type t, int op, const tb_launch_box *box) {
   return seg_in_op_grid(tb_reduce_by_key_grid, t, op, box);
 }
 
+/* The box of t's grid with the smallest tile: the most tiles a size makes. */
+static tb_launch_box smallest_box(tb_type t) {
+  tb_launch_box grid[kMaxBoxes];
+  const int n_grid = seg_grid_of(t, grid);
+  tb_launch_box smallest = grid[0];
+  for (int b = 1; b < n_grid; ++b)
+    if (grid[b].nt * grid[b].vt < smallest.nt * smallest.vt) smallest = grid[b];
+  return smallest;
+}
+
+/* One plus reduce-by-key of n items, uniform runs of mean len, key pattern
+ * `keys` (seg_keyset_make), output variant `variant`, checked against the
+ * CPU; with dirty >= 0 checked again after tb_test_dirty_scratch(dirty). */
+static bool rbk_case(tb_type t, double len, int64_t n, int keys, int variant,
+                     const tb_launch_box *box, int dirty, tb_rng *r, tb_buffer *scratch,
+                     seg_outputs *o) {
+  const seg_case c = seg_spec_case(TB_GEOM_UNIFORM, len, true, n);
+  seg_geom g;
+  seg_keyset k;
+  seg_values v;
+  memset(&k, 0, sizeof k);
+  memset(&v, 0, sizeof v);
+  const bool ok = seg_geom_make(&g, &c, false, r) && seg_keyset_make(&k, &g, keys, r) &&
+                  seg_values_make(&v, t, TB_OP_PLUS, k.count, r) &&
+                  seg_check_rbk(&k, &v, variant, box, scratch, o) &&
+                  (dirty < 0 || (tb_test_dirty_scratch(scratch, dirty, r) &&
+                                 seg_check_rbk(&k, &v, variant, box, scratch, o)));
+  seg_values_free(&v);
+  seg_keyset_free(&k);
+  seg_geom_free(&g);
+  return ok;
+}
+
 /* Every type x operator x box x run-length geometry x key pattern; the
  * output options rotate over the cases. */
 TB_TEST(test_reduce_by_key_every_case, "every type x op x box x runs") {
@@ -50,31 +83,15 @@ TB_TEST(test_reduce_by_key_random_sizes, "look-back over random sizes") {
   seg_outputs o = {0};
   int failures = 0;
   for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const int n_grid = seg_grid_of((tb_type)t, grid);
-    const tb_launch_box *smallest = &grid[0];
-    for (int b = 1; b < n_grid; ++b)
-      if (grid[b].nt * grid[b].vt < smallest->nt * smallest->vt) smallest = &grid[b];
+    const tb_launch_box smallest = smallest_box((tb_type)t);
     for (int i = 0; i < cases && failures < kMaxFailures; ++i) {
       const int max_log = tb_rng_range(&r, 0, 99) == 0 ? 23 : 20;
       const int64_t n =
           1 + (int64_t)(tb_rng_next(&r) % ((uint64_t)1 << tb_rng_range(&r, 0, max_log)));
       const int64_t len = (int64_t)1 << tb_rng_range(&r, 0, 12);
-      const seg_case c = seg_spec_case(TB_GEOM_UNIFORM, (double)(len < n ? len : n), true, n);
-      seg_geom g;
-      seg_keyset k;
-      memset(&k, 0, sizeof k);
-      if (!seg_geom_make(&g, &c, false, &r) || !seg_keyset_make(&k, &g, i % 4, &r)) {
+      if (!rbk_case((tb_type)t, (double)(len < n ? len : n), n, i % 4, i % 8,
+                    i % 2 ? &smallest : NULL, -1, &r, &scratch, &o))
         ++failures;
-      } else {
-        seg_values v;
-        if (!seg_values_make(&v, (tb_type)t, TB_OP_PLUS, k.count, &r) ||
-            !seg_check_rbk(&k, &v, i % 8, i % 2 ? smallest : NULL, &scratch, &o))
-          ++failures;
-        seg_values_free(&v);
-      }
-      seg_keyset_free(&k);
-      seg_geom_free(&g);
     }
   }
   seg_outputs_free(&o);
@@ -92,29 +109,11 @@ TB_TEST(test_reduce_by_key_dirty_scratch, "look-back over scratch left dirty") {
   seg_outputs o = {0};
   int failures = 0;
   for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
-    tb_launch_box grid[kMaxBoxes];
-    const int n_grid = seg_grid_of((tb_type)t, grid);
-    const tb_launch_box *smallest = &grid[0];
-    for (int b = 1; b < n_grid; ++b)
-      if (grid[b].nt * grid[b].vt < smallest->nt * smallest->vt) smallest = &grid[b];
+    const tb_launch_box smallest = smallest_box((tb_type)t);
     for (int i = 0; i < 2 * TB_TEST_DIRTY_PATTERNS && failures < kMaxFailures; ++i) {
-      const seg_case c = seg_spec_case(TB_GEOM_UNIFORM, (double)(1 << (i % 4 * 2)), true, n);
-      const tb_launch_box *box = i % 2 ? smallest : NULL;
-      seg_geom g;
-      seg_keyset k;
-      seg_values v;
-      memset(&k, 0, sizeof k);
-      memset(&v, 0, sizeof v);
-      /* the first call sizes the scratch, the second finds it dirty */
-      if (!seg_geom_make(&g, &c, false, &r) || !seg_keyset_make(&k, &g, i % 4, &r) ||
-          !seg_values_make(&v, (tb_type)t, TB_OP_PLUS, k.count, &r) ||
-          !seg_check_rbk(&k, &v, 0, box, &scratch, &o) ||
-          !tb_test_dirty_scratch(&scratch, i / 2, &r) ||
-          !seg_check_rbk(&k, &v, 0, box, &scratch, &o))
+      if (!rbk_case((tb_type)t, (double)(1 << (i % 4 * 2)), n, i % 4, 0, i % 2 ? &smallest : NULL,
+                    i / 2, &r, &scratch, &o))
         ++failures;
-      seg_values_free(&v);
-      seg_keyset_free(&k);
-      seg_geom_free(&g);
     }
   }
   seg_outputs_free(&o);
