@@ -7,7 +7,11 @@
  *
  * Scratch: pass a zeroed tb_buffer and keep it across calls; entry points
  * grow it when it is too small. NULL means "allocate and free inside the
- * call", which is simpler and slower. */
+ * call", which is simpler and slower. Entry points never trust what it
+ * holds: the look-back scans, reduce-by-key over values of up to 4 bytes and
+ * split rows clear nothing and post words there that count only with a tag
+ * drawn for the call. One buffer serves any sequence of calls on one stream,
+ * not calls in flight at once on several streams. */
 #ifndef TILEBENCH_H
 #define TILEBENCH_H
 
