@@ -50,6 +50,10 @@ namespace {
 using tb_bench_detail::Entry;
 
 std::atomic<int> g_failures{0};
+// Set from a signal handler: lock-free, so a plain store there is safe.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "g_stop is stored from a signal handler");
+const Entry *g_running_entry = nullptr;  // the row whose repetitions are under way
 int g_repetitions = 1;
 int (*g_keep)(const char *) = nullptr;
 int (*g_aggregates_only)(const char *) = nullptr;
@@ -270,6 +274,13 @@ int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_a
     registry().entries.reserve(registry().entries.size() + 1);
     raw->bm = benchmark::RegisterBenchmark(
         name, [raw](benchmark::State &s) {
+          // Once stopped, a row already under way keeps its repetitions
+          // together; later rows are not started.
+          if (g_stop.load(std::memory_order_relaxed) && raw != g_running_entry) {
+            s.SkipWithError(TB_BENCH_NOT_MEASURED);
+            return;
+          }
+          g_running_entry = raw;
           tb_bench_state st{&s, raw};
           raw->fn(&st, raw->arg);
         });
@@ -490,5 +501,9 @@ int tb_bench_main(int argc, char **argv) {
 }
 
 int tb_bench_failures(void) { return g_failures.load(); }
+
+void tb_bench_request_stop(void) { g_stop.store(true, std::memory_order_relaxed); }
+
+int tb_bench_stop_requested(void) { return g_stop.load(std::memory_order_relaxed) ? 1 : 0; }
 
 }  // extern "C"

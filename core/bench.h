@@ -98,6 +98,15 @@ int tb_bench_main(int argc, char **argv);
 /* Number of benchmarks that failed so far (for the caller's own summary). */
 int tb_bench_failures(void);
 
+/* Asks a running tb_bench_main to stop: the row in progress finishes all its
+ * repetitions, every later row is skipped with TB_BENCH_NOT_MEASURED (not a
+ * failure), and tb_bench_main returns as usual. Async-signal-safe. */
+#define TB_BENCH_NOT_MEASURED "not measured: the run was stopped"
+void tb_bench_request_stop(void);
+
+/* Whether tb_bench_request_stop was called. */
+int tb_bench_stop_requested(void);
+
 #ifdef __cplusplus
 }
 #endif

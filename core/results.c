@@ -533,6 +533,49 @@ static tb_status write_atomically(cJSON *root, const char *path) {
   return TB_OK;
 }
 
+tb_status tb_results_drop_failed(const char *written, const char *message, int *dropped) {
+  if (dropped) *dropped = 0;
+  cJSON *root = NULL;
+  tb_status st = tb_results_parse(written, &root);
+  if (st != TB_OK) return st;
+  cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+  const int count = cJSON_GetArraySize(rows);
+  char **failed = calloc((size_t)count + 1, sizeof *failed);
+  if (!failed) {
+    cJSON_Delete(root);
+    return tb_fail(TB_ERR_OUT_OF_MEMORY, "reading %s: out of memory", written);
+  }
+  int m = 0;
+  const cJSON *row;
+  tb_row_params p;
+  cJSON_ArrayForEach(row, rows) {
+    const char *text = tb_json_string(row, "error_message");
+    const char *key = row_key(row, &p);
+    if (!key || !text || strcmp(text, message) != 0 ||
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "error_occurred")))
+      continue;
+    if (!(failed[m] = strdup(key))) {
+      st = tb_fail(TB_ERR_OUT_OF_MEMORY, "reading %s: out of memory", written);
+      break;
+    }
+    ++m;
+  }
+  qsort(failed, (size_t)m, sizeof *failed, cmp_str);
+  int names = 0;
+  for (int i = 0; i < m; ++i) names += i == 0 || strcmp(failed[i], failed[i - 1]) != 0;
+  for (int i = cJSON_GetArraySize(rows) - 1; st == TB_OK && m > 0 && i >= 0; --i) {
+    const char *key = row_key(cJSON_GetArrayItem(rows, i), &p);
+    if (key && bsearch(&key, failed, (size_t)m, sizeof *failed, cmp_str))
+      cJSON_DeleteItemFromArray(rows, i);
+  }
+  if (st == TB_OK && m > 0) st = write_atomically(root, written);
+  for (int i = 0; i < m; ++i) free(failed[i]);
+  free(failed);
+  cJSON_Delete(root);
+  if (st == TB_OK && dropped) *dropped = names;
+  return st;
+}
+
 tb_status tb_results_commit(const char *written, const char *result, bool partial) {
   cJSON *root = NULL, *old = NULL;
   tb_status st = tb_results_parse(written, &root);

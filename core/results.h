@@ -82,6 +82,13 @@ tb_status tb_row_params_parse(const char *name, tb_row_params *out);
  * one, never a mix. `written` is removed on success. */
 tb_status tb_results_commit(const char *written, const char *result, bool partial);
 
+/* Removes from `written` (a Google Benchmark JSON file, rewritten by a
+ * rename) every row of each row name that has a row failed with exactly
+ * `message`, its other repetitions and aggregates included: rows a stopped
+ * run never measured, which a partial commit then keeps from the result.
+ * *dropped (when not NULL) counts the row names removed. */
+tb_status tb_results_drop_failed(const char *written, const char *message, int *dropped);
+
 /* ---- which runs rows come from ------------------------------------------------------ */
 
 typedef struct tb_run_ref {

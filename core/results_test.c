@@ -192,6 +192,44 @@ static const cJSON *row_named(const cJSON *root, const char *name) {
   return NULL;
 }
 
+TB_TEST(test_drop_failed, "rows a stopped run never measured") {
+  char written[4200];
+  snprintf(written, sizeof written, "%s/stopped.json", g_dir);
+  /* b's second repetition was never started: every row of b goes, the
+   * measured repetition and the aggregate included; c failed otherwise and
+   * stays, as does a. */
+  write_file(written,
+             "{\"context\": {\"commit\": \"a\"}, \"benchmarks\": ["
+             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+             "{\"name\": \"r/tb/int32/n:8_median\", \"run_type\": \"aggregate\", \"real_time\": 1},"
+             "{\"name\": \"r/tb/int32/n:16\", \"real_time\": 2},"
+             "{\"name\": \"r/tb/int32/n:16\", \"error_occurred\": true,"
+             " \"error_message\": \"stop\"},"
+             "{\"name\": \"r/tb/int32/n:16_median\", \"run_type\": \"aggregate\", \"real_time\": 2},"
+             "{\"name\": \"r/tb/int32/n:32\", \"error_occurred\": true,"
+             " \"error_message\": \"stop, but another\"},"
+             "{\"name\": \"r/tb/int32/n:64\", \"error_occurred\": true,"
+             " \"error_message\": \"stop\"}]}");
+  int dropped = -1;
+  CU_ASSERT_EQUAL_FATAL(tb_results_drop_failed(written, "stop", &dropped), TB_OK);
+  CU_ASSERT_EQUAL(dropped, 2);
+  cJSON *r = read_json(written);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "benchmarks")), 3);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:8"), 1);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:8_median"), 1);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:16"), 0);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:16_median"), 0);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:32"), 1);
+  CU_ASSERT_EQUAL(count_named(r, "r/tb/int32/n:64"), 0);
+  cJSON_Delete(r);
+  /* Nothing to drop: the file is left as it was; a missing one is an error. */
+  CU_ASSERT_EQUAL(tb_results_drop_failed(written, "stop", &dropped), TB_OK);
+  CU_ASSERT_EQUAL(dropped, 0);
+  remove(written);
+  CU_ASSERT_EQUAL(tb_results_drop_failed(written, "stop", &dropped), TB_ERR_IO);
+}
+
 TB_TEST(test_provenance, "provenance through merges") {
   char written[4200], result[4200];
   snprintf(written, sizeof written, "%s/run.json", g_dir);

@@ -21,7 +21,9 @@ tb_sweep_config tb_sweep;
 static const char kHelp[] =
     "tilebench sweep flags:\n"
     "          [--tb_results=DIR]  write DIR/<arch>/<gpu>/<suite>.json (replaced only when the\n"
-    "                              run completes; a partial run replaces only its own rows)\n"
+    "                              run completes; a partial run replaces only its own rows; a\n"
+    "                              SIGINT or SIGTERM stops it after the row under way, as a\n"
+    "                              partial run, a second one at once, writing nothing)\n"
     "          [--tb_repetitions=N]  run every row N times (default 5): median and spread\n"
     "          [--tb_boxes={all|none}]  none: tuned-default and baseline rows only\n"
     "          [--tb_flush_l2]     flush L2 before every timed launch\n"
@@ -153,9 +155,23 @@ void tb_sweep_set_gpu_counters(tb_bench_state *st, const tb_gpu_sample *before,
 static int is_box_row(const char *name) { return strstr(name, "/nt:") != NULL; }
 static int keep_default_rows(const char *name) { return !is_box_row(name); }
 
-/* An interrupted run removes its partial output; the result stays as it was. */
+/* The first SIGINT or SIGTERM stops the run after the row under way (a time
+ * limit that sends SIGTERM costs none of the rows measured): those rows are
+ * committed as a partial run. A second one ends the run at once, removing
+ * its output; the result stays as it was. */
 static char g_running[4096];
+static volatile sig_atomic_t g_stop_signal;
 static void on_interrupt(int sig) {
+  if (!g_stop_signal) {
+    g_stop_signal = sig;
+    tb_bench_request_stop();
+    static const char note[] =
+        "\nstopping after the row under way; its rows and those before it will be written "
+        "(again to stop at once, writing nothing)\n";
+    ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
+    (void)ignored;
+    return;
+  }
   if (g_running[0]) unlink(g_running);
   signal(sig, SIG_DFL);
   raise(sig);
@@ -187,6 +203,23 @@ static int commit_results(const char *suite, const char *written, const char *re
   }
   fprintf(stderr, "%s: wrote %s%s\n", suite, result, partial ? " (measured rows updated)" : "");
   return 0;
+}
+
+/* A stopped run: the rows it did not start are dropped, the rest committed
+ * as a partial run; then the signal ends the process as it would have. */
+static int commit_stopped(const char *suite, const char *written, const char *result, int rc,
+                          int sig) {
+  int unmeasured = 0;
+  if (tb_results_drop_failed(written, TB_BENCH_NOT_MEASURED, &unmeasured) != TB_OK) {
+    fprintf(stderr, "%s: %s; %s left as it was\n", suite, tb_last_error(), result);
+    remove(written);
+  } else {
+    fprintf(stderr, "%s: stopped by a signal: %d row(s) not measured\n", suite, unmeasured);
+    rc = commit_results(suite, written, result, rc, true);
+  }
+  fflush(NULL);
+  raise(sig);
+  return rc;
 }
 
 /* ---- --tb_trace ------------------------------------------------------------
@@ -427,8 +460,14 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
     snprintf(written, sizeof written, "%s/.%s.json.%ld.running", dir, suite, (long)getpid());
     snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", written);
     snprintf(g_running, sizeof g_running, "%s", written);
-    signal(SIGINT, on_interrupt);
-    signal(SIGTERM, on_interrupt);
+    /* sigaction, not signal(): under _POSIX_C_SOURCE, signal() resets the
+     * handler after one signal, and the second must find it. */
+    struct sigaction stop = {0};
+    stop.sa_handler = on_interrupt;
+    stop.sa_flags = SA_RESTART;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGINT, &stop, NULL);
+    sigaction(SIGTERM, &stop, NULL);
     args[nargs++] = out_flag;
     args[nargs++] = "--benchmark_out_format=json";
     fprintf(stderr, "%s: measuring into %s%s\n", suite, result,
@@ -463,6 +502,7 @@ int tb_sweep_main_with(int argc, char **argv, const char *suite, void (*register
   if (results) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    if (g_stop_signal) return commit_stopped(suite, written, result, rc, g_stop_signal);
     rc = commit_results(suite, written, result, rc, partial);
   }
   return rc;

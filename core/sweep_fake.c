@@ -51,8 +51,9 @@ static void run(tb_bench_state *st, void *arg) {
     tb_sweep_checked_pass(r);
   }
   if (r->sleeps && g_sleep > 0) {
-    const struct timespec t = {(time_t)g_sleep, 0};
-    nanosleep(&t, NULL);
+    /* The whole time, signals or not: a GPU row is not cut short either. */
+    struct timespec t = {(time_t)g_sleep, (long)((g_sleep - (time_t)g_sleep) * 1e9)};
+    while (nanosleep(&t, &t) != 0) continue;
   }
   if (tb_sweep_trace(st, nothing, r, nothing) != TB_OK) {
     tb_bench_skip_with_error(st, tb_last_error());

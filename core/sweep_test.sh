@@ -109,14 +109,49 @@ TB_COMMIT=four "$FAKE" --tb_results="$R" --tb_boxes=none >"$TMP/log" 2>&1 || fai
 # The filtered run's rows were all measured again: its entry goes.
 [ "$(runs)" = "$(printf '%s\n' "$ONE" "$(run_id)" | sort)" ] || fail "runs is not the runs rows name: $(runs)"
 
-# An interrupted run leaves the result untouched.
+# at_row K: waits (up to 20 s) until the run in the background has finished row K.
+at_row() {
+  for _ in $(seq 200); do grep -q "^\[$1/6\]" "$TMP/log" && return 0; sleep 0.1; done
+  fail "the run never finished row $1: $(cat "$TMP/log")"
+}
+run_of() { grep "\"name\":\"$1\"" "$OUT" | sed -n 's/.*"run_id":"\([^"]*\)".*/\1/p'; }
+
+# A run stopped by one signal finishes the row under way (row 4 sleeps) and commits the rows measured as a partial
+# run; the rows it never started keep their old measurements.
 cp "$OUT" "$TMP/before.json"
-"$FAKE" --tb_results="$R" --fake_sleep=30 >"$TMP/log" 2>&1 &
+OLD=$(run_of 'fake/tb/float/n:1024_median')
+[ -n "$OLD" ] || fail "no float row before the stopped run"
+"$FAKE" --tb_results="$R" --tb_repetitions=1 --fake_sleep=1.5 >"$TMP/log" 2>&1 &
 pid=$!
-sleep 2
-kill -INT $pid 2>/dev/null
-wait $pid 2>/dev/null
-cmp -s "$OUT" "$TMP/before.json" || fail "an interrupted run changed the result"
+at_row 3
+kill -TERM $pid
+wait $pid
+status=$?
+[ "$status" = 143 ] || fail "a stopped run exited $status, not 143 (SIGTERM): $(cat "$TMP/log")"
+grep -q 'stopping after the row under way' "$TMP/log" || fail "no note on the first signal"
+grep -q 'stopped by a signal: 2 row(s) not measured' "$TMP/log" || fail "unmeasured rows not counted: $(cat "$TMP/log")"
+grep -q "wrote $OUT (measured rows updated)" "$TMP/log" || fail "the measured rows were not written"
+NEW=$(run_of 'fake/tb/int32/n:4096')
+[ -n "$NEW" ] && [ "$NEW" != "$OLD" ] || fail "the row under way was not committed"
+[ "$(run_of 'fake/tb/int32/n:1024')" = "$NEW" ] || fail "a row measured before the signal was lost"
+[ "$(run_of 'fake/tb/float/n:1024_median')" = "$OLD" ] || fail "a row never started lost its old measurement"
+[ "$(run_of 'fake/cub/float/n:1024_median')" = "$OLD" ] || fail "a row never started lost its old measurement"
+grep -q 'not measured' "$OUT" && fail "a row never started was written"
+ls -a "$(dirname "$OUT")" | grep -q running && fail "temporary file left behind"
+
+# A second signal ends the run at once: the result stays as it was.
+cp "$OUT" "$TMP/before.json"
+"$FAKE" --tb_results="$R" --tb_repetitions=1 --fake_sleep=30 >"$TMP/log" 2>&1 &
+pid=$!
+at_row 3
+kill -INT $pid
+sleep 0.2
+kill -INT $pid
+wait $pid
+status=$?
+[ "$status" = 130 ] || fail "a twice-interrupted run exited $status, not 130 (SIGINT)"
+cmp -s "$OUT" "$TMP/before.json" || fail "a twice-interrupted run changed the result"
+ls -a "$(dirname "$OUT")" | grep -q running && fail "temporary file left behind"
 
 # An unknown sweep flag is an error that names it.
 "$FAKE" --tb_nonsense >"$TMP/log" 2>&1 && fail "unknown flag accepted"
