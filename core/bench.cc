@@ -272,18 +272,17 @@ int tb_bench_register(const char *name, tb_bench_fn fn, void *arg, void (*free_a
     // Reserve the slot first so that registering cannot leave a Google
     // Benchmark entry pointing at an Entry we failed to keep.
     registry().entries.reserve(registry().entries.size() + 1);
-    raw->bm = benchmark::RegisterBenchmark(
-        name, [raw](benchmark::State &s) {
-          // Once stopped, a row already under way keeps its repetitions
-          // together; later rows are not started.
-          if (g_stop.load(std::memory_order_relaxed) && raw != g_running_entry) {
-            s.SkipWithError(TB_BENCH_NOT_MEASURED);
-            return;
-          }
-          g_running_entry = raw;
-          tb_bench_state st{&s, raw};
-          raw->fn(&st, raw->arg);
-        });
+    raw->bm = benchmark::RegisterBenchmark(name, [raw](benchmark::State &s) {
+      // Once stopped, a row already under way keeps its repetitions
+      // together; later rows are not started.
+      if (g_stop.load(std::memory_order_relaxed) && raw != g_running_entry) {
+        s.SkipWithError(TB_BENCH_NOT_MEASURED);
+        return;
+      }
+      g_running_entry = raw;
+      tb_bench_state st{&s, raw};
+      raw->fn(&st, raw->arg);
+    });
     raw->bm->UseManualTime();
     registry().entries.push_back(std::move(e));
     return 0;

@@ -198,18 +198,19 @@ TB_TEST(test_drop_failed, "rows a stopped run never measured") {
   /* b's second repetition was never started: every row of b goes, the
    * measured repetition and the aggregate included; c failed otherwise and
    * stays, as does a. */
-  write_file(written,
-             "{\"context\": {\"commit\": \"a\"}, \"benchmarks\": ["
-             "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
-             "{\"name\": \"r/tb/int32/n:8_median\", \"run_type\": \"aggregate\", \"real_time\": 1},"
-             "{\"name\": \"r/tb/int32/n:16\", \"real_time\": 2},"
-             "{\"name\": \"r/tb/int32/n:16\", \"error_occurred\": true,"
-             " \"error_message\": \"stop\"},"
-             "{\"name\": \"r/tb/int32/n:16_median\", \"run_type\": \"aggregate\", \"real_time\": 2},"
-             "{\"name\": \"r/tb/int32/n:32\", \"error_occurred\": true,"
-             " \"error_message\": \"stop, but another\"},"
-             "{\"name\": \"r/tb/int32/n:64\", \"error_occurred\": true,"
-             " \"error_message\": \"stop\"}]}");
+  write_file(
+      written,
+      "{\"context\": {\"commit\": \"a\"}, \"benchmarks\": ["
+      "{\"name\": \"r/tb/int32/n:8\", \"real_time\": 1},"
+      "{\"name\": \"r/tb/int32/n:8_median\", \"run_type\": \"aggregate\", \"real_time\": 1},"
+      "{\"name\": \"r/tb/int32/n:16\", \"real_time\": 2},"
+      "{\"name\": \"r/tb/int32/n:16\", \"error_occurred\": true,"
+      " \"error_message\": \"stop\"},"
+      "{\"name\": \"r/tb/int32/n:16_median\", \"run_type\": \"aggregate\", \"real_time\": 2},"
+      "{\"name\": \"r/tb/int32/n:32\", \"error_occurred\": true,"
+      " \"error_message\": \"stop, but another\"},"
+      "{\"name\": \"r/tb/int32/n:64\", \"error_occurred\": true,"
+      " \"error_message\": \"stop\"}]}");
   int dropped = -1;
   CU_ASSERT_EQUAL_FATAL(tb_results_drop_failed(written, "stop", &dropped), TB_OK);
   CU_ASSERT_EQUAL(dropped, 2);
