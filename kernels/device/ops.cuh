@@ -46,11 +46,32 @@ template <bool kMax> struct MinMaxOp {
     else
       return kMax ? limits::lowest() : limits::max();
   }
+  // PTX's min and max (what fmax and a compare-and-select compile to) kept
+  // opaque to the compiler: it rewrote chains of them so that the scan's
+  // tile held more values at once (int64 at 128x31: 168 registers against
+  // plus's 90; double 132 against 94), two CTAs an SM fewer.
   template <typename T> __device__ __forceinline__ static T apply(T a, T b) {
-    if constexpr (cuda::std::is_floating_point<T>::value)
-      return kMax ? fmax(a, b) : fmin(a, b);
-    else
-      return (kMax ? a < b : b < a) ? b : a;
+    T r;
+    if constexpr (cuda::std::is_same<T, int>::value) {
+      if (kMax) asm("max.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+      else asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    } else if constexpr (cuda::std::is_same<T, long long>::value ||
+                         cuda::std::is_same<T, long>::value) {
+      static_assert(sizeof(T) == 8, "64-bit integers");
+      if (kMax) asm("max.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+      else asm("min.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+    } else if constexpr (cuda::std::is_same<T, float>::value) {
+      if (kMax) asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+      else asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    } else if constexpr (cuda::std::is_same<T, double>::value) {
+      if (kMax) asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+      else asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    } else if constexpr (cuda::std::is_floating_point<T>::value) {
+      r = kMax ? fmax(a, b) : fmin(a, b);
+    } else {
+      r = (kMax ? a < b : b < a) ? b : a;
+    }
+    return r;
   }
 };
 
