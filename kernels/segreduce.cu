@@ -707,7 +707,8 @@ struct RowsSplit {
   __device__ static int unit(int s) { return s / kUnit + s / kSplitRow; }
   __device__ static int units(int s, int e) { return (e - s + kUnit - 1) / kUnit; }
 
-  // The slot of the row, or -1: the table full (malformed offsets only).
+  // The slot of the row, or -1: the table full (malformed offsets, or rows
+  // of one length past TB_SEG_ROWS_MAX_COUNT items).
   // One thread. Its done words are cleared only once it has a slot: a row that gets
   // none (its CTA reduces it) leaves alone those of another row over the
   // same items (malformed offsets), which that row's units set.
@@ -818,8 +819,8 @@ __device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, 
 // hundreds at 40 registers a thread), else two.
 template <tb_seg_front F, tb_op OP>
 __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) == 4 ? 3 : 2)
-    rows_kernel(Inputs in, const int* __restrict__ csr, int num_segments, int count, int lanes,
-                int long_row, int rows_per_cta, RowsSplit split, T* __restrict__ out) {
+    rows_kernel(Inputs in, const int* __restrict__ csr, int fixed, int num_segments, int count,
+                int lanes, int long_row, int rows_per_cta, RowsSplit split, T* __restrict__ out) {
   constexpr int NT = kRowsThreads;
   __shared__ int offsets[kRowsMost + 1];  // rows_per_cta <= kRowsMost
   // Warp rows from the front, the CTA's from the back; split rows apart.
@@ -838,13 +839,16 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   if (threadIdx.x == 0) num_warp = 0, num_long = 0, num_split = 0;
   // Offsets clamped into [0, count] and each row's end to its start or
   // past: a malformed CSR reads nothing outside the items (its results are
-  // unspecified, as documented).
+  // unspecified, as documented). Without a CSR, rows of `fixed` items.
   {
     int o[kRowsBatch + 1];  // loads in flight together (kRowsMost + 1 offsets at most)
 #pragma unroll
     for (int i = 0; i <= kRowsBatch; ++i) {
       const int k = int(threadIdx.x) + i * NT;
-      o[i] = k > rows ? 0 : first + k < num_segments ? csr[first + k] : count;
+      o[i] = k > rows                    ? 0
+             : first + k >= num_segments ? count
+             : csr                       ? csr[first + k]
+                                         : (first + k) * fixed;
     }
 #pragma unroll
     for (int i = 0; i <= kRowsBatch; ++i) {
@@ -1345,8 +1349,9 @@ struct RowsPolicy {
     const int g = tb_seg_rows_width(lanes, r);
     return launch_dependent(
         rows_kernel<F, OP>, unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
-        0, c->stream, inputs_of(&c->in), c->csr, c->num_segments, c->count, g, tb_seg_rows_long(g),
-        r, split_of(c, int(tb_seg_rows_owners(c->num_segments, r))), static_cast<T*>(c->out));
+        0, c->stream, inputs_of(&c->in), c->csr, c->fixed, c->num_segments, c->count, g,
+        tb_seg_rows_long(g), r, split_of(c, int(tb_seg_rows_owners(c->num_segments, r))),
+        static_cast<T*>(c->out));
   }
 
   // The split rows' scratch (tb_seg_rows_split_bytes), or none.

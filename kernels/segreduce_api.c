@@ -361,6 +361,44 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
   return reduce_csr(fn, &c, box, segreduce_default, support_empty, scratch);
 }
 
+/* Segments of one length: whole rows a CTA with offsets computed, in
+ * pieces of whole rows of up to TB_SEG_FIXED_ROWS_MOST items; a segment
+ * longer than that is the call's only one, a plain reduction. */
+tb_status tb_segreduce_fixed(tb_type type, tb_op op, const void *d_in, int64_t num_segments,
+                             int64_t segment_size, void *d_out, tb_buffer *scratch,
+                             cudaStream_t stream) {
+  static const char fn[] = "tb_segreduce_fixed";
+  TB_TRY(check_type_op(fn, type, op));
+  TB_TRY(check_size(fn, "num_segments", num_segments, 0));
+  TB_TRY(check_size(fn, "segment_size", segment_size, 0));
+  const int64_t count = num_segments * segment_size;
+  if (count > INT32_MAX)
+    return tb_fail(TB_ERR_INVALID_ARGUMENT,
+                   "%s: num_segments * segment_size = %lld * %lld = %lld items, past 2^31 - 1", fn,
+                   (long long)num_segments, (long long)segment_size, (long long)count);
+  if (num_segments == 0) return TB_OK;
+  if (count > 0) TB_TRY(check_ptr(fn, "d_in", d_in));
+  TB_TRY(check_ptr(fn, "d_out", d_out));
+  if (segment_size > TB_SEG_FIXED_ROWS_MOST)
+    return tb_reduce(type, op, d_in, count, d_out, NULL, NULL, scratch, stream);
+  const size_t elem = tb_type_size(type);
+  const int64_t rows_a_piece = TB_SEG_FIXED_ROWS_MOST / (segment_size > 0 ? segment_size : 1);
+  for (int64_t first = 0; first < num_segments; first += rows_a_piece) {
+    const int64_t rows = num_segments - first < rows_a_piece ? num_segments - first : rows_a_piece;
+    const void *in = count > 0 ? (const char *)d_in + elem * (size_t)(first * segment_size) : d_in;
+    tb_seg_call c = {.type = type,
+                     .op = op,
+                     .in = {TB_SEG_VALUES, in, NULL, NULL, 0},
+                     .fixed = (int)segment_size,
+                     .num_segments = (int)rows,
+                     .count = (int)(rows * segment_size),
+                     .out = (char *)d_out + elem * (size_t)first,
+                     .stream = stream};
+    TB_TRY(run_rows(&c, scratch));
+  }
+  return TB_OK;
+}
+
 static tb_status check_spmv(const char *fn, tb_type type, tb_op add_op, const int32_t *d_cols,
                             int64_t nz, const int32_t *d_csr, int64_t num_rows, const void *d_x,
                             int64_t x_len, void *d_y) {

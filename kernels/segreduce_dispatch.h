@@ -118,6 +118,10 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  * most of a call. More segments than items (empty ones, which these calls
  * do not allow) keep the tiles. */
 #define TB_SEG_ROWS_MAX_COUNT (1 << 22)
+/* Rows of one length (tb_segreduce_fixed) take it at any count up to this,
+ * a call's larger ones in pieces of whole rows: past it, a row's last
+ * round of loads would take its int indices past INT32_MAX. */
+#define TB_SEG_FIXED_ROWS_MOST (1 << 30)
 static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
   return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count;
 }
@@ -227,6 +231,7 @@ typedef struct tb_seg_call {
   const int32_t *ranks, *num2;
   const void *tmp;
   int num_segments, count;
+  int fixed; /* rows_kernel with csr NULL: every row this many items */
   bool empty;
   void *out;
   void *scratch;

@@ -236,6 +236,19 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
                            bool support_empty, void *d_out, const tb_launch_box *box,
                            tb_buffer *scratch, cudaStream_t stream);
 
+/* Segments of one length, back to back: segment s covers
+ * d_in[s * segment_size, (s + 1) * segment_size), and d_out[s] gets its
+ * reduction with op (the identity where segment_size is 0). No offsets are
+ * read: CUB's fixed-size DeviceSegmentedReduce. num_segments and
+ * segment_size are each in [0, 2^31) and their product, the item count, is
+ * at most 2^31 - 1; num_segments 0 does nothing. Whole rows a CTA (above),
+ * any count: with rows of one length, dealing them to CTAs by count deals
+ * the items evenly. A segment of more than 2^30 items (the only one of its
+ * call) is a plain reduction (tb_reduce). */
+tb_status tb_segreduce_fixed(tb_type type, tb_op op, const void *d_in, int64_t num_segments,
+                             int64_t segment_size, void *d_out, tb_buffer *scratch,
+                             cudaStream_t stream);
+
 /* Reduce-by-key: each maximal run of equal adjacent keys (int32) in
  * d_keys[0, count) is a segment. d_values_out gets the reduction of each run
  * (as many as there are runs: count is always enough), d_keys_out (may be

@@ -3,7 +3,8 @@
  *   - reduce and scan past 2^31 items, int32 and int64, both scan algorithms;
  *   - the segmented family at count = INT32_MAX and INT32_MAX - 1 (every box,
  *     support_empty, indirect, preprocess + apply, SpMV unary and binary,
- *     reduce-by-key) and at num_segments = INT32_MAX;
+ *     reduce-by-key) and at num_segments = INT32_MAX; segments of one length
+ *     over INT32_MAX and INT32_MAX - 1 items;
  *   - load-balancing search and intervals at n_items = INT32_MAX, with few
  *     objects and with num_objects = INT32_MAX;
  *   - one past each limit is rejected.
@@ -669,6 +670,47 @@ TB_TEST(test_empty_segments_int32_max,
   tb_buffer_free(&out);
 }
 
+/* ---- segments of one length at count = INT32_MAX ------------------------------------------- */
+
+/* The exact sum of each segment of *(const int64_t *)ctx items of the pattern. */
+static void gen_fixed_sums(const void *ctx, int64_t base, int64_t n, int64_t *out) {
+  const int64_t L = *(const int64_t *)ctx;
+  for (int64_t k = 0; k < n; ++k) out[k] = pattern_sum((base + k) * L, (base + k + 1) * L);
+}
+
+/* tb_segreduce_fixed, int32 plus, over the pattern's first count items:
+ * one segment of every item (a plain reduction past 2^30), one segment an
+ * item (pieces of 2^30 rows), seven of 2^31 / 7 (INT32_MAX - 1 items:
+ * pieces of three rows), and 32,767 split rows of 65,537 (more than the
+ * split table's slots); then one past: 2 * 2^30. */
+TB_TEST(test_fixed_int32_max, "segreduce_fixed at count = INT32_MAX and just inside") {
+  if (!enough_memory()) return;
+  tb_buffer values = {0}, out = {0}, scratch = {0};
+  const int64_t shapes[][2] = {{1, kMaxCount}, {kMaxCount, 1}, {7, kMaxCount / 7}, {32767, 65537}};
+  if (make_array(&values, 4, kMaxCount, gen_pattern, NULL, "values") &&
+      TB_ASSERT_OK(tb_buffer_alloc(&out, 4 * (size_t)kMaxCount), "out"))
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
+      const int64_t num = shapes[k][0], L = shapes[k][1];
+      if (tb_test.sanitizer && num * L > (1ll << 30)) continue;
+      char what[160];
+      snprintf(what, sizeof what, "tb_segreduce_fixed %lld segments of %lld", (long long)num,
+               (long long)L);
+      if (TB_ASSERT_OK(
+              cudaMemset(out.ptr, 0x5a, 4 * (size_t)num) == cudaSuccess ? TB_OK : TB_ERR_CUDA,
+              "poison") &&
+          TB_ASSERT_OK(
+              tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, values.ptr, num, L, out.ptr, &scratch, 0),
+              what))
+        check_array(out.ptr, 4, num, gen_fixed_sums, &L, what);
+    }
+  TB_ASSERT_REJECTS(
+      tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, values.ptr, 2, 1 << 30, out.ptr, &scratch, 0),
+      "tb_segreduce_fixed", "2147483648 items", NULL);
+  tb_buffer_free(&values);
+  tb_buffer_free(&out);
+  tb_buffer_free(&scratch);
+}
+
 /* ---- load-balancing search and intervals at n_items = INT32_MAX ------------------------- */
 
 static void lbs_on(const geometry *g, const tb_buffer *scan, const char *what) {
@@ -781,6 +823,12 @@ TB_TEST(test_past_the_limits, "one past each limit is rejected") {
   TB_ASSERT_REJECTS(tb_spmv_csr_unary(TB_INT32, TB_OP_PLUS, p, past, p, 1, NULL, p, 4, false, p,
                                       NULL, NULL, 0),
                     "tb_spmv_csr_unary", "nz = 2147483648", NULL);
+  TB_ASSERT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, past, 1, p, NULL, 0),
+                    "tb_segreduce_fixed", "num_segments = 2147483648", NULL);
+  TB_ASSERT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, 1, past, p, NULL, 0),
+                    "tb_segreduce_fixed", "segment_size = 2147483648", NULL);
+  TB_ASSERT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, 65536, 32768, p, NULL, 0),
+                    "tb_segreduce_fixed", "65536 * 32768 = 2147483648 items", NULL);
   TB_ASSERT_REJECTS(tb_lbs(p, 1, past, p, NULL, NULL, NULL, 0), "tb_lbs", "n_items = 2147483648",
                     NULL);
   TB_ASSERT_REJECTS(tb_lbs(p, past, 1, p, NULL, NULL, NULL, 0), "tb_lbs",

@@ -257,6 +257,8 @@ static tb_status launch(void *arg) {
       if (c->which == IMPL_CUB35_FIXED)
         return tb_cub_segreduce_fixed(TB_CUB_LATEST, c->t, plus, in, prob.num, prob.seg, d_out.ptr,
                                       &scratch, 0);
+      if (c->alg == ALG_SEGREDUCE_FIXED && c->which == IMPL_TB)
+        return tb_segreduce_fixed(c->t, plus, in, prob.num, prob.seg, d_out.ptr, &scratch, 0);
       if (c->which != IMPL_TB)
         return tb_cub_segreduce(impl_lib(c->which), c->t, plus, in, csr, prob.num,
                                 c->which == IMPL_CUB35_HINT ? prob.longest : 0, d_out.ptr,
@@ -438,8 +440,9 @@ static void register_all(void) {
   for (int64_t n = tb_sweep_max(1 << 16, 1 << 18); n <= max_n(); n <<= 2)
     for (int g = 0; g < nseg; ++g) {
       add_rows(n, seg[g], -1, n == box_n() ? BOXES_ALL : band_n(n) ? BOXES_TUNED : BOXES_NONE);
-      /* Every segment of length L: where CUB's fixed-size overload applies.
-       * The same rows whatever the lengths: a uniform run has them. */
+      /* Every segment of length L: tb_segreduce_fixed beside CUB's
+       * fixed-size overload, neither reading offsets. The same rows
+       * whatever the lengths: a uniform run has them. */
       for (int t = 0; t < TB_TYPE_COUNT && tb_lengths_uniform(); ++t) {
         add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], -1, IMPL_TB, tuned);
         add(ALG_SEGREDUCE_FIXED, (tb_type)t, n, seg[g], -1, IMPL_CUB35_HINT, tuned);

@@ -67,6 +67,22 @@ bool seg_check_segreduce(const seg_geom *g, const seg_values *v, bool indirect, 
          seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
 }
 
+/* Poisons, runs tb_segreduce_fixed over g (every segment segment_size
+ * items) and compares with the reference. */
+bool seg_check_fixed(const seg_geom *g, const seg_values *v, int64_t segment_size,
+                     tb_buffer *scratch, seg_outputs *o) {
+  char what[400], form[48];
+  snprintf(form, sizeof form, "fixed %lld", (long long)segment_size);
+  seg_describe(what, sizeof what, "segreduce", v->t, v->op, form, NULL, g->name);
+  const size_t bytes = (size_t)g->num_segments * tb_type_size(v->t);
+  return seg_outputs_reserve(o, g->num_segments) && seg_poison(o->dev.ptr, bytes) &&
+         TB_ASSERT_OK(tb_segreduce_fixed(v->t, v->op, v->dev.ptr, g->num_segments, segment_size,
+                                         o->dev.ptr, scratch, 0),
+                      what) &&
+         seg_fetch(&o->dev, o->got, bytes, what) && segreduce_reference(g, v, false, o, NULL) &&
+         seg_compare(v->t, o->got, o->want, NULL, g->num_segments, what);
+}
+
 /* Poisons, runs tb_segreduce_apply of plan over v's items and compares with
  * the reference; what names the case. */
 bool seg_check_apply(const tb_seg_plan *plan, const seg_geom *g, const seg_values *v,

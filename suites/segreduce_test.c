@@ -525,6 +525,115 @@ TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each leng
   seg_outputs_free(&o);
 }
 
+/* ---- segments of one length --------------------------------------------------------- */
+
+/* rows segments of L items (rows * L <= 2^31 - 1), every type, plus or
+ * every swept operator, against the reference over their CSR. */
+static bool fixed_case(int64_t rows, int64_t L, bool all_ops, tb_buffer *scratch, tb_rng *r,
+                       seg_outputs *o) {
+  int32_t *lens = seg_alloc_i32(rows);
+  if (!lens) return false;
+  for (int64_t i = 0; i < rows; ++i) lens[i] = (int32_t)L;
+  char label[64];
+  snprintf(label, sizeof label, "%lld rows of %lld", (long long)rows, (long long)L);
+  seg_geom g;
+  if (!seg_geom_from_lens(&g, lens, rows, false, r, label)) return false;
+  bool ok = true;
+  for (int t = 0; t < TB_TYPE_COUNT && ok; ++t)
+    for (int op = 0; op < TB_OP_COUNT && ok; ++op) {
+      if (!(all_ops ? seg_op_swept((tb_type)t, op) : op == TB_OP_PLUS)) continue;
+      seg_values v;
+      ok = seg_values_make(&v, (tb_type)t, (tb_op)op, g.count, r) &&
+           seg_check_fixed(&g, &v, L, scratch, o);
+      seg_values_free(&v);
+    }
+  seg_geom_free(&g);
+  return ok;
+}
+
+/* tb_segreduce_fixed: whole rows a CTA at any count, offsets computed.
+ * Each step of the rows policy and of the split rows (either side of each
+ * length) over row counts either side of where rows a CTA step; then past
+ * the CSR's rows limit, where only this form takes rows: one item a row
+ * over 2^22 + 1 rows, rows of the split length plus one, and split rows
+ * more than the split table's slots. */
+TB_TEST(test_fixed, "segments of one length: each step of the rows policy, any count") {
+  tb_rng r = tb_test_rng(19);
+  seg_outputs o = {0};
+  tb_buffer scratch = {0};
+  int64_t lengths[32];
+  int n = seg_rows_step_lengths(lengths, true);
+  const int64_t S = TB_SEG_ROWS_SPLIT, U = TB_SEG_ROWS_UNIT;
+  const int64_t more[] = {
+      1, 2, 3, TB_SEG_ROWS_WARP_LONG, TB_SEG_ROWS_WARP_LONG + 1, U, U + 1, S, S + 1, S + U + 1};
+  for (size_t k = 0; k < sizeof more / sizeof more[0]; ++k) lengths[n++] = more[k];
+  int failures = 0;
+  for (int k = 0; k < n && failures < kMaxFailures; ++k) {
+    int64_t m = TB_SEG_ROWS_MIN_CTAS * 2;
+    while (m > 2 && (m + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) m /= 2;
+    const int64_t rows[] = {m, m - 1, m + 1, 1};
+    for (int j = 0; j < 4 && failures < kMaxFailures; ++j) {
+      if (tb_test.quick && j == 1) continue;
+      if (!fixed_case(rows[j], lengths[k], j == 0 && !tb_test.quick, &scratch, &r, &o)) ++failures;
+    }
+  }
+  if (!tb_test.quick && failures < kMaxFailures) {
+    const int64_t big[][2] = {
+        {TB_SEG_ROWS_MAX_COUNT + 1, 1}, {(1 << 24) / 3, 3}, {64, S + 1}, {300, S + 1}};
+    for (size_t k = 0; k < sizeof big / sizeof big[0] && failures < kMaxFailures; ++k)
+      if (!fixed_case(big[k][0], big[k][1], false, &scratch, &r, &o)) ++failures;
+  }
+  seg_outputs_free(&o);
+  tb_buffer_free(&scratch);
+}
+
+/* No items: zero rows does nothing (NULL arrays allowed), rows of zero
+ * items get the identity; and bad input gets a clear refusal. */
+TB_TEST(test_fixed_edges, "segments of one length: no items, bad input") {
+  CU_ASSERT_EQUAL(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, NULL, 0, 7, NULL, NULL, 0), TB_OK);
+  tb_buffer out = {0}, in = {0};
+  if (!TB_ASSERT_OK(tb_buffer_alloc(&out, 8 * 1000), "out") ||
+      !TB_ASSERT_OK(tb_buffer_alloc(&in, 64), "in"))
+    goto done;
+  for (int t = 0; t < TB_TYPE_COUNT; ++t)
+    for (int op = 0; op < TB_OP_COUNT; ++op) {
+      if (tb_check_type_op((tb_type)t, (tb_op)op) != TB_OK) continue;
+      const size_t size = tb_type_size((tb_type)t);
+      char got[8 * 1000], what[96];
+      snprintf(what, sizeof what, "tb_segreduce_fixed %s op %d, 1000 rows of 0",
+               tb_type_name((tb_type)t), op);
+      if (!seg_poison(out.ptr, 8 * 1000) ||
+          !TB_ASSERT_OK(tb_segreduce_fixed((tb_type)t, (tb_op)op, NULL, 1000, 0, out.ptr, NULL, 0),
+                        what) ||
+          !seg_fetch(&out, got, size * 1000, what))
+        continue;
+      const tb_value id = tb_identity((tb_type)t, (tb_op)op);
+      for (int i = 0; i < 1000; ++i)
+        if (memcmp(got + size * (size_t)i, &id, size) != 0) {
+          CU_FAIL(what);
+          break;
+        }
+    }
+  void *p = in.ptr, *q = out.ptr;
+  TB_EXPECT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, -1, 4, q, NULL, 0),
+                    "tb_segreduce_fixed", "num_segments = -1");
+  TB_EXPECT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, 4, -1, q, NULL, 0),
+                    "tb_segreduce_fixed", "segment_size = -1");
+  TB_EXPECT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, 1 << 16, 1 << 16, q, NULL, 0),
+                    "tb_segreduce_fixed", "65536 * 65536 = 4294967296 items, past 2^31 - 1");
+  TB_EXPECT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, NULL, 4, 4, q, NULL, 0),
+                    "tb_segreduce_fixed", "d_in is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_fixed(TB_INT32, TB_OP_PLUS, p, 4, 4, NULL, NULL, 0),
+                    "tb_segreduce_fixed", "d_out is NULL");
+  TB_EXPECT_REJECTS(tb_segreduce_fixed(TB_FLOAT, TB_OP_BIT_AND, p, 4, 4, q, NULL, 0),
+                    "tb_segreduce_fixed", "float");
+  TB_EXPECT_REJECTS(tb_segreduce_fixed((tb_type)99, TB_OP_PLUS, p, 4, 4, q, NULL, 0),
+                    "tb_segreduce_fixed", "unknown type 99");
+done:
+  tb_buffer_free(&out);
+  tb_buffer_free(&in);
+}
+
 /* Offsets that overlap (every other row all of the first half of the items,
  * more such rows than the split rows' table holds) stay memory safe on the
  * rows path: the call returns, whatever its results. */

@@ -321,6 +321,9 @@ bool seg_run_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bo
                        size_t what_cap);
 bool seg_check_segreduce(const seg_geom *g, const seg_values *v, bool indirect, bool support_empty,
                          const tb_launch_box *box, tb_buffer *scratch, seg_outputs *o);
+/* tb_segreduce_fixed over g, whose segments all have segment_size items. */
+bool seg_check_fixed(const seg_geom *g, const seg_values *v, int64_t segment_size,
+                     tb_buffer *scratch, seg_outputs *o);
 bool seg_check_apply(const tb_seg_plan *plan, const seg_geom *g, const seg_values *v,
                      tb_buffer *scratch, seg_outputs *o, const char *what);
 
