@@ -122,6 +122,13 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  * a call's larger ones in pieces of whole rows: past it, a row's last
  * round of loads would take its int indices past INT32_MAX. */
 #define TB_SEG_FIXED_ROWS_MOST (1 << 30)
+/* Rows of one length that divides TB_SEG_FIXED_SHORT (1, 2, 4, 8, 16) are a
+ * thread's, its items from its warp's coalesced loads (segreduce.cu,
+ * fixed_short_kernel): no rows a CTA, nothing to split. */
+#define TB_SEG_FIXED_SHORT 16
+static inline bool tb_seg_fixed_short(int fixed) {
+  return fixed > 0 && fixed <= TB_SEG_FIXED_SHORT && TB_SEG_FIXED_SHORT % fixed == 0;
+}
 static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
   return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count;
 }

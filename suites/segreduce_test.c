@@ -551,12 +551,15 @@ static bool fixed_case(int64_t rows, int64_t L, bool all_ops, tb_buffer *scratch
   return ok;
 }
 
-/* tb_segreduce_fixed: whole rows a CTA at any count, offsets computed.
- * Each step of the rows policy and of the split rows (either side of each
- * length) over row counts either side of where rows a CTA step; then past
- * the CSR's rows limit, where only this form takes rows: one item a row
- * over 2^22 + 1 rows, rows of the split length plus one, and split rows
- * more than the split table's slots. */
+/* tb_segreduce_fixed: rows of a length dividing TB_SEG_FIXED_SHORT a
+ * thread's (1, 2, 4, 8, 16 and their neighbours among the lengths below),
+ * others whole rows a CTA with offsets computed. Each step of the rows
+ * policy and of the split rows (either side of each length) over row
+ * counts either side of where rows a CTA step (and a warp's last items
+ * partial); then past the CSR's rows limit, where only this form takes
+ * rows: one item a row over 2^22 + 1 rows, 2^20 + 3 rows of 16, rows of
+ * three, rows of the split length plus one, and split rows more than the
+ * split table's slots. */
 TB_TEST(test_fixed, "segments of one length: each step of the rows policy, any count") {
   tb_rng r = tb_test_rng(19);
   seg_outputs o = {0};
@@ -578,8 +581,11 @@ TB_TEST(test_fixed, "segments of one length: each step of the rows policy, any c
     }
   }
   if (!tb_test.quick && failures < kMaxFailures) {
-    const int64_t big[][2] = {
-        {TB_SEG_ROWS_MAX_COUNT + 1, 1}, {(1 << 24) / 3, 3}, {64, S + 1}, {300, S + 1}};
+    const int64_t big[][2] = {{TB_SEG_ROWS_MAX_COUNT + 1, 1},
+                              {(1 << 20) + 3, TB_SEG_FIXED_SHORT},
+                              {(1 << 24) / 3, 3},
+                              {64, S + 1},
+                              {300, S + 1}};
     for (size_t k = 0; k < sizeof big / sizeof big[0] && failures < kMaxFailures; ++k)
       if (!fixed_case(big[k][0], big[k][1], false, &scratch, &r, &o)) ++failures;
   }
