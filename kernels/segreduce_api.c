@@ -306,7 +306,9 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
  * (tb_seg_rows_split) gets their table and units in scratch. */
 static tb_status run_rows(tb_seg_call *c, tb_buffer *scratch) {
   const tb_seg_launch rows = kSets[0](c->type)->rows;
-  if (!tb_seg_rows_split(c->count) || (!c->csr && tb_seg_fixed_short(c->fixed))) return rows(c);
+  if (!tb_seg_rows_split(c->count) ||
+      (!c->csr && (tb_seg_fixed_short(c->fixed) || tb_seg_fixed_warp(c->fixed))))
+    return rows(c);
   tb_scratch s;
   TB_TRY(tb_scratch_begin_one(&s, scratch, tb_seg_rows_split_bytes(c->count, tb_type_size(c->type)),
                               &c->scratch));

@@ -129,6 +129,13 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
 static inline bool tb_seg_fixed_short(int fixed) {
   return fixed > 0 && fixed <= TB_SEG_FIXED_SHORT && TB_SEG_FIXED_SHORT % fixed == 0;
 }
+/* Rows of one length from 256 to 2,048 items are a warp's each (segreduce.cu,
+ * fixed_warp_kernel): no offsets staged, no CTA barrier. */
+#define TB_SEG_FIXED_WARP_LEAST 256
+#define TB_SEG_FIXED_WARP_MOST 2048
+static inline bool tb_seg_fixed_warp(int fixed) {
+  return fixed >= TB_SEG_FIXED_WARP_LEAST && fixed <= TB_SEG_FIXED_WARP_MOST;
+}
 static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
   return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count;
 }

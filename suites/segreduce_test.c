@@ -553,22 +553,34 @@ static bool fixed_case(int64_t rows, int64_t L, bool all_ops, tb_buffer *scratch
 
 /* tb_segreduce_fixed: rows of a length dividing TB_SEG_FIXED_SHORT a
  * thread's (1, 2, 4, 8, 16 and their neighbours among the lengths below),
- * others whole rows a CTA with offsets computed. Each step of the rows
+ * of 256-2048 items a warp's (both edges and one past each), others whole
+ * rows a CTA with offsets computed. Each step of the rows
  * policy and of the split rows (either side of each length) over row
  * counts either side of where rows a CTA step (and a warp's last items
  * partial); then past the CSR's rows limit, where only this form takes
- * rows: one item a row over 2^22 + 1 rows, 2^20 + 3 rows of 16, rows of
- * three, rows of the split length plus one, and split rows more than the
+ * rows: one item a row over 2^22 + 1 rows, 2^20 + 3 rows of 16, 2^12 + 1
+ * of 1024, rows of three, rows of the split length plus one, and split rows more than the
  * split table's slots. */
 TB_TEST(test_fixed, "segments of one length: each step of the rows policy, any count") {
   tb_rng r = tb_test_rng(19);
   seg_outputs o = {0};
   tb_buffer scratch = {0};
-  int64_t lengths[32];
+  int64_t lengths[40];
   int n = seg_rows_step_lengths(lengths, true);
   const int64_t S = TB_SEG_ROWS_SPLIT, U = TB_SEG_ROWS_UNIT;
-  const int64_t more[] = {
-      1, 2, 3, TB_SEG_ROWS_WARP_LONG, TB_SEG_ROWS_WARP_LONG + 1, U, U + 1, S, S + 1, S + U + 1};
+  const int64_t more[] = {1,
+                          2,
+                          3,
+                          TB_SEG_FIXED_WARP_LEAST - 1,
+                          TB_SEG_FIXED_WARP_LEAST,
+                          1000,
+                          TB_SEG_FIXED_WARP_MOST,
+                          TB_SEG_FIXED_WARP_MOST + 1,
+                          U,
+                          U + 1,
+                          S,
+                          S + 1,
+                          S + U + 1};
   for (size_t k = 0; k < sizeof more / sizeof more[0]; ++k) lengths[n++] = more[k];
   int failures = 0;
   for (int k = 0; k < n && failures < kMaxFailures; ++k) {
@@ -583,6 +595,7 @@ TB_TEST(test_fixed, "segments of one length: each step of the rows policy, any c
   if (!tb_test.quick && failures < kMaxFailures) {
     const int64_t big[][2] = {{TB_SEG_ROWS_MAX_COUNT + 1, 1},
                               {(1 << 20) + 3, TB_SEG_FIXED_SHORT},
+                              {(1 << 12) + 1, 1024},
                               {(1 << 24) / 3, 3},
                               {64, S + 1},
                               {300, S + 1}};
