@@ -242,8 +242,8 @@ tb_status tb_segreduce_csr(tb_type type, tb_op op, const void *d_in, int64_t cou
  * read: CUB's fixed-size DeviceSegmentedReduce. num_segments and
  * segment_size are each in [0, 2^31) and their product, the item count, is
  * at most 2^31 - 1; num_segments 0 does nothing. Segments of 1, 2, 4, 8
- * or 16 items are a thread's each; others are reduced whole rows a CTA
- * (above) at any count: with rows of one length, dealing them to CTAs by
+ * or 16 items are a thread's each, of 256 to 2,048 a warp's; others are
+ * reduced whole rows a CTA (above) at any count: with rows of one length, dealing them to CTAs by
  * count deals the items evenly. A segment of more than 2^30 items (the
  * only one of its call) is a plain reduction (tb_reduce). Each segment's
  * order of operations is fixed: results are deterministic. */
