@@ -680,15 +680,17 @@ static void gen_fixed_sums(const void *ctx, int64_t base, int64_t n, int64_t *ou
 
 /* tb_segreduce_fixed, int32 plus, over the pattern's first count items:
  * one segment of every item (a plain reduction past 2^30), one segment an
- * item and segments of 16 (rows a thread's, in pieces of 2^30 items),
+ * item and segments of 16 (rows a thread's, in pieces of 2^30 items), of
+ * 1024 (a warp's),
  * seven of 2^31 / 7 (INT32_MAX - 1 items:
  * pieces of three rows), and 32,767 split rows of 65,537 (more than the
  * split table's slots); then one past: 2 * 2^30. */
 TB_TEST(test_fixed_int32_max, "segreduce_fixed at count = INT32_MAX and just inside") {
   if (!enough_memory()) return;
   tb_buffer values = {0}, out = {0}, scratch = {0};
-  const int64_t shapes[][2] = {
-      {1, kMaxCount}, {kMaxCount, 1}, {kMaxCount / 16, 16}, {7, kMaxCount / 7}, {32767, 65537}};
+  const int64_t shapes[][2] = {{1, kMaxCount},         {kMaxCount, 1},
+                               {kMaxCount / 16, 16},     {kMaxCount / 1024, 1024},
+                               {7, kMaxCount / 7},       {32767, 65537}};
   if (make_array(&values, 4, kMaxCount, gen_pattern, NULL, "values") &&
       TB_ASSERT_OK(tb_buffer_alloc(&out, 4 * (size_t)kMaxCount), "out"))
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
