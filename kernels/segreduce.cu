@@ -579,7 +579,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 // ---- whole rows a CTA: small calls ----------------------------------------
 
 // Segmented reduction and SpMV over CSR for calls of up to 2^22 items
-// without empty rows (RowsPolicy, the C layer's tb_seg_rows_fit): each CTA
+// (RowsPolicy, the C layer's tb_seg_rows_fit): each CTA
 // takes a run of whole rows, so no row crosses CTAs and there is nothing to
 // search, carry or fold: the call is this one kernel, which does what CUB's
 // segment-per-thread/warp/CTA kernels do. A group of `lanes` lanes reduces
@@ -591,7 +591,11 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 // table, then the owner and every CTA that has finished its own rows claim
 // units of TB_SEG_ROWS_UNIT items, and the owner combines the units'
 // results in order. Each row's order of operations is fixed by the call's
-// geometry: results are deterministic. (Splitting over a cluster of CTAs
+// geometry: results are deterministic. An empty row gets the identity as
+// any row gets its reduction; with support_empty each CTA also checks its
+// offsets by EmptyRows' rule, and where one breaks it the call's second
+// kernel (rows_malformed_kernel) gives every row the identity, as the tiles
+// do. (Splitting over a cluster of CTAs
 // cost every other call 1.3-2.5x on the H100: the cluster's barriers and
 // scheduling.)
 constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
@@ -820,7 +824,8 @@ __device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, 
 template <tb_seg_front F, tb_op OP>
 __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) == 4 ? 3 : 2)
     rows_kernel(Inputs in, const int* __restrict__ csr, int fixed, int num_segments, int count,
-                int lanes, int long_row, int rows_per_cta, RowsSplit split, T* __restrict__ out) {
+                int lanes, int long_row, int rows_per_cta, RowsSplit split,
+                unsigned long long* malformed, T* __restrict__ out) {
   constexpr int NT = kRowsThreads;
   __shared__ int offsets[kRowsMost + 1];  // rows_per_cta <= kRowsMost
   // Warp rows from the front, the CTA's from the back; split rows apart.
@@ -839,7 +844,9 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   if (threadIdx.x == 0) num_warp = 0, num_long = 0, num_split = 0;
   // Offsets clamped into [0, count] and each row's end to its start or
   // past: a malformed CSR reads nothing outside the items (its results are
-  // unspecified, as documented). Without a CSR, rows of `fixed` items.
+  // unspecified, as documented, but with support_empty the identity). Without
+  // a CSR, rows of `fixed` items.
+  bool bad = false;
   {
     int o[kRowsBatch + 1];  // loads in flight together (kRowsMost + 1 offsets at most)
 #pragma unroll
@@ -854,9 +861,14 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     for (int i = 0; i <= kRowsBatch; ++i) {
       const int k = int(threadIdx.x) + i * NT;
       if (k <= rows) offsets[k] = min(max(o[i], 0), count);
+      bad |= k <= rows && (o[i] < 0 || o[i] > count);
     }
   }
   __syncthreads();
+  if (malformed) {  // support_empty: EmptyRows' rule, the CTA's rows and the next start
+    for (int k = threadIdx.x; k < rows; k += NT) bad |= offsets[k + 1] < offsets[k];
+    if (__syncthreads_or(bad) && threadIdx.x == 0) atomicExch(malformed, split.tag);
+  }
   // Split rows posted first, so that other CTAs can start on them; whether
   // any CTA has posted, read while this one works: a CTA that finds none
   // does not look for units (the table's scan costs a CTA a round trip).
@@ -956,6 +968,19 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     if (threadIdx.x == 0) out[first + r.x] = acc;
     __syncthreads();  // reduce's storage, for the next row
   }
+}
+
+// support_empty on rows_kernel: where a CTA found the offsets malformed
+// (*malformed holds the call's tag), every row the identity, after the rows.
+template <tb_op OP>
+__global__ void __launch_bounds__(kEmptyThreads)
+    rows_malformed_kernel(const unsigned long long* malformed, unsigned long long tag,
+                          int num_segments, T* __restrict__ out) {
+  wait_for_prior_kernel();  // the rows' flags and stores
+  if (RowsSplit::load(malformed) != tag) return;
+  for (int64_t s = int64_t(blockIdx.x) * kEmptyThreads + threadIdx.x; s < num_segments;
+       s += int64_t(gridDim.x) * kEmptyThreads)
+    out[s] = identity<OP>();
 }
 
 // ---- rows of one short length (tb_segreduce_fixed) --------------------------
@@ -1431,24 +1456,33 @@ struct RowsPolicy {
     const int lanes = tb_seg_rows_lanes(double(c->count) / c->num_segments);
     const int r = tb_seg_rows_per_cta(c->num_segments, lanes);
     const int g = tb_seg_rows_width(lanes, r);
-    return launch_dependent(
+    RowsSplit split = split_of(c, int(tb_seg_rows_owners(c->num_segments, r)));
+    split.tag = c->tag;
+    unsigned long long* const malformed =
+        c->empty ? static_cast<unsigned long long*>(c->scratch) : nullptr;
+    T* const out = static_cast<T*>(c->out);
+    const tb_status st = launch_dependent(
         rows_kernel<F, OP>, unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
         0, c->stream, inputs_of(&c->in), c->csr, c->fixed, c->num_segments, c->count, g,
-        tb_seg_rows_long(g), r, split_of(c, int(tb_seg_rows_owners(c->num_segments, r))),
-        static_cast<T*>(c->out));
+        tb_seg_rows_long(g), r, split, malformed, out);
+    if (st != TB_OK || !malformed) return st;
+    const int64_t grid = std::min<int64_t>(kEmptyCtas, ceil_div(c->num_segments, kEmptyThreads));
+    return launch_dependent(rows_malformed_kernel<OP>, unsigned(grid), kEmptyThreads, 0, c->stream,
+                            static_cast<const unsigned long long*>(malformed), c->tag,
+                            c->num_segments, out);
   }
 
-  // The split rows' scratch (tb_seg_rows_split_bytes), or none.
+  // The split rows' scratch (tb_seg_rows_split_bytes, after the malformed
+  // word with support_empty), or none.
   static RowsSplit split_of(const tb_seg_call* c, int owners) {
     RowsSplit s = {};
     if (!tb_seg_rows_split(c->count)) return s;
-    char* b = static_cast<char*>(c->scratch);
+    char* b = static_cast<char*>(c->scratch) + (c->empty ? TB_SEG_ROWS_MALFORMED : 0);
     s.slot_tag = reinterpret_cast<unsigned long long*>(b);
     s.slot_row = reinterpret_cast<int4*>(b + kSlots * 8 + 16);
     s.slot_next = reinterpret_cast<int*>(b + kSlots * 24 + 16);
     s.partial = reinterpret_cast<T*>(b + kSlots * 28 + 16);
     s.done = reinterpret_cast<unsigned*>(s.partial + tb_seg_rows_units(c->count));
-    s.tag = c->tag;
     s.owners = owners;
     s.count = c->count;
     return s;

@@ -302,30 +302,34 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
   return tb_scratch_end(&s, st, c->stream);
 }
 
-/* Whole rows a CTA, in one kernel; a call that may have rows to split
- * (tb_seg_rows_split) gets their table and units in scratch. */
+/* Whole rows a CTA, in one kernel (with support_empty, a second that gives
+ * every row the identity where the first found the offsets malformed); a
+ * call that may have rows to split (tb_seg_rows_split) gets their table and
+ * units in scratch. */
 static tb_status run_rows(tb_seg_call *c, tb_buffer *scratch) {
   const tb_seg_launch rows = kSets[0](c->type)->rows;
-  if (!tb_seg_rows_split(c->count) ||
-      (!c->csr && (tb_seg_fixed_short(c->fixed) || tb_seg_fixed_warp(c->fixed))))
-    return rows(c);
+  const size_t bytes = !c->csr && tb_seg_fixed_own_kernel(c->fixed)
+                           ? 0
+                           : tb_seg_rows_scratch_bytes(c->count, tb_type_size(c->type), c->empty);
+  if (bytes == 0) return rows(c);
   tb_scratch s;
-  TB_TRY(tb_scratch_begin_one(&s, scratch, tb_seg_rows_split_bytes(c->count, tb_type_size(c->type)),
-                              &c->scratch));
+  TB_TRY(tb_scratch_begin_one(&s, scratch, bytes, &c->scratch));
   c->tag = tb_call_tag();
   return tb_scratch_end(&s, rows(c), c->stream);
 }
 
-/* A reduction over CSR: where no box is given, the form is direct, rows are
- * never empty and tb_seg_rows_fit takes the size, whole rows a CTA (one
- * kernel); else the tiles of the call's box, or of default_of(c,
- * support_empty) where none is given (looked up only then). */
+/* A reduction over CSR: where no box is given, the form is direct and
+ * tb_seg_rows_fit takes the size, whole rows a CTA (one kernel); else the
+ * tiles of the call's box, or of default_of(c, support_empty) where none is
+ * given (looked up only then). */
 static tb_status reduce_csr(const char *fn, tb_seg_call *c, const tb_launch_box *box,
                             tb_launch_box (*default_of)(const tb_seg_call *, bool),
                             bool support_empty, tb_buffer *scratch) {
   const bool given = box && (box->nt != 0 || box->vt != 0);
-  if (!given && !c->sources && !support_empty && tb_seg_rows_fit(c->count, c->num_segments))
+  if (!given && !c->sources && tb_seg_rows_fit(c->count, c->num_segments, support_empty)) {
+    c->empty = support_empty;
     return run_rows(c, scratch);
+  }
   const tb_seg_policy *k;
   TB_TRY(resolve_policy(fn, c->type, c->op, box, default_of(c, support_empty), &k));
   return run_csr(k, c, support_empty, scratch);

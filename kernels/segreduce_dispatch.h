@@ -111,12 +111,13 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
 
 /* Whole rows a CTA (segreduce.cu's rows_kernel): the calls it takes, among
- * the direct forms with no box given and no empty rows, and its launch.
+ * the direct forms with no box given, and its launch.
  *
  * Up to TB_SEG_ROWS_MAX_COUNT items, where the tiles' fixed cost (the
  * search of their limits, a grid barrier, the fold of their carries) is
- * most of a call. More segments than items (empty ones, which these calls
- * do not allow) keep the tiles. */
+ * most of a call. An empty row is a row like any other there (its result
+ * the identity), so with support_empty a call may have more segments than
+ * items; without it, such a call (malformed) keeps the tiles. */
 #define TB_SEG_ROWS_MAX_COUNT (1 << 22)
 /* Rows of one length (tb_segreduce_fixed) take it at any count up to this,
  * a call's larger ones in pieces of whole rows: past it, a row's last
@@ -136,8 +137,13 @@ static inline bool tb_seg_fixed_short(int fixed) {
 static inline bool tb_seg_fixed_warp(int fixed) {
   return fixed >= TB_SEG_FIXED_WARP_LEAST && fixed <= TB_SEG_FIXED_WARP_MOST;
 }
-static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments) {
-  return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count;
+/* Rows of one length that a kernel of their own takes: no offsets, no
+ * scratch. */
+static inline bool tb_seg_fixed_own_kernel(int fixed) {
+  return tb_seg_fixed_short(fixed) || tb_seg_fixed_warp(fixed);
+}
+static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments, bool support_empty) {
+  return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && (support_empty || num_segments <= count);
 }
 
 /* A CTA's threads; each lane's loads in flight a round in a group's rows
@@ -217,6 +223,14 @@ static inline int64_t tb_seg_rows_units(int64_t count) {
 static inline size_t tb_seg_rows_split_bytes(int64_t count, size_t elem) {
   return TB_SEG_ROWS_SLOTS * (8 + 16 + 4) + 16 + (size_t)tb_seg_rows_units(count) * (elem + 4);
 }
+/* A call's scratch: with support_empty first a word that a CTA sets to the
+ * call's tag where it finds the offsets malformed (TB_SEG_ROWS_MALFORMED
+ * bytes, so that the table stays aligned), then the split rows' table. */
+#define TB_SEG_ROWS_MALFORMED 16
+static inline size_t tb_seg_rows_scratch_bytes(int64_t count, size_t elem, bool empty) {
+  return (empty ? TB_SEG_ROWS_MALFORMED : 0) +
+         (tb_seg_rows_split(count) ? tb_seg_rows_split_bytes(count, elem) : 0);
+}
 
 /* ---- segreduce.cu: one call, by name ---- */
 
@@ -246,11 +260,11 @@ typedef struct tb_seg_call {
   const void *tmp;
   int num_segments, count;
   int fixed; /* rows_kernel with csr NULL: every row this many items */
-  bool empty;
+  bool empty; /* support_empty, of the direct tiles or of rows_kernel */
   void *out;
   void *scratch;
   size_t scratch_bytes;
-  uint64_t tag; /* rows_kernel's split rows: the call's (tb_call_tag) */
+  uint64_t tag; /* rows_kernel's split rows and malformed word: the call's (tb_call_tag) */
   cudaStream_t stream;
 } tb_seg_call;
 

@@ -200,11 +200,12 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * identity of op. The kernels tile the items evenly (NT x VT per CTA), so a
  * segment of any length costs the same per item; a segment crossing tiles is
  * finished at the tile boundaries and by a fold after the tiles. Small calls
- * are the exception: a direct call with no box (NULL or {0, 0}), without
- * support_empty, of up to 2^22 items (SpMV: nonzeros) reduces whole rows a
- * CTA in one kernel, no tiles, the way CUB's segment-per-thread/warp/CTA
- * kernels do. A row of more than 65,536 items is split into units of 8,192
- * that any CTA of the call may take, its owner combining their results in
+ * are the exception: a direct call with no box (NULL or {0, 0}) of up to
+ * 2^22 items (SpMV: nonzeros) reduces whole rows a CTA in one kernel (with
+ * support_empty, a second that acts only on a malformed CSR), no tiles, the
+ * way CUB's segment-per-thread/warp/CTA kernels do. A row of more than
+ * 65,536 items is split into units of 8,192 that any CTA of the call may
+ * take, its owner combining their results in
  * a fixed order (results stay deterministic); their table lives in the
  * scratch, which is never cleared: a slot counts only when it holds the
  * call's 64-bit tag. Rows are dealt to CTAs by count, not by items, so one
@@ -214,10 +215,10 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * tiles, which cost the same per item whatever the rows.
  *
  * support_empty: false requires every segment non-empty; true allows empty
- * ones, which get the identity. The direct form's tiles take them as they
- * come (a tile then spans any number of rows); the indirect form runs a
- * prepass that strips them (CSR -> CSR2), reduces the rest and fills the
- * empty ones after.
+ * ones, which get the identity. Whole rows a CTA take them as any row; the
+ * direct form's tiles take them as they come (a tile then spans any number
+ * of rows); the indirect form runs a prepass that strips them (CSR ->
+ * CSR2), reduces the rest and fills the empty ones after.
  *
  * Indirect forms (d_sources != NULL): segment s keeps its length
  * d_csr[s + 1] - d_csr[s] but reads its items from d_sources[s] on.
@@ -368,15 +369,15 @@ tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
 /* Segmented reduction: tb_segreduce_csr of the direct form with a NULL box
- * (above 2^22 items, or with support_empty: smaller calls reduce whole rows
- * a CTA, no box) runs the box of the swept mean segment length nearest count /
+ * (above 2^22 items: smaller calls reduce whole rows a CTA, no box) runs
+ * the box of the swept mean segment length nearest count /
  * num_segments (log scale), or where that length has a size band at count
  * items or above (a smaller call where another box was faster), the
  * smallest such band's box;
  * tb_segreduce_default_box is the box of no known
  * length, the best over every length among the boxes a plan takes, which
  * the indirect form and tb_segreduce_csr_preprocess run. With support_empty
- * and up to 2^24 items the direct forms (tb_segreduce_csr and tb_spmv_csr)
+ * and 2^22 + 1 to 2^24 items the direct forms (tb_segreduce_csr and tb_spmv_csr)
  * run the length's box where its tiles take empty rows themselves, else
  * (4-byte values at the widest boxes) tb_segreduce_default_box, whose tiles
  * do: the others strip empty rows in a prepass and fill them after, three

@@ -379,19 +379,24 @@ TB_TEST(test_one_wave_switch, "one wave: both sides of the switch") {
 /* ---- whole rows a CTA --------------------------------------------------------------- */
 
 /* One geometry at the rows path's edges (g, freed after): every type, plus
- * or every swept operator, direct with no box; false after a failure. */
-static bool every_type(seg_geom *g, bool all_ops, tb_rng *r, seg_outputs *o) {
+ * or every swept operator, direct with no box, with support_empty or not;
+ * false after a failure. */
+static bool every_type_as(seg_geom *g, bool all_ops, bool support_empty, tb_rng *r,
+                          seg_outputs *o) {
   bool ok = true;
   for (int t = 0; t < TB_TYPE_COUNT && ok; ++t)
     for (int op = 0; op < TB_OP_COUNT && ok; ++op) {
       if (!(all_ops ? seg_op_swept((tb_type)t, op) : op == TB_OP_PLUS)) continue;
       seg_values v;
       ok = seg_values_make(&v, (tb_type)t, (tb_op)op, g->count, r) &&
-           seg_check_segreduce(g, &v, false, false, NULL, NULL, o);
+           seg_check_segreduce(g, &v, false, support_empty, NULL, NULL, o);
       seg_values_free(&v);
     }
   seg_geom_free(g);
   return ok;
+}
+static bool every_type(seg_geom *g, bool all_ops, tb_rng *r, seg_outputs *o) {
+  return every_type_as(g, all_ops, false, r, o);
 }
 
 static bool rows_case(const seg_case *c, bool all_ops, tb_rng *r, seg_outputs *o) {
@@ -483,6 +488,70 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
                               seg_spec_case(TB_GEOM_POWER_LAW, 4.0, true, sizes[j])};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0] && failures < kMaxFailures; ++c)
       if (!rows_case(&cases[c], false, &r, &o)) ++failures;
+  }
+  seg_outputs_free(&o);
+}
+
+/* With support_empty the rows path takes empty rows too (tb_seg_rows_fit):
+ * an empty row gets the identity as any row its reduction, and a call may
+ * have more rows than items. Runs of empty rows of one, a CTA's most rows
+ * (TB_SEG_ROWS_BATCH x TB_SEG_ROWS_THREADS) -1 and +1 and three CTAs' worth
+ * between rows of every tier (group, warp, CTA, split) and at both ends;
+ * 1,000 rows of one item among 300,000; one row among 2^21 + 3 empty ones;
+ * power-law and zero-run lengths (empty ends added) on both sides of the
+ * size switch. Every type. A malformed CSR's identities:
+ * test_malformed_memory_safe. */
+TB_TEST(test_rows_path_empty,
+        "whole rows a CTA with support_empty: empty runs, more rows than items") {
+  tb_rng r = tb_test_rng(23);
+  seg_outputs o = {0};
+  int failures = 0;
+  {
+    const int64_t most = (int64_t)TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS;
+    const int64_t runs[] = {1, most - 1, most + 1, 3 * most};
+    const int32_t tiers[] = {3, 37, TB_SEG_ROWS_WARP_LONG + 1, TB_SEG_ROWS_SPLIT + 1, 1};
+    const int64_t cap = 20 * (3 * most + 1 + 100) + 3 * most;
+    int32_t *lens = seg_alloc_i32(cap);
+    int64_t n = 0;
+    if (lens) {
+      for (int k = 0; k < 20; ++k) {
+        for (int64_t e = 0; e < runs[k % 4]; ++e) lens[n++] = 0;
+        lens[n++] = tiers[k % 5];
+        for (int e = 0; e < 100; ++e)
+          lens[n++] = e % 3 == 0 ? 0 : 1 + (int32_t)tb_rng_range(&r, 0, 8);
+      }
+      for (int64_t e = 0; e < 3 * most; ++e) lens[n++] = 0;
+      CU_ASSERT_FATAL(n <= cap);
+    }
+    seg_geom g;
+    if (!(lens &&
+          seg_geom_from_lens(&g, lens, n, false, &r, "empty runs between rows of each tier") &&
+          every_type_as(&g, true, true, &r, &o)))
+      ++failures;
+  }
+  const int64_t spread[][2] = {{300000, 1000}, {(1 << 21) + 3, 1}};
+  for (int k = 0; k < 2 && failures < kMaxFailures; ++k) {
+    const int64_t n = spread[k][0], full = spread[k][1];
+    int32_t *lens = calloc((size_t)n, sizeof(int32_t));
+    if (lens)
+      for (int64_t i = 0; i < full; ++i) lens[tb_rng_range(&r, 0, n - 1)] = k ? 1234 : 1;
+    seg_geom g;
+    if (!(lens && seg_geom_from_lens(&g, lens, n, false, &r, "more rows than items") &&
+          every_type_as(&g, false, true, &r, &o)))
+      ++failures;
+  }
+  const int64_t max = TB_SEG_ROWS_MAX_COUNT;
+  const int64_t sizes[] = {max, max + 1};
+  for (int j = 0; j < 2 && failures < kMaxFailures; ++j) {
+    if (tb_test.quick && j > 0) continue;
+    seg_case cases[] = {seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, sizes[j]),
+                        seg_spec_case(TB_GEOM_ZERO_RUNS, 3.0, false, sizes[j])};
+    cases[1].spec.empty_fraction = 0.6;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0] && failures < kMaxFailures; ++c) {
+      seg_geom g;
+      if (!(seg_geom_make(&g, &cases[c], false, &r) && every_type_as(&g, false, true, &r, &o)))
+        ++failures;
+    }
   }
   seg_outputs_free(&o);
 }
