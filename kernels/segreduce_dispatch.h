@@ -117,8 +117,16 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  * search of their limits, a grid barrier, the fold of their carries) is
  * most of a call. An empty row is a row like any other there (its result
  * the identity), so with support_empty a call may have more segments than
- * items; without it, such a call (malformed) keeps the tiles. */
+ * items; without it, such a call (malformed) keeps the tiles. With
+ * support_empty only up to TB_SEG_ROWS_EMPTY_MAX_COUNT: rows are dealt to
+ * CTAs by count, and the inputs that have empty rows (power-law rows, web
+ * graphs) have runs of long rows that leave a few CTAs most of the items.
+ * H200, SpMV, rows here ÷ the better cuSPARSE algorithm: power-law rows
+ * (mean 4-64) 1.14-1.50 at 2^16 nonzeros, 0.87-1.01 at 2^18 and
+ * 0.74-0.85 at 2^22; the web graph notredame_www (930 k nonzeros, a CTA of
+ * 23 k of them where the mean is 3.6 k) 0.33, where the tiles take 10 us. */
 #define TB_SEG_ROWS_MAX_COUNT (1 << 22)
+#define TB_SEG_ROWS_EMPTY_MAX_COUNT (1 << 16)
 /* Rows of one length (tb_segreduce_fixed) take it at any count up to this,
  * a call's larger ones in pieces of whole rows: past it, a row's last
  * round of loads would take its int indices past INT32_MAX. */
@@ -143,7 +151,8 @@ static inline bool tb_seg_fixed_own_kernel(int fixed) {
   return tb_seg_fixed_short(fixed) || tb_seg_fixed_warp(fixed);
 }
 static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments, bool support_empty) {
-  return count > 0 && count <= TB_SEG_ROWS_MAX_COUNT && (support_empty || num_segments <= count);
+  return count > 0 && (support_empty ? count <= TB_SEG_ROWS_EMPTY_MAX_COUNT
+                                     : count <= TB_SEG_ROWS_MAX_COUNT && num_segments <= count);
 }
 
 /* A CTA's threads; each lane's loads in flight a round in a group's rows

@@ -201,9 +201,10 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * segment of any length costs the same per item; a segment crossing tiles is
  * finished at the tile boundaries and by a fold after the tiles. Small calls
  * are the exception: a direct call with no box (NULL or {0, 0}) of up to
- * 2^22 items (SpMV: nonzeros) reduces whole rows a CTA in one kernel (with
- * support_empty, a second that acts only on a malformed CSR), no tiles, the
- * way CUB's segment-per-thread/warp/CTA kernels do. A row of more than
+ * 2^22 items (SpMV: nonzeros; with support_empty up to 2^16) reduces whole
+ * rows a CTA in one kernel (with support_empty, a second that acts only on
+ * a malformed CSR), no tiles, the way CUB's segment-per-thread/warp/CTA
+ * kernels do. A row of more than
  * 65,536 items is split into units of 8,192 that any CTA of the call may
  * take, its owner combining their results in
  * a fixed order (results stay deterministic); their table lives in the
@@ -369,15 +370,15 @@ tb_launch_box tb_lbs_default_box(int64_t num_objects, int64_t n_items);
 tb_launch_box tb_interval_default_box(tb_interval_op op, tb_type type, int64_t num_objects,
                                       int64_t n_items);
 /* Segmented reduction: tb_segreduce_csr of the direct form with a NULL box
- * (above 2^22 items: smaller calls reduce whole rows a CTA, no box) runs
- * the box of the swept mean segment length nearest count /
+ * (above 2^22 items, with support_empty above 2^16: smaller calls reduce
+ * whole rows a CTA, no box) runs the box of the swept mean segment length nearest count /
  * num_segments (log scale), or where that length has a size band at count
  * items or above (a smaller call where another box was faster), the
  * smallest such band's box;
  * tb_segreduce_default_box is the box of no known
  * length, the best over every length among the boxes a plan takes, which
  * the indirect form and tb_segreduce_csr_preprocess run. With support_empty
- * and 2^22 + 1 to 2^24 items the direct forms (tb_segreduce_csr and tb_spmv_csr)
+ * and 2^16 + 1 to 2^24 items the direct forms (tb_segreduce_csr and tb_spmv_csr)
  * run the length's box where its tiles take empty rows themselves, else
  * (4-byte values at the widest boxes) tb_segreduce_default_box, whose tiles
  * do: the others strip empty rows in a prepass and fill them after, three

@@ -492,29 +492,57 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
   seg_outputs_free(&o);
 }
 
-/* With support_empty the rows path takes empty rows too (tb_seg_rows_fit):
- * an empty row gets the identity as any row its reduction, and a call may
- * have more rows than items. Runs of empty rows of one, a CTA's most rows
+/* Every output zero (plus's identity) after a direct call with
+ * support_empty and no box on offsets that break EmptyRows' rule. */
+static bool malformed_gives_identity(const int32_t *csr, int32_t num_segments, int32_t count,
+                                     tb_type t, const char *label) {
+  tb_buffer d_csr = {0}, d_in = {0}, d_out = {0}, scratch = {0};
+  const size_t sz = tb_type_size(t), out_bytes = sz * (size_t)num_segments;
+  unsigned char *got = calloc(out_bytes + sz * (size_t)count, 1);
+  char what[160];
+  snprintf(what, sizeof what, "%s, %s, support_empty, no box", label, tb_type_name(t));
+  bool ok = got && tb_test_upload(&d_csr, csr, sizeof(int32_t) * (size_t)num_segments) &&
+            tb_test_upload(&d_in, got + out_bytes, sz * (size_t)count) && /* any values */
+            TB_ASSERT_OK(tb_buffer_alloc(&d_out, out_bytes), what) &&
+            cudaMemset(d_out.ptr, 0x5a, out_bytes) == cudaSuccess; /* no row unwritten passes */
+  ok = ok && TB_ASSERT_OK(tb_segreduce_csr(t, TB_OP_PLUS, d_in.ptr, count, d_csr.ptr, num_segments,
+                                           NULL, true, d_out.ptr, NULL, &scratch, 0),
+                          what);
+  memset(got, 1, out_bytes);
+  ok = ok && seg_fetch(&d_out, got, out_bytes, what);
+  for (size_t i = 0; ok && i < out_bytes; ++i) ok = got[i] == 0;
+  if (!ok) printf("\n  %s: a segment is not the identity\n", what);
+  CU_ASSERT(ok);
+  free(got);
+  tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&d_out), tb_buffer_free(&scratch);
+  return ok;
+}
+
+/* With support_empty the rows path takes empty rows too, up to
+ * TB_SEG_ROWS_EMPTY_MAX_COUNT items (tb_seg_rows_fit): an empty row gets
+ * the identity as any row its reduction, and a call may have more rows
+ * than items. Runs of empty rows of one, a CTA's most rows
  * (TB_SEG_ROWS_BATCH x TB_SEG_ROWS_THREADS) -1 and +1 and three CTAs' worth
- * between rows of every tier (group, warp, CTA, split) and at both ends;
- * 1,000 rows of one item among 300,000; one row among 2^21 + 3 empty ones;
+ * between rows of every tier (group, warp, CTA) and at both ends; 1,000
+ * rows of one item among 300,000; one row among 2^21 + 3 empty ones;
  * power-law and zero-run lengths (empty ends added) on both sides of the
- * size switch. Every type. A malformed CSR's identities:
- * test_malformed_memory_safe. */
+ * size switch; every type. Offsets that break the rule (one past count in
+ * the first, a middle and the last CTA, one negative, one descending pair)
+ * give every row the identity, though only one CTA sees them. */
 TB_TEST(test_rows_path_empty,
-        "whole rows a CTA with support_empty: empty runs, more rows than items") {
+        "whole rows a CTA with support_empty: empty runs, more rows than items, malformed") {
   tb_rng r = tb_test_rng(23);
   seg_outputs o = {0};
   int failures = 0;
   {
     const int64_t most = (int64_t)TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS;
     const int64_t runs[] = {1, most - 1, most + 1, 3 * most};
-    const int32_t tiers[] = {3, 37, TB_SEG_ROWS_WARP_LONG + 1, TB_SEG_ROWS_SPLIT + 1, 1};
-    const int64_t cap = 20 * (3 * most + 1 + 100) + 3 * most;
+    const int32_t tiers[] = {3, 37, TB_SEG_ROWS_WARP_LONG + 1, 20000, 1};
+    const int64_t cap = 10 * (3 * most + 1 + 100) + 3 * most;
     int32_t *lens = seg_alloc_i32(cap);
     int64_t n = 0;
     if (lens) {
-      for (int k = 0; k < 20; ++k) {
+      for (int k = 0; k < 10; ++k) {
         for (int64_t e = 0; e < runs[k % 4]; ++e) lens[n++] = 0;
         lens[n++] = tiers[k % 5];
         for (int e = 0; e < 100; ++e)
@@ -540,10 +568,9 @@ TB_TEST(test_rows_path_empty,
           every_type_as(&g, false, true, &r, &o)))
       ++failures;
   }
-  const int64_t max = TB_SEG_ROWS_MAX_COUNT;
+  const int64_t max = TB_SEG_ROWS_EMPTY_MAX_COUNT;
   const int64_t sizes[] = {max, max + 1};
   for (int j = 0; j < 2 && failures < kMaxFailures; ++j) {
-    if (tb_test.quick && j > 0) continue;
     seg_case cases[] = {seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, sizes[j]),
                         seg_spec_case(TB_GEOM_ZERO_RUNS, 3.0, false, sizes[j])};
     cases[1].spec.empty_fraction = 0.6;
@@ -553,6 +580,24 @@ TB_TEST(test_rows_path_empty,
         ++failures;
     }
   }
+  /* 20,000 rows of three items (60,000: the rows path), then one broken. */
+  enum { kRows = 20000, kCount = 3 * kRows };
+  int32_t *csr = seg_alloc_i32(kRows);
+  const struct {
+    int32_t row, offset;
+    const char *label;
+  } breaks[] = {{1, kCount + 1, "an offset past count in the first CTA"},
+                {kRows / 2, kCount + 1, "an offset past count in a middle CTA"},
+                {kRows - 1, kCount + 1, "the last offset past count"},
+                {kRows / 3, -1, "a negative offset"},
+                {2 * kRows / 3, 3 * (2 * kRows / 3) - 4, "a descending pair"}};
+  for (size_t k = 0; csr && k < sizeof breaks / sizeof breaks[0] && failures < kMaxFailures; ++k) {
+    for (int32_t s = 0; s < kRows; ++s) csr[s] = 3 * s;
+    csr[breaks[k].row] = breaks[k].offset;
+    for (int t = 0; t < TB_TYPE_COUNT; ++t)
+      if (!malformed_gives_identity(csr, kRows, kCount, (tb_type)t, breaks[k].label)) ++failures;
+  }
+  free(csr);
   seg_outputs_free(&o);
 }
 

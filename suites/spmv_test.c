@@ -259,7 +259,8 @@ TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
  * width's mean (tb_seg_rows_lanes), of more than a group's longest and of
  * more than the CTA's round of loads, over CTAs of several rows and a
  * partial last one (tb_seg_rows_per_cta) where the size allows; split
- * rows; empty rows (support_empty); and both sides of the size switch.
+ * rows; empty rows (support_empty, both sides of its switch); and both
+ * sides of the size switch.
  * Every type, unary and binary, plus and max. */
 TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of the switch") {
   tb_rng r = tb_test_rng(6);
@@ -281,13 +282,12 @@ TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of
   cases[n_cases++] = (seg_case){SEG_SHAPE_LONG_MIDDLE, {0}, true, 9 * TB_SEG_ROWS_UNIT + 4};
   /* Empty rows (support_empty; empty ends added): power-law rows, and runs
    * of empty rows longer than a CTA's rows. */
-  cases[n_cases++] = seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, 3 << 16);
-  cases[n_cases++] = seg_spec_case(TB_GEOM_ZERO_RUNS, 12.0, false, 1 << 18);
+  cases[n_cases++] = seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, TB_SEG_ROWS_EMPTY_MAX_COUNT);
+  cases[n_cases++] = seg_spec_case(TB_GEOM_ZERO_RUNS, 12.0, false, TB_SEG_ROWS_EMPTY_MAX_COUNT);
+  cases[n_cases++] = seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, TB_SEG_ROWS_EMPTY_MAX_COUNT + 1);
   if (!tb_test.quick) {
     cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT);
     cases[n_cases++] = seg_spec_case(TB_GEOM_UNIFORM, 8.0, true, TB_SEG_ROWS_MAX_COUNT + 1);
-    cases[n_cases++] = seg_spec_case(TB_GEOM_POWER_LAW, 8.0, false, TB_SEG_ROWS_MAX_COUNT);
-    cases[n_cases++] = seg_spec_case(TB_GEOM_POWER_LAW, 8.0, false, TB_SEG_ROWS_MAX_COUNT + 1);
   }
   int failures = 0;
   for (int c = 0; c < n_cases && failures < kMaxFailures; ++c) {
