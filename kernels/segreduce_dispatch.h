@@ -162,7 +162,9 @@ static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments, bool sup
  * are split into units of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
  * which any CTA of the call may take (tb_seg_rows_grid), posted in a table
  * of TB_SEG_ROWS_SLOTS (more than the longest call has rows of that
- * length). Eight units and not four: where no other CTA is
+ * length); so are the rows of more than TB_SEG_ROWS_WARP_LONG of a CTA
+ * that holds more than TB_SEG_ROWS_SPLIT items (rows are dealt by count),
+ * where the table has room. Eight units and not four: where no other CTA is
  * free to help, a split row costs its owner a claim and a reduction a unit,
  * and SpMV over a row of 46,500 nonzeros among 46,499 short ones took 18-20
  * us split, 8-10 as one CTA's rows (H100). */
@@ -226,8 +228,11 @@ static inline int64_t tb_seg_rows_grid(int64_t count, int64_t num_segments, int 
   const bool helpers = tb_seg_rows_split(count) && num_segments * TB_SEG_ROWS_SPLIT < count;
   return helpers && units > rows ? units : rows;
 }
+/* Units a call's posted rows may have: a row of more than
+ * TB_SEG_ROWS_WARP_LONG items (the shortest an overloaded CTA posts) has
+ * its units from s / TB_SEG_ROWS_UNIT + s / TB_SEG_ROWS_WARP_LONG on. */
 static inline int64_t tb_seg_rows_units(int64_t count) {
-  return count / TB_SEG_ROWS_UNIT + count / TB_SEG_ROWS_SPLIT + 2;
+  return count / TB_SEG_ROWS_UNIT + count / TB_SEG_ROWS_WARP_LONG + 2;
 }
 static inline size_t tb_seg_rows_split_bytes(int64_t count, size_t elem) {
   return TB_SEG_ROWS_SLOTS * (8 + 16 + 4) + 16 + (size_t)tb_seg_rows_units(count) * (elem + 4);

@@ -606,7 +606,12 @@ TB_TEST(test_rows_path_empty,
  * RowsSplit): lengths either side of the split length and of a multiple of
  * the unit, each as the call's only row (CTAs without rows take its units),
  * among rows of one item in different CTAs, and two side by side; the most
- * split rows a call of TB_SEG_ROWS_MAX_COUNT items has. */
+ * split rows a call of TB_SEG_ROWS_MAX_COUNT items has. A CTA of more than
+ * TB_SEG_ROWS_SPLIT items posts its rows of more than TB_SEG_ROWS_WARP_LONG
+ * too: the first CTA's 16 rows (4,080 rows of 64 items after them)
+ * TB_SEG_ROWS_SPLIT items in all and one more, its long rows of 9,000, or of
+ * TB_SEG_ROWS_WARP_LONG and one more; 300 rows of 10,000 items before
+ * 35,000 rows of 30 (more than the table's slots); every type. */
 TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each length") {
   tb_rng r = tb_test_rng(17);
   seg_outputs o = {0};
@@ -625,6 +630,32 @@ TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each leng
     if (mixed)
       for (int64_t i = 0; i < n; ++i) mixed[i] = i % 700 == 350 || i == 1401 ? L : 1;
     if (!lens_case(mixed, n, "long rows among short", all_ops, &r, &o)) ++failures;
+  }
+  for (int k = 0; k < 4 && failures < kMaxFailures; ++k) {
+    /* 16 rows a CTA, groups of a warp (mean 80: long rows past 512 items,
+     * tb_seg_rows_long). CTA 0: seven rows of 9,000 and eight of one, or
+     * fifteen of TB_SEG_ROWS_WARP_LONG (+ 1), then one to S (+ 1) items. */
+    const int64_t n = 16 * TB_SEG_ROWS_MIN_CTAS;
+    const int32_t W = TB_SEG_ROWS_WARP_LONG, total = S + k % 2;
+    int32_t *lens = seg_alloc_i32(n);
+    if (!lens) break;
+    int32_t first = 0;
+    for (int64_t i = 0; i < 15; ++i) lens[i] = k < 2 ? (i < 7 ? 9000 : 1) : W + k % 2;
+    for (int64_t i = 0; i < 15; ++i) first += lens[i];
+    lens[15] = total - first;
+    for (int64_t i = 16; i < n; ++i) lens[i] = 64;
+    const int lanes = tb_seg_rows_lanes((double)(total + (n - 16) * 64) / (double)n);
+    CU_ASSERT_FATAL(lens[15] > 0 && tb_seg_rows_per_cta(n, lanes) == 16 &&
+                    tb_seg_rows_long(tb_seg_rows_width(lanes, 16)) < W);
+    if (!lens_case(lens, n, "a CTA of TB_SEG_ROWS_SPLIT items or one more", k == 1, &r, &o))
+      ++failures;
+  }
+  if (failures < kMaxFailures) {
+    const int64_t n = 300 + 35000;
+    int32_t *lens = seg_alloc_i32(n);
+    if (lens)
+      for (int64_t i = 0; i < n; ++i) lens[i] = i < 300 ? 10000 : 30;
+    if (!lens_case(lens, n, "a CTA of 300 rows of 10,000 items", false, &r, &o)) ++failures;
   }
   if (!tb_test.quick && failures < kMaxFailures) {
     /* Rows of S + 1 items and one of one, as many as fit, then rows of one
