@@ -119,6 +119,7 @@ done
 "$PLOT" --out "$mtx" "$MATRIX_ROWS" 2>"$TMP/stderr" || fail "plot exited $? on $MATRIX_ROWS: $(cat "$TMP/stderr")"
 has_line "$mtx/segreduce_matrices_ratio_int32.dat" "zeta${tab}1000${tab}1.25${tab}0${tab}2${tab}0${tab}cub35_hint${tab}cub35_hint (segreduce_mtx_zeta)"
 has_line "$mtx/segreduce_reduce_by_key_matrices_ratio_int32.dat" "zeta${tab}1000${tab}0.5${tab}0${tab}-${tab}-${tab}cub${tab}-"
+ls "$mtx"/*_mtx_* >/dev/null 2>&1 && fail "a one-point chart drawn for a matrix's rows"
 [ "$(grep -vc '^#' "$mtx/segreduce_matrices_ratio_int32.dat")" = 2 ] || fail "segreduce chart: want its header and one matrix"
 
 # --- --no-render, default output directory = the JSON's directory ---
