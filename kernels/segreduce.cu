@@ -765,18 +765,14 @@ struct RowsSplit {
 
 // The CTA takes units of the split row r (start r.y, end r.z, slot r.w)
 // until every unit is claimed, each claim made while the unit before is
-// reduced, from unit `first` where it has claimed that one already (else
-// -1). Its own row's units need no fence: only its threads read them.
+// reduced. Its own row's units need no fence: only its threads read them.
 template <tb_seg_front F, tb_op OP>
-__device__ void take_units(const Inputs& in, const RowsSplit& split, int4 r, bool own, int first,
+__device__ void take_units(const Inputs& in, const RowsSplit& split, int4 r, bool own,
                            typename CtaReduce<OP, T, kRowsThreads>::Storage& reduce, int& claimed) {
   const int u0 = RowsSplit::unit(r.y), n = RowsSplit::units(r.y, r.z);
-  if (first < 0) {
-    if (threadIdx.x == 0) claimed = atomicAdd(split.slot_next + r.w, 1);
-    __syncthreads();
-    first = claimed;
-  }
-  for (int j = first; j < n;) {
+  if (threadIdx.x == 0) claimed = atomicAdd(split.slot_next + r.w, 1);
+  __syncthreads();
+  for (int j = claimed; j < n;) {
     int next = 0;
     if (threadIdx.x == 0) next = atomicAdd(split.slot_next + r.w, 1);
     const int a = r.y + j * kUnit;
@@ -818,7 +814,7 @@ __device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, 
       continue;
     }
     for (int i = 0; i < n; ++i)
-      take_units<F, OP>(in, split, posted[(i + blockIdx.x) % n], false, -1, reduce, claimed);
+      take_units<F, OP>(in, split, posted[(i + blockIdx.x) % n], false, reduce, claimed);
     if (!wait) return;
     wait = false;  // once more, for rows posted since
   }
@@ -837,8 +833,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   // Warp rows from the front, the CTA's from the back; split rows apart.
   __shared__ int listed[kRowsMost];
   __shared__ int4 split_rows[kSlots], posted[kSlots];
-  __shared__ int own_claim[kSlots];
-  __shared__ int num_warp, num_long, num_split, num_posted, claimed;
+  __shared__ int num_warp, num_long, num_split, num_posted, claimed, next_own;
   __shared__ T team[kRowsBatch][NT / 32];  // groups of several warps
   __shared__ typename CtaReduce<OP, T, NT>::Storage reduce;
   wait_for_prior_kernel();  // the call's inputs
@@ -974,17 +969,24 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   if (threadIdx.x == 0 && posted_any != split.tag)
     posted_any = RowsSplit::load(split.slot_tag + kSlots);
   if (__syncthreads_or(threadIdx.x == 0 && posted_any == split.tag) == 0 && mine == 0) return;
-  // The first claim on each own row at once (an overloaded CTA may own
-  // a hundred), then a warp a row to combine them: one row after another,
-  // with the CTA's barriers, a bundle-adjustment J^T's 144 rows took their
-  // owner 240 us (H200).
-  if (int(threadIdx.x) < mine)
-    own_claim[threadIdx.x] = atomicAdd(split.slot_next + split_rows[threadIdx.x].w, 1);
-  __syncthreads();
-  for (int j = 0; j < mine; ++j) {
-    const int4 r = split_rows[j];
-    if (own_claim[j] < RowsSplit::units(r.y, r.z))
-      take_units<F, OP>(in, split, r, true, own_claim[j], reduce, claimed);
+  // Own rows with units left, found for all of them at once (an overloaded
+  // CTA may own a hundred, most taken by others meanwhile), then combined a
+  // warp a row: row after row, a claim each, and the CTA's barriers to
+  // combine each, a bundle-adjustment J^T's 144 rows took their owner
+  // 240 us (H200); its first claims made at once, 139 us (each claim a
+  // unit the owner had to reduce itself).
+  for (;;) {
+    if (threadIdx.x == 0) next_own = mine;
+    __syncthreads();
+    if (int(threadIdx.x) < mine) {
+      const int4 r = split_rows[threadIdx.x];
+      if (*reinterpret_cast<const volatile int*>(split.slot_next + r.w) < RowsSplit::units(r.y, r.z))
+        atomicMin(&next_own, int(threadIdx.x));
+    }
+    __syncthreads();
+    const int j = next_own;
+    if (j >= mine) break;
+    take_units<F, OP>(in, split, split_rows[j], true, reduce, claimed);  // ends on a barrier
   }
   help_split<F, OP>(in, split, false, posted, num_posted, reduce, claimed);
   for (int j = int(threadIdx.x) / 32; j < mine; j += NT / 32) {
