@@ -792,12 +792,29 @@ __device__ void take_units(const Inputs& in, const RowsSplit& split, int4 r, boo
   __syncthreads();  // claimed
 }
 
+// Of the split rows rows[0, n) (n <= kSlots), counted cyclically from
+// `from`, the first that still has units to claim, or -1: a load a row, all
+// at once. A CTA that tried them one claim after another spent a round trip
+// on each row others had taken: an overloaded CTA posts a hundred.
+__device__ int next_with_units(const RowsSplit& split, const int4* rows, int n, int from,
+                               int& found) {
+  if (threadIdx.x == 0) found = n;
+  __syncthreads();
+  if (int(threadIdx.x) < n) {
+    const int4 r = rows[threadIdx.x];
+    if (*reinterpret_cast<const volatile int*>(split.slot_next + r.w) < RowsSplit::units(r.y, r.z))
+      atomicMin(&found, (int(threadIdx.x) - from + n) % n);
+  }
+  __syncthreads();
+  return found < n ? (found + from) % n : -1;
+}
+
 // Units of every split row in the table until none is left to claim. A
 // CTA without rows of its own waits for the first post (its owner starts
 // with it) a bounded time: an owner takes every unit no one else claims.
 template <tb_seg_front F, tb_op OP>
 __device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, int4* posted,
-                           int& num_posted,
+                           int& num_posted, int& found,
                            typename CtaReduce<OP, T, kRowsThreads>::Storage& reduce, int& claimed) {
   for (unsigned ns = 256, slept = 0;;) {
     __syncthreads();  // num_posted and posted, read the round before
@@ -813,8 +830,8 @@ __device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, 
       slept += ns, ns = min(2 * ns, 2048u);
       continue;
     }
-    for (int i = 0; i < n; ++i)
-      take_units<F, OP>(in, split, posted[(i + blockIdx.x) % n], false, reduce, claimed);
+    for (int j; (j = next_with_units(split, posted, n, int(blockIdx.x % n), found)) >= 0;)
+      take_units<F, OP>(in, split, posted[j], false, reduce, claimed);  // ends on a barrier
     if (!wait) return;
     wait = false;  // once more, for rows posted since
   }
@@ -833,12 +850,12 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   // Warp rows from the front, the CTA's from the back; split rows apart.
   __shared__ int listed[kRowsMost];
   __shared__ int4 split_rows[kSlots], posted[kSlots];
-  __shared__ int num_warp, num_long, num_split, num_posted, claimed, next_own;
+  __shared__ int num_warp, num_long, num_split, num_posted, claimed, found;
   __shared__ T team[kRowsBatch][NT / 32];  // groups of several warps
   __shared__ typename CtaReduce<OP, T, NT>::Storage reduce;
   wait_for_prior_kernel();  // the call's inputs
   if (split.slot_tag && blockIdx.x >= split.owners) {
-    help_split<F, OP>(in, split, true, posted, num_posted, reduce, claimed);
+    help_split<F, OP>(in, split, true, posted, num_posted, found, reduce, claimed);
     return;
   }
   const int first = int(int64_t(blockIdx.x) * rows_per_cta);  // < num_segments
@@ -969,26 +986,12 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   if (threadIdx.x == 0 && posted_any != split.tag)
     posted_any = RowsSplit::load(split.slot_tag + kSlots);
   if (__syncthreads_or(threadIdx.x == 0 && posted_any == split.tag) == 0 && mine == 0) return;
-  // Own rows with units left, found for all of them at once (an overloaded
-  // CTA may own a hundred, most taken by others meanwhile), then combined a
-  // warp a row: row after row, a claim each, and the CTA's barriers to
-  // combine each, a bundle-adjustment J^T's 144 rows took their owner
-  // 240 us (H200); its first claims made at once, 139 us (each claim a
-  // unit the owner had to reduce itself).
-  for (;;) {
-    if (threadIdx.x == 0) next_own = mine;
-    __syncthreads();
-    if (int(threadIdx.x) < mine) {
-      const int4 r = split_rows[threadIdx.x];
-      if (*reinterpret_cast<const volatile int*>(split.slot_next + r.w) < RowsSplit::units(r.y, r.z))
-        atomicMin(&next_own, int(threadIdx.x));
-    }
-    __syncthreads();
-    const int j = next_own;
-    if (j >= mine) break;
+  // Own rows with units left (next_with_units), then combined a warp a row:
+  // row after row, a claim each and the CTA's barriers to combine each, a
+  // bundle-adjustment J^T's 144 rows took their owner 240 us (H200).
+  for (int j; (j = next_with_units(split, split_rows, mine, 0, found)) >= 0;)
     take_units<F, OP>(in, split, split_rows[j], true, reduce, claimed);  // ends on a barrier
-  }
-  help_split<F, OP>(in, split, false, posted, num_posted, reduce, claimed);
+  help_split<F, OP>(in, split, false, posted, num_posted, found, reduce, claimed);
   for (int j = int(threadIdx.x) / 32; j < mine; j += NT / 32) {
     const int4 r = split_rows[j];
     const int u0 = RowsSplit::unit(r.y), n = RowsSplit::units(r.y, r.z);
