@@ -122,7 +122,7 @@ tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
  * CTAs by count, and the inputs that have empty rows (power-law rows, web
  * graphs) have runs of long rows that leave a few CTAs most of the items.
  * H200, SpMV, rows here ÷ the better cuSPARSE algorithm: power-law rows
- * (mean 4-64) 1.14-1.50 at 2^16 nonzeros, 0.87-1.01 at 2^18 and
+ * (mean 4-64) 1.14-1.55 at 2^16 nonzeros (two runs), 0.87-1.01 at 2^18 and
  * 0.74-0.85 at 2^22; the web graph notredame_www (930 k nonzeros, a CTA of
  * 23 k of them where the mean is 3.6 k) 0.33, where the tiles take 10 us. */
 #define TB_SEG_ROWS_MAX_COUNT (1 << 22)

@@ -30,14 +30,14 @@
  * baseline.c compares tb to its best baseline (baseline.h), plot_group.c sorts the records into
  * one group per chart, plot_charts.c, plot_special.c, plot_ratio.c and plot_matrices.c write the
  * charts, plot_table.c the table (plot.h). */
+#include "plots/plot.h"
+
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/results.h"
-#include "plots/plot.h"
 #include "plots/tool.h"
 
 options opt = {1, NULL, NULL, ""};
@@ -80,12 +80,10 @@ static int process(const char *json_path) {
   write_table_header(f, &s);
   for (const rec *lo = s.r; lo < s.r + s.nr;) {
     group g = make_group(&s, lo);
-    /* A matrix's rows are one point each: its chart of matrices shows them. */
-    const bool matrix = strstr(lo->alg, "_mtx_") != NULL;
     if (tool_fmt(prefix, sizeof prefix, "%s/%s_%s_%s", s.dir, s.name, lo->alg, lo->type) != 0 ||
         (lo->seg >= 0 && tool_fmt(prefix + strlen(prefix), sizeof prefix - strlen(prefix),
                                   "_seg%lld", lo->seg) != 0) ||
-        (!matrix && write_charts(&s, &g, prefix) != 0))
+        (!is_matrix_alg(lo->alg) && write_charts(&s, &g, prefix) != 0))
       rc = -1;
     write_table_rows(f, &g);
     rows += g.box_n > 0;

@@ -236,7 +236,7 @@ int write_by_seg(const suite *s) {
     hi = lo;
     while (hi < end && strcmp(hi->alg, lo->alg) == 0 && strcmp(hi->type, lo->type) == 0) hi++;
     while (lo < hi && lo->seg < 0) lo++; /* records sort by seg: the segmented ones last */
-    if (lo == hi || strstr(lo->alg, "_mtx_") != NULL) continue;
+    if (lo == hi || is_matrix_alg(lo->alg)) continue;
     const seg_series ss = series_of(s, lo, hi);
     long long ns[64];
     int nn = 0;

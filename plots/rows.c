@@ -179,6 +179,8 @@ int ends_with(const char *s, const char *suffix) {
 
 int effective_bytes(const char *alg) { return ends_with(alg, "_apply"); }
 
+int is_matrix_alg(const char *alg) { return strstr(alg, "_mtx_") != NULL; }
+
 void commits_add(commit_set *set, const char *commit) {
   for (int i = 0; i < set->n; i++)
     if (strcmp(set->c[i], commit) == 0) return;

@@ -53,6 +53,10 @@ int ends_with(const char *s, const char *suffix);
  * bandwidth is an effective one. */
 int effective_bytes(const char *alg);
 
+/* Whether alg names a real matrix's rows (<family>_mtx_<matrix>[_apply]): one point each, which
+ * the chart of matrices shows (plot_matrices.c), not the per-algorithm charts. */
+int is_matrix_alg(const char *alg);
+
 /* "2^k" for powers of two, else the number: sizes in sweeps are mostly powers of two. */
 const char *size_str(long long n, char *buf, size_t size);
 

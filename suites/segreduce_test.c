@@ -492,32 +492,6 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
   seg_outputs_free(&o);
 }
 
-/* Every output zero (plus's identity) after a direct call with
- * support_empty and no box on offsets that break EmptyRows' rule. */
-static bool malformed_gives_identity(const int32_t *csr, int32_t num_segments, int32_t count,
-                                     tb_type t, const char *label) {
-  tb_buffer d_csr = {0}, d_in = {0}, d_out = {0}, scratch = {0};
-  const size_t sz = tb_type_size(t), out_bytes = sz * (size_t)num_segments;
-  unsigned char *got = calloc(out_bytes + sz * (size_t)count, 1);
-  char what[160];
-  snprintf(what, sizeof what, "%s, %s, support_empty, no box", label, tb_type_name(t));
-  bool ok = got && tb_test_upload(&d_csr, csr, sizeof(int32_t) * (size_t)num_segments) &&
-            tb_test_upload(&d_in, got + out_bytes, sz * (size_t)count) && /* any values */
-            TB_ASSERT_OK(tb_buffer_alloc(&d_out, out_bytes), what) &&
-            cudaMemset(d_out.ptr, 0x5a, out_bytes) == cudaSuccess; /* no row unwritten passes */
-  ok = ok && TB_ASSERT_OK(tb_segreduce_csr(t, TB_OP_PLUS, d_in.ptr, count, d_csr.ptr, num_segments,
-                                           NULL, true, d_out.ptr, NULL, &scratch, 0),
-                          what);
-  memset(got, 1, out_bytes);
-  ok = ok && seg_fetch(&d_out, got, out_bytes, what);
-  for (size_t i = 0; ok && i < out_bytes; ++i) ok = got[i] == 0;
-  if (!ok) printf("\n  %s: a segment is not the identity\n", what);
-  CU_ASSERT(ok);
-  free(got);
-  tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&d_out), tb_buffer_free(&scratch);
-  return ok;
-}
-
 /* With support_empty the rows path takes empty rows too, up to
  * TB_SEG_ROWS_EMPTY_MAX_COUNT items (tb_seg_rows_fit): an empty row gets
  * the identity as any row its reduction, and a call may have more rows
@@ -526,11 +500,9 @@ static bool malformed_gives_identity(const int32_t *csr, int32_t num_segments, i
  * between rows of every tier (group, warp, CTA) and at both ends; 1,000
  * rows of one item among 300,000; one row among 2^21 + 3 empty ones;
  * power-law and zero-run lengths (empty ends added) on both sides of the
- * size switch; every type. Offsets that break the rule (one past count in
- * the first, a middle and the last CTA, one negative, one descending pair)
- * give every row the identity, though only one CTA sees them. */
+ * size switch; every type. Malformed offsets: test_rows_path_malformed. */
 TB_TEST(test_rows_path_empty,
-        "whole rows a CTA with support_empty: empty runs, more rows than items, malformed") {
+        "whole rows a CTA with support_empty: empty runs, more rows than items") {
   tb_rng r = tb_test_rng(23);
   seg_outputs o = {0};
   int failures = 0;
@@ -580,24 +552,6 @@ TB_TEST(test_rows_path_empty,
         ++failures;
     }
   }
-  /* 20,000 rows of three items (60,000: the rows path), then one broken. */
-  enum { kRows = 20000, kCount = 3 * kRows };
-  int32_t *csr = seg_alloc_i32(kRows);
-  const struct {
-    int32_t row, offset;
-    const char *label;
-  } breaks[] = {{1, kCount + 1, "an offset past count in the first CTA"},
-                {kRows / 2, kCount + 1, "an offset past count in a middle CTA"},
-                {kRows - 1, kCount + 1, "the last offset past count"},
-                {kRows / 3, -1, "a negative offset"},
-                {2 * kRows / 3, 3 * (2 * kRows / 3) - 4, "a descending pair"}};
-  for (size_t k = 0; csr && k < sizeof breaks / sizeof breaks[0] && failures < kMaxFailures; ++k) {
-    for (int32_t s = 0; s < kRows; ++s) csr[s] = 3 * s;
-    csr[breaks[k].row] = breaks[k].offset;
-    for (int t = 0; t < TB_TYPE_COUNT; ++t)
-      if (!malformed_gives_identity(csr, kRows, kCount, (tb_type)t, breaks[k].label)) ++failures;
-  }
-  free(csr);
   seg_outputs_free(&o);
 }
 
@@ -1220,6 +1174,52 @@ static bool run_malformed(seg_malformed_case *c) {
 
 TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
   seg_for_each_malformed(run_malformed);
+}
+
+/* Offsets that break EmptyRows' rule in one CTA of the rows path
+ * (support_empty, up to TB_SEG_ROWS_EMPTY_MAX_COUNT items) give every row
+ * the identity, though the other CTAs stored their results: 20,000 rows of
+ * three items, one offset past count in the first, a middle and the last
+ * CTA, one negative, one descending pair; every type, the output canaried. */
+TB_TEST(test_rows_path_malformed,
+        "whole rows a CTA with support_empty: one CTA's malformed offsets") {
+  enum { kRows = 20000, kCount = 3 * kRows };
+  const struct {
+    int32_t row, offset;
+    const char *label;
+  } breaks[] = {{1, kCount + 1, "an offset past count in the first CTA"},
+                {kRows / 2, kCount + 1, "an offset past count in a middle CTA"},
+                {kRows - 1, kCount + 1, "the last offset past count"},
+                {kRows / 3, -1, "a negative offset"},
+                {2 * kRows / 3, 3 * (2 * kRows / 3) - 4, "a descending pair"}};
+  tb_rng r = tb_test_rng(29);
+  int32_t *csr = seg_alloc_i32(kRows);
+  void *values = malloc(kCount * sizeof(double)); /* random: their sums are not the identity */
+  bool ok = csr && values;
+  for (size_t k = 0; ok && k < sizeof breaks / sizeof breaks[0]; ++k) {
+    for (int32_t s = 0; s < kRows; ++s) csr[s] = 3 * s;
+    csr[breaks[k].row] = breaks[k].offset;
+    for (int t = 0; t < TB_TYPE_COUNT && ok; ++t) {
+      tb_buffer d_csr = {0}, d_in = {0}, scratch = {0};
+      seg_guarded out = {0};
+      tb_fill_random(&r, (tb_type)t, TB_OP_PLUS, values, kCount);
+      ok = tb_test_upload(&d_csr, csr, sizeof(int32_t) * kRows) &&
+           tb_test_upload(&d_in, values, tb_type_size((tb_type)t) * kCount) &&
+           seg_guarded_make(&out, tb_type_size((tb_type)t), kRows);
+      if (ok) {
+        const tb_status st =
+            tb_segreduce_csr((tb_type)t, TB_OP_PLUS, d_in.ptr, kCount, d_csr.ptr, kRows, NULL, true,
+                             seg_guarded_mid(&out), NULL, &scratch, 0);
+        const seg_guarded *outs[] = {&out};
+        ok = TB_ASSERT_OK(st, breaks[k].label) &&
+             seg_after_call(st, outs, 1, breaks[k].label, tb_type_name((tb_type)t)) &&
+             all_zero(&out, breaks[k].label);
+      }
+      tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&scratch);
+      tb_buffer_free(&out.b);
+    }
+  }
+  free(csr), free(values);
 }
 
 int main(int argc, char **argv) {
