@@ -613,9 +613,8 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 // results in order. Each row's order of operations is fixed by the call's
 // geometry: results are deterministic. An empty row gets the identity as
 // any row gets its reduction; with support_empty each CTA also checks its
-// offsets by EmptyRows' rule, and where one breaks it the call's second
-// kernel (rows_malformed_kernel) gives every row the identity, as the tiles
-// do. (Splitting over a cluster of CTAs
+// offsets by EmptyRows' rule, and where one breaks it every row gets the
+// identity, as the tiles do (settle_malformed). (Splitting over a cluster of CTAs
 // cost every other call 1.3-2.5x on the H100: the cluster's barriers and
 // scheduling.)
 constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
@@ -857,6 +856,27 @@ __device__ void help_split(const Inputs& in, const RowsSplit& split, bool wait, 
   }
 }
 
+// support_empty on rows_kernel, once a CTA's own rows are stored: where a
+// CTA found the offsets malformed (*word holds the call's tag), every row
+// the identity. The CTA that set the word first (`setter`) stores it into
+// every row; every other CTA reads the word behind a fence after its own
+// stores, so that either it sees the word and stores the identity into its
+// own rows, or its stores came before the setter's (sequentially consistent
+// fences). In place of a second kernel, which cost a call 2-3 us (H200).
+template <tb_op OP>
+__device__ void settle_malformed(const unsigned long long* word, unsigned long long tag,
+                                 bool setter, int first, int rows, int num_segments,
+                                 T* __restrict__ out) {
+  __shared__ bool seen;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) seen = RowsSplit::load(word) == tag;
+  __syncthreads();
+  const int64_t lo = setter ? 0 : first, hi = setter ? num_segments : int64_t(first) + rows;
+  if (setter || seen)
+    for (int64_t s = lo + threadIdx.x; s < hi; s += kRowsThreads) out[s] = identity<OP>();
+}
+
 // Three CTAs an SM where the registers allow it without more than a few
 // bytes of spills (4-byte values; SpMV's gathers and 8-byte values spill
 // hundreds at 40 registers a thread), else two.
@@ -904,10 +924,18 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     }
   }
   __syncthreads();
+  __shared__ bool setter;  // this CTA set *malformed first
   if (malformed) {  // support_empty: EmptyRows' rule, the CTA's rows and the next start
     for (int k = threadIdx.x; k < rows; k += NT) bad |= offsets[k + 1] < offsets[k];
-    if (__syncthreads_or(bad) && threadIdx.x == 0) atomicExch(malformed, split.tag);
+    if (threadIdx.x == 0) setter = false;
+    if (__syncthreads_or(bad) && threadIdx.x == 0)
+      setter = atomicExch(malformed, split.tag) != split.tag;
   }
+  // Where the CTA's rows are all stored (each return below).
+  const auto settle = [&] {
+    if (malformed)
+      settle_malformed<OP>(malformed, split.tag, setter, first, rows, num_segments, out);
+  };
   // Split rows posted first, so that other CTAs can start on them; whether
   // any CTA has posted, read while this one works and again once it is done
   // (an L2 hit): a CTA that finds none does not look for units (the table's
@@ -999,13 +1027,14 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     if (threadIdx.x == 0) out[first + k] = acc;
     __syncthreads();  // reduce's storage, for the next row
   }
-  if (!split.slot_tag) return;
+  if (!split.slot_tag) return settle();
   // Own split rows' units, then other CTAs' (while theirs run), then the
   // own rows' results from their units in order.
   const int mine = num_split;
   if (threadIdx.x == 0 && posted_any != split.tag)
     posted_any = RowsSplit::load(split.slot_tag + kSlots);
-  if (__syncthreads_or(threadIdx.x == 0 && posted_any == split.tag) == 0 && mine == 0) return;
+  if (__syncthreads_or(threadIdx.x == 0 && posted_any == split.tag) == 0 && mine == 0)
+    return settle();
   // Own rows with units left (next_with_units), then combined a warp a row:
   // row after row, a claim each and the CTA's barriers to combine each, a
   // bundle-adjustment J^T's 144 rows took their owner 240 us (H200).
@@ -1020,19 +1049,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     acc = warp_reduce<OP>(acc);
     if (lane32 == 0) out[first + r.x] = acc;
   }
-}
-
-// support_empty on rows_kernel: where a CTA found the offsets malformed
-// (*malformed holds the call's tag), every row the identity, after the rows.
-template <tb_op OP>
-__global__ void __launch_bounds__(kEmptyThreads)
-    rows_malformed_kernel(const unsigned long long* malformed, unsigned long long tag,
-                          int num_segments, T* __restrict__ out) {
-  wait_for_prior_kernel();  // the rows' flags and stores
-  if (RowsSplit::load(malformed) != tag) return;
-  for (int64_t s = int64_t(blockIdx.x) * kEmptyThreads + threadIdx.x; s < num_segments;
-       s += int64_t(gridDim.x) * kEmptyThreads)
-    out[s] = identity<OP>();
+  settle();
 }
 
 // ---- rows of one short length (tb_segreduce_fixed) --------------------------
@@ -1513,15 +1530,10 @@ struct RowsPolicy {
     unsigned long long* const malformed =
         c->empty ? static_cast<unsigned long long*>(c->scratch) : nullptr;
     T* const out = static_cast<T*>(c->out);
-    const tb_status st = launch_dependent(
-        rows_kernel<F, OP>, unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
-        0, c->stream, inputs_of(&c->in), c->csr, c->fixed, c->num_segments, c->count, g,
-        tb_seg_rows_long(g), r, split, malformed, out);
-    if (st != TB_OK || !malformed) return st;
-    const int64_t grid = std::min<int64_t>(kEmptyCtas, ceil_div(c->num_segments, kEmptyThreads));
-    return launch_dependent(rows_malformed_kernel<OP>, unsigned(grid), kEmptyThreads, 0, c->stream,
-                            static_cast<const unsigned long long*>(malformed), c->tag,
-                            c->num_segments, out);
+    return launch_dependent(rows_kernel<F, OP>,
+                            unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
+                            0, c->stream, inputs_of(&c->in), c->csr, c->fixed, c->num_segments,
+                            c->count, g, tb_seg_rows_long(g), r, split, malformed, out);
   }
 
   // The split rows' scratch (tb_seg_rows_split_bytes, after the malformed

@@ -302,8 +302,8 @@ static tb_status run_csr(const tb_seg_policy *k, tb_seg_call *c, bool support_em
   return tb_scratch_end(&s, st, c->stream);
 }
 
-/* Whole rows a CTA, in one kernel (with support_empty, a second that gives
- * every row the identity where the first found the offsets malformed); a
+/* Whole rows a CTA, in one kernel (with support_empty it also gives every
+ * row the identity where a CTA finds the offsets malformed); a
  * call that may have rows to split (tb_seg_rows_split) gets their table and
  * units in scratch. */
 static tb_status run_rows(tb_seg_call *c, tb_buffer *scratch) {

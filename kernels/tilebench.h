@@ -202,9 +202,9 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * finished at the tile boundaries and by a fold after the tiles. Small calls
  * are the exception: a direct call with no box (NULL or {0, 0}) of up to
  * 2^22 items (SpMV: nonzeros; with support_empty up to 2^16) reduces whole
- * rows a CTA in one kernel (with support_empty, a second that acts only on
- * a malformed CSR), no tiles, the way CUB's segment-per-thread/warp/CTA
- * kernels do. A row of more than
+ * rows a CTA in one kernel (with support_empty, a malformed CSR gives
+ * every row the identity there too), no tiles, the way CUB's
+ * segment-per-thread/warp/CTA kernels do. A row of more than
  * 65,536 items is split into units of 8,192 that any CTA of the call may
  * take, its owner combining their results in
  * a fixed order (results stay deterministic); their table lives in the

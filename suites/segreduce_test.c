@@ -1180,7 +1180,40 @@ TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
  * (support_empty, up to TB_SEG_ROWS_EMPTY_MAX_COUNT items) give every row
  * the identity, though the other CTAs stored their results: 20,000 rows of
  * three items, one offset past count in the first, a middle and the last
- * CTA, one negative, one descending pair; every type, the output canaried. */
+ * CTA, one negative, one descending pair, a negative one in every CTA (each
+ * CTA finds them at once); every type, the output canaried. Then a
+ * well-formed call with the same scratch (its malformed word still set by
+ * the call before) gives every row its sum. */
+/* A well-formed call of rows of three int32 items on d_in (values on the
+ * host) with a scratch a malformed call has used: every row its sum. */
+static bool rows_path_after_malformed(const tb_buffer *d_in, const void *values, int32_t rows,
+                                      tb_buffer *scratch) {
+  int32_t *csr = seg_alloc_i32(rows), *got = seg_alloc_i32(rows);
+  tb_buffer d_csr = {0}, d_out = {0};
+  bool ok = csr && got;
+  for (int32_t s = 0; ok && s < rows; ++s) csr[s] = 3 * s;
+  ok = ok && tb_test_upload(&d_csr, csr, sizeof(int32_t) * (size_t)rows) &&
+       TB_ASSERT_OK(tb_buffer_reserve(&d_out, sizeof(int32_t) * (size_t)rows), "output");
+  if (ok) {
+    const tb_status st = tb_segreduce_csr(TB_INT32, TB_OP_PLUS, d_in->ptr, 3 * (int64_t)rows,
+                                          d_csr.ptr, rows, NULL, true, d_out.ptr, NULL, scratch, 0);
+    ok = TB_ASSERT_OK(st, "well-formed call after a malformed one") &&
+         seg_fetch(&d_out, got, sizeof(int32_t) * (size_t)rows, "its rows");
+  }
+  const int32_t *v = values;
+  for (int32_t s = 0; ok && s < rows; ++s) {
+    const uint32_t sum = (uint32_t)v[3 * s] + (uint32_t)v[3 * s + 1] + (uint32_t)v[3 * s + 2];
+    if ((uint32_t)got[s] != sum) {
+      printf("\n  row %d after a malformed call: %d, expected %d\n", s, got[s], (int32_t)sum);
+      ok = false;
+    }
+  }
+  CU_ASSERT(ok);
+  tb_buffer_free(&d_csr), tb_buffer_free(&d_out);
+  free(csr), free(got);
+  return ok;
+}
+
 TB_TEST(test_rows_path_malformed,
         "whole rows a CTA with support_empty: one CTA's malformed offsets") {
   enum { kRows = 20000, kCount = 3 * kRows };
@@ -1191,14 +1224,16 @@ TB_TEST(test_rows_path_malformed,
                 {kRows / 2, kCount + 1, "an offset past count in a middle CTA"},
                 {kRows - 1, kCount + 1, "the last offset past count"},
                 {kRows / 3, -1, "a negative offset"},
-                {2 * kRows / 3, 3 * (2 * kRows / 3) - 4, "a descending pair"}};
+                {2 * kRows / 3, 3 * (2 * kRows / 3) - 4, "a descending pair"},
+                {-1, -1, "a negative offset in every CTA"}};
   tb_rng r = tb_test_rng(29);
   int32_t *csr = seg_alloc_i32(kRows);
   void *values = malloc(kCount * sizeof(double)); /* random: their sums are not the identity */
   bool ok = csr && values;
   for (size_t k = 0; ok && k < sizeof breaks / sizeof breaks[0]; ++k) {
-    for (int32_t s = 0; s < kRows; ++s) csr[s] = 3 * s;
-    csr[breaks[k].row] = breaks[k].offset;
+    for (int32_t s = 0; s < kRows; ++s)
+      csr[s] = breaks[k].row < 0 && s % 50 == 49 ? breaks[k].offset : 3 * s;
+    if (breaks[k].row >= 0) csr[breaks[k].row] = breaks[k].offset;
     for (int t = 0; t < TB_TYPE_COUNT && ok; ++t) {
       tb_buffer d_csr = {0}, d_in = {0}, scratch = {0};
       seg_guarded out = {0};
@@ -1215,6 +1250,7 @@ TB_TEST(test_rows_path_malformed,
              seg_after_call(st, outs, 1, breaks[k].label, tb_type_name((tb_type)t)) &&
              all_zero(&out, breaks[k].label);
       }
+      if (ok && t == TB_INT32) ok = rows_path_after_malformed(&d_in, values, kRows, &scratch);
       tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&scratch);
       tb_buffer_free(&out.b);
     }
