@@ -990,11 +990,14 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     } else {
       reduce_rows<F, OP, TB_SEG_ROWS_UNROLL>(in, s, e, lane, lanes, acc);
     }
-    const int width = min(lanes, 32);
+    // Each warp's shuffles only for a batch where it has rows (the rows
+    // dealt to CTAs often leave batches empty).
+    const int width = min(lanes, 32), warp_rows = base + (int(threadIdx.x) & ~31) / lanes;
 #pragma unroll
     for (int b = 0; b < kRowsBatch; ++b)
-      for (int offset = width / 2; offset > 0; offset /= 2)
-        acc[b] = Op<OP>::apply(acc[b], __shfl_xor_sync(kFullMask, acc[b], offset, width));
+      if (warp_rows + b * groups < rows)
+        for (int offset = width / 2; offset > 0; offset /= 2)
+          acc[b] = Op<OP>::apply(acc[b], __shfl_xor_sync(kFullMask, acc[b], offset, width));
     if (lanes > 32) {  // a group of several warps: their results through shared memory
       const int warp = int(threadIdx.x) / 32;
       if (threadIdx.x % 32 == 0)
