@@ -322,7 +322,7 @@ struct EmptyRows {
   template <tb_op OP, int NT, int kMaxRows>
   __device__ __forceinline__ void tile(const int* __restrict__ csr, const SegRange& r, int64_t tile,
                                        int num_segments, int count, T* __restrict__ out) const {
-    constexpr int kRowsInFlight = 4;
+    constexpr int kRowsInFlight = 8;
     const int lo = tile == 0 ? 0 : r.begin, hi = r.begin + r.total;  // total <= n - begin
     if (hi - lo > kMaxRows) {
       if (threadIdx.x == 0) *deferred = 1;
