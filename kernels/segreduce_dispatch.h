@@ -195,19 +195,23 @@ static inline int tb_seg_rows_long(int lanes) {
 }
 
 /* Rows a CTA: TB_SEG_ROWS_BATCH a group, fewer where the grid would have
- * fewer than TB_SEG_ROWS_MIN_CTAS CTAs; at least a row a group where a
- * group is narrower than a warp (one round of its loads takes a row of the
- * mean length, so wider groups, tb_seg_rows_width, would not take fewer),
- * else at least one. Idle warps still run the CTA's instructions: the
- * segmented reduction over a tomography matrix's 1,440 rows of 44 items,
- * five rows a CTA of 512 threads, took 6.7-8.6 us where CUB takes 4.2-4.6
- * (H200; ncu: issue-bound, a third of the instructions shuffles of warps
- * without rows). */
+ * fewer than TB_SEG_ROWS_MIN_CTAS CTAs. Where a group is narrower than a
+ * warp (one round of its loads takes a row of the mean length, so wider
+ * groups, tb_seg_rows_width, would not take fewer), up to a row a group
+ * while the grid keeps TB_SEG_ROWS_MIN_CTAS / 2 CTAs (about one an SM): an
+ * idle warp still runs the CTA's instructions (a tomography matrix's 1,440
+ * rows of 44 items, five a CTA of 512 threads: issue-bound under ncu, a
+ * third of the instructions the shuffles of warps without rows; SpMV 8.2
+ * -> 4.3 us, H200), and fewer, fuller CTAs gather a skewed input's long
+ * rows in a few of them. At least one. */
 static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
   const int64_t rows = num_segments / TB_SEG_ROWS_MIN_CTAS;
   const int most = TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS / lanes;
-  const int least = lanes < 32 ? TB_SEG_ROWS_THREADS / lanes : 1;
-  return rows < least ? least : rows > most ? most : (int)rows;
+  const int64_t spread = (num_segments + TB_SEG_ROWS_MIN_CTAS / 2 - 1) / (TB_SEG_ROWS_MIN_CTAS / 2);
+  const int64_t least =
+      lanes < 32 ? (spread < TB_SEG_ROWS_THREADS / lanes ? spread : TB_SEG_ROWS_THREADS / lanes)
+                 : 1;
+  return rows < least ? (int)least : rows > most ? most : (int)rows;
 }
 
 /* The lanes of a group where a CTA has fewer rows than groups of `lanes`:
@@ -281,7 +285,7 @@ typedef struct tb_seg_call {
   const int32_t *ranks, *num2;
   const void *tmp;
   int num_segments, count;
-  int fixed; /* rows_kernel with csr NULL: every row this many items */
+  int fixed;  /* rows_kernel with csr NULL: every row this many items */
   bool empty; /* support_empty, of the direct tiles or of rows_kernel */
   void *out;
   void *scratch;

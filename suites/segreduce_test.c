@@ -417,8 +417,9 @@ static bool lens_case(int32_t *lens, int64_t n, const char *label, bool all_ops,
  * longest row (tb_seg_rows_long) and of the CTA's round of loads, each over
  * row counts either side of a multiple of TB_SEG_ROWS_MIN_CTAS (where rows
  * a CTA steps, tb_seg_rows_per_cta, and the last CTA is partial), and for
- * groups narrower than a warp either side of TB_SEG_ROWS_MIN_CTAS CTAs of a
- * row a group (where rows a CTA start to grow past that); rows of
+ * groups narrower than a warp either side of a row a group in half and in
+ * all of TB_SEG_ROWS_MIN_CTAS CTAs (where rows a CTA stop growing with the
+ * rows, and start again); rows of
  * a group, a warp and the CTA in one CTA; groups of several warps; then
  * both sides of the size switch over fixed, mixed and power-law lengths
  * and one row of all but three items (split). */
@@ -437,11 +438,12 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
     while (m > TB_SEG_ROWS_MIN_CTAS / 2 && (m + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) m /= 2;
     if ((m + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) m = 2;
     const int lanes = tb_seg_rows_lanes((double)lengths[k]);
-    int64_t p = (int64_t)TB_SEG_ROWS_MIN_CTAS * (TB_SEG_ROWS_THREADS / lanes);
+    int64_t p = (int64_t)TB_SEG_ROWS_MIN_CTAS / 2 * (TB_SEG_ROWS_THREADS / lanes), q = 2 * p;
     if (lanes >= 32 || (p + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) p = m;
-    const int64_t rows[] = {m, m - 1, m + 1, p, p - 1, p + 1};
-    for (int j = 0; j < 6 && failures < kMaxFailures; ++j) {
-      if ((tb_test.quick && j % 3 > 0) || (j >= 3 && p == m)) continue;
+    if (lanes >= 32 || (q + 1) * lengths[k] > TB_SEG_ROWS_MAX_COUNT) q = m;
+    const int64_t rows[] = {m, m - 1, m + 1, p, p - 1, p + 1, q, q - 1, q + 1};
+    for (int j = 0; j < 9 && failures < kMaxFailures; ++j) {
+      if ((tb_test.quick && j % 3 > 0) || (j >= 3 && rows[j / 3 * 3] == m)) continue;
       const seg_case c =
           seg_spec_case(TB_GEOM_FIXED, (double)lengths[k], true, rows[j] * lengths[k]);
       if (!rows_case(&c, !tb_test.quick, &r, &o)) ++failures;
