@@ -263,10 +263,10 @@ struct CtaCsrEnds {
   static_assert(kMarks || !kEmpty, "empty rows need the marks (a run's least row)");
   static constexpr int kQuads = Storage::kQuads;
   static_assert(VT <= 32, "a thread's flags in one word");
-  // Slice entries in flight per thread; twice as many where rows may be
-  // empty, where a tile may have several times its items in rows (a web
-  // graph's busiest tile: 12,211 rows, 3.2 tiles' worth, a round each 1,024).
-  static constexpr int kBatch = kEmpty ? 8 : 4;
+  // Slice entries in flight per thread. Eight where rows may be empty took
+  // a web graph's double SpMV 28 -> 23 us but float power-law rows at 2^22
+  // (L = 16) 52 -> 61 (H200): its values are still in flight here.
+  static constexpr int kBatch = 4;
   // A mark for row k - 1 (k >= 1), never 0 (no mark), and its row back.
   static constexpr int kEmptyTop = 0x7fffffff;
   __device__ __forceinline__ static int encode(int k) { return kEmpty ? kEmptyTop - (k - 1) : k; }
