@@ -390,7 +390,12 @@ __device__ __forceinline__ void csr_tile(const Inputs& in, const int* __restrict
                                          const EmptyRows& empty) {
   static_assert(!(kWave && kPublished), "a wave searches its own limits");
   using K = Tile<OP, NT, VT>;
-  using Ends = CtaCsrEnds<NT, VT, kEmpty, K::Seg::kMarks>;
+  // Eight slice entries in flight for 8-byte values with empty rows: a web
+  // graph's tiles (up to 3.2 tiles' worth of rows) took double SpMV 28 -> 23
+  // us; for 4-byte values, whose tile has more values in flight as the
+  // marks load, eight took float power-law rows at 2^22 (L = 16) 52 -> 61
+  // and the web graph no faster (H200).
+  using Ends = CtaCsrEnds<NT, VT, kEmpty, K::Seg::kMarks, kEmpty && sizeof(T) == 8 ? 8 : 4>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
   __shared__ typename K::Seg::Storage seg;

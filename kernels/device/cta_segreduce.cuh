@@ -256,17 +256,14 @@ struct CsrEndsStorage<NT, VT, false> {
 //
 // kMarks false: bits only, for tiles whose values leave no room for a word
 // an item; their rows are stored by row whatever their number.
-template <int NT, int VT, bool kEmpty = false, bool kMarks = true>
+// kBatch: slice entries in flight per thread as the marks load.
+template <int NT, int VT, bool kEmpty = false, bool kMarks = true, int kBatch = 4>
 struct CtaCsrEnds {
   static constexpr int kTile = NT * VT;
   using Storage = CsrEndsStorage<NT, VT, kMarks>;  // the same with or without kEmpty
   static_assert(kMarks || !kEmpty, "empty rows need the marks (a run's least row)");
   static constexpr int kQuads = Storage::kQuads;
   static_assert(VT <= 32, "a thread's flags in one word");
-  // Slice entries in flight per thread. Eight where rows may be empty took
-  // a web graph's double SpMV 28 -> 23 us but float power-law rows at 2^22
-  // (L = 16) 52 -> 61 (H200): its values are still in flight here.
-  static constexpr int kBatch = 4;
   // A mark for row k - 1 (k >= 1), never 0 (no mark), and its row back.
   static constexpr int kEmptyTop = 0x7fffffff;
   __device__ __forceinline__ static int encode(int k) { return kEmpty ? kEmptyTop - (k - 1) : k; }
