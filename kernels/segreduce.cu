@@ -317,12 +317,14 @@ struct EmptyRows {
   // row or from the partials, rows_by_row and store_partials: a
   // neighbour's value), kRowsInFlight rows a thread a round: a round is a
   // load's latency, and the busiest tile of a web graph (12,211 rows, more
-  // than half of them empty) took 48 rounds of one row. kMaxRows: more are
-  // deferred.
+  // than half of them empty) took 48 rounds of one row. Eight for 8-byte
+  // values (with eight slice entries, csr_tile: the web graph's double SpMV
+  // 28 -> 22 us), four for 4-byte ones (eight took float power-law SpMV at
+  // 2^22, L = 16, 52 -> 59-61 us, H200). kMaxRows: more are deferred.
   template <tb_op OP, int NT, int kMaxRows>
   __device__ __forceinline__ void tile(const int* __restrict__ csr, const SegRange& r, int64_t tile,
                                        int num_segments, int count, T* __restrict__ out) const {
-    constexpr int kRowsInFlight = 8;
+    constexpr int kRowsInFlight = sizeof(T) == 8 ? 8 : 4;
     const int lo = tile == 0 ? 0 : r.begin, hi = r.begin + r.total;  // total <= n - begin
     if (hi - lo > kMaxRows) {
       if (threadIdx.x == 0) *deferred = 1;
@@ -390,11 +392,11 @@ __device__ __forceinline__ void csr_tile(const Inputs& in, const int* __restrict
                                          const EmptyRows& empty) {
   static_assert(!(kWave && kPublished), "a wave searches its own limits");
   using K = Tile<OP, NT, VT>;
-  // Eight slice entries in flight for 8-byte values with empty rows: a web
-  // graph's tiles (up to 3.2 tiles' worth of rows) took double SpMV 28 -> 23
-  // us; for 4-byte values, whose tile has more values in flight as the
-  // marks load, eight took float power-law rows at 2^22 (L = 16) 52 -> 61
-  // and the web graph no faster (H200).
+  // Eight slice entries in flight for 8-byte values with empty rows, where
+  // a web graph's tiles hold up to 3.2 tiles' worth of rows (its double
+  // SpMV 28 -> 22 us, with EmptyRows' eight rows in flight); four for 4-byte
+  // values, whose tile has more values in flight as the marks load (eight
+  // made float no faster there, H200).
   using Ends = CtaCsrEnds<NT, VT, kEmpty, K::Seg::kMarks, kEmpty && sizeof(T) == 8 ? 8 : 4>;
   constexpr int kTile = K::kTile;
   __shared__ typename K::Shared u;
