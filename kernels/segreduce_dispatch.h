@@ -207,10 +207,12 @@ static inline int tb_seg_rows_long(int lanes) {
 static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
   const int64_t rows = num_segments / TB_SEG_ROWS_MIN_CTAS;
   const int most = TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS / lanes;
-  const int64_t spread = (num_segments + TB_SEG_ROWS_MIN_CTAS / 2 - 1) / (TB_SEG_ROWS_MIN_CTAS / 2);
-  const int64_t least =
-      lanes < 32 ? (spread < TB_SEG_ROWS_THREADS / lanes ? spread : TB_SEG_ROWS_THREADS / lanes)
-                 : 1;
+  int64_t least = 1;
+  if (lanes < 32) { /* a row a group, or the rows of TB_SEG_ROWS_MIN_CTAS / 2 CTAs */
+    const int64_t half_grid = TB_SEG_ROWS_MIN_CTAS / 2;
+    least = (num_segments + half_grid - 1) / half_grid;
+    if (least > TB_SEG_ROWS_THREADS / lanes) least = TB_SEG_ROWS_THREADS / lanes;
+  }
   return rows < least ? (int)least : rows > most ? most : (int)rows;
 }
 

@@ -1183,21 +1183,13 @@ TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
   seg_for_each_malformed(run_malformed);
 }
 
-/* Offsets that break EmptyRows' rule in one CTA of the rows path
- * (support_empty, up to TB_SEG_ROWS_EMPTY_MAX_COUNT items) give every row
- * the identity, though the other CTAs stored their results: 20,000 rows of
- * three items, one offset past count in the first, a middle and the last
- * CTA, one negative, one descending pair, a negative one in every CTA (each
- * CTA finds them at once); every type, the output canaried. Then a
- * well-formed call with the same scratch (its malformed word still set by
- * the call before) gives every row its sum. */
 /* A well-formed call of rows of three int32 items on d_in (values on the
  * host) with a scratch a malformed call has used: every row its sum. */
 static bool rows_path_after_malformed(const tb_buffer *d_in, const void *values, int32_t rows,
                                       tb_buffer *scratch) {
-  int32_t *csr = seg_alloc_i32(rows), *got = seg_alloc_i32(rows);
+  int32_t *csr = seg_alloc_i32(rows), *got = seg_alloc_i32(rows), *want = seg_alloc_i32(rows);
   tb_buffer d_csr = {0}, d_out = {0};
-  bool ok = csr && got;
+  bool ok = csr && got && want;
   for (int32_t s = 0; ok && s < rows; ++s) csr[s] = 3 * s;
   ok = ok && tb_test_upload(&d_csr, csr, sizeof(int32_t) * (size_t)rows) &&
        TB_ASSERT_OK(tb_buffer_reserve(&d_out, sizeof(int32_t) * (size_t)rows), "output");
@@ -1207,20 +1199,28 @@ static bool rows_path_after_malformed(const tb_buffer *d_in, const void *values,
     ok = TB_ASSERT_OK(st, "well-formed call after a malformed one") &&
          seg_fetch(&d_out, got, sizeof(int32_t) * (size_t)rows, "its rows");
   }
-  const int32_t *v = values;
-  for (int32_t s = 0; ok && s < rows; ++s) {
-    const uint32_t sum = (uint32_t)v[3 * s] + (uint32_t)v[3 * s + 1] + (uint32_t)v[3 * s + 2];
-    if ((uint32_t)got[s] != sum) {
-      printf("\n  row %d after a malformed call: %d, expected %d\n", s, got[s], (int32_t)sum);
+  ok = ok && TB_ASSERT_OK(tb_cpu_segreduce_csr(TB_INT32, TB_OP_PLUS, values, 3 * rows, csr, rows,
+                                               NULL, tb_identity(TB_INT32, TB_OP_PLUS), want),
+                          "the reference");
+  for (int32_t s = 0; ok && s < rows; ++s)
+    if (got[s] != want[s]) {
+      printf("\n  row %d after a malformed call: %d, expected %d\n", s, got[s], want[s]);
       ok = false;
     }
-  }
   CU_ASSERT(ok);
   tb_buffer_free(&d_csr), tb_buffer_free(&d_out);
-  free(csr), free(got);
+  free(csr), free(got), free(want);
   return ok;
 }
 
+/* Offsets that break EmptyRows' rule in one CTA of the rows path
+ * (support_empty, up to TB_SEG_ROWS_EMPTY_MAX_COUNT items) give every row
+ * the identity, though the other CTAs stored their results: 20,000 rows of
+ * three items, one offset past count in the first, a middle and the last
+ * CTA, one negative, one descending pair, a negative one in every CTA (each
+ * CTA finds them at once); every type, the output canaried. Then a
+ * well-formed call with the same scratch (its malformed word still set by
+ * the call before) gives every row its sum. */
 TB_TEST(test_rows_path_malformed,
         "whole rows a CTA with support_empty: one CTA's malformed offsets") {
   enum { kRows = 20000, kCount = 3 * kRows };
