@@ -917,11 +917,12 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     int o[kRowsBatch + 1];  // loads in flight together (kRowsMost + 1 offsets at most)
 #pragma unroll
     for (int i = 0; i <= kRowsBatch; ++i) {
-      const int k = int(threadIdx.x) + i * NT;
-      o[i] = k > rows                    ? 0
-             : first + k >= num_segments ? count
-             : csr                       ? csr[first + k]
-                                         : (first + k) * fixed;
+      const int k = int(threadIdx.x) + i * NT, r = first + k;
+      const bool load = csr && k <= rows && r < num_segments;  // predicated, not branched
+      o[i] = load_once_if(load, csr + (load ? r : 0),
+                          k > rows            ? 0
+                          : r >= num_segments ? count
+                                              : r * fixed);
     }
 #pragma unroll
     for (int i = 0; i <= kRowsBatch; ++i) {
@@ -950,13 +951,14 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   // (rows dealt by count: a run of long rows) also posts its rows of more
   // than a warp's: a bundle-adjustment J^T (144 rows of up to 19,012 items
   // first, 2 M in all) took one CTA 718 us, where the call takes 23 (H200).
+  // Only a CTA of more than kSplitRow items can hold a row that long: the
+  // others skip the scan (a tenth of a CTA's instructions at a row a
+  // thread). Rows it does not post, the CTA reduces (malformed offsets).
   unsigned long long posted_any = 0;
-  const bool overloaded = offsets[rows] - offsets[0] > kSplitRow;
-  const auto posts = [&](int len) {
-    return len > kSplitRow || (overloaded && len > max(kWarpLongRow, long_row));
-  };
-  if (split.slot_tag) {
-    if (threadIdx.x == 0) posted_any = RowsSplit::load(split.slot_tag + kSlots);
+  const bool overloaded = split.slot_tag && offsets[rows] - offsets[0] > kSplitRow;
+  const auto posts = [&](int len) { return overloaded && len > max(kWarpLongRow, long_row); };
+  if (split.slot_tag && threadIdx.x == 0) posted_any = RowsSplit::load(split.slot_tag + kSlots);
+  if (overloaded) {
     for (int k = threadIdx.x; k < rows; k += NT) {
       const int s = offsets[k], e = max(offsets[k + 1], s);
       if (posts(e - s)) {
@@ -968,19 +970,23 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
       }
     }
   }
-  const int lane = int(threadIdx.x) & (lanes - 1), groups = NT / lanes;
+  // lanes is a power of two: shifts, not divisions (70 instructions a warp).
+  // Where each group has one row at most, its row takes the CTA tier's
+  // unroll: one round of loads where the group's 4 would take several.
+  const int shift = __ffs(lanes) - 1, lane = int(threadIdx.x) & (lanes - 1), groups = NT >> shift;
+  const bool strided = lanes > 32 || rows <= groups;
   // Whole warps round by round, so that the group's shuffles see every lane.
   for (int base = 0; base < rows; base += groups * kRowsBatch) {
     int k[kRowsBatch], s[kRowsBatch], e[kRowsBatch];
     bool alone[kRowsBatch];
 #pragma unroll
     for (int b = 0; b < kRowsBatch; ++b) {
-      k[b] = base + b * groups + int(threadIdx.x) / lanes;
+      k[b] = base + b * groups + (int(threadIdx.x) >> shift);
       s[b] = 0, e[b] = 0;
       if (k[b] < rows) s[b] = offsets[k[b]], e[b] = max(offsets[k[b] + 1], s[b]);
       alone[b] = e[b] - s[b] > long_row;
       if (alone[b]) {
-        if (lane == 0 && !(split.slot_tag && posts(e[b] - s[b]))) {
+        if (lane == 0 && !posts(e[b] - s[b])) {
           if (e[b] - s[b] > kWarpLongRow)
             listed[kRowsMost - 1 - atomicAdd(&num_long, 1)] = k[b];
           else
@@ -990,7 +996,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
       }
     }
     T acc[kRowsBatch];
-    if (lanes > 32) {  // a row a group at most (tb_seg_rows_width): the CTA tier's unroll
+    if (strided) {  // a row a group at most
 #pragma unroll
       for (int b = 1; b < kRowsBatch; ++b) acc[b] = identity<OP>();
       acc[0] = reduce_strided<F, OP, TB_SEG_ROWS_CTA_UNROLL>(in, s[0], e[0], lane, lanes);
@@ -999,7 +1005,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     }
     // Each warp's shuffles only for a batch where it has rows (the rows
     // dealt to CTAs often leave batches empty).
-    const int width = min(lanes, 32), warp_rows = base + (int(threadIdx.x) & ~31) / lanes;
+    const int width = min(lanes, 32), warp_rows = base + ((int(threadIdx.x) & ~31) >> shift);
 #pragma unroll
     for (int b = 0; b < kRowsBatch; ++b)
       if (warp_rows + b * groups < rows)

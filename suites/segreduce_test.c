@@ -420,7 +420,8 @@ static bool lens_case(int32_t *lens, int64_t n, const char *label, bool all_ops,
  * groups narrower than a warp either side of a row a group in half and in
  * all of TB_SEG_ROWS_MIN_CTAS CTAs (where rows a CTA stop growing with the
  * rows, and start again); rows of
- * a group, a warp and the CTA in one CTA; groups of several warps; then
+ * a group, a warp and the CTA in one CTA; groups of several warps; rows a
+ * CTA either side of its groups (one row a group takes the CTA's unroll); then
  * both sides of the size switch over fixed, mixed and power-law lengths
  * and one row of all but three items (split). */
 TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides of the switch") {
@@ -482,6 +483,33 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
       for (int64_t i = 0; i < n; ++i)
         lens[i] = i % 16 != 15 ? 100 : longest + (int32_t)(i / 16 % 2);
     if (!lens_case(lens, n, "a wide group's longest rows", false, &r, &o)) ++failures;
+  }
+  /* Where a CTA has no more rows than groups, each group's row takes the
+   * CTA tier's unroll: groups of 8 and of 32 lanes, rows a CTA equal to the
+   * groups and one more, rows of the group's longest (tb_seg_rows_long) and
+   * one item more among shorter ones. */
+  {
+    const struct {
+      int32_t len;
+      int lanes;
+    } mixes[] = {{24, 8}, {256, 32}};
+    for (size_t k = 0; k < 2 && failures < kMaxFailures; ++k) {
+      const int lanes = mixes[k].lanes, groups = TB_SEG_ROWS_THREADS / lanes;
+      const int32_t longest = tb_seg_rows_long(lanes);
+      for (int more = 0; more < 2 && failures < kMaxFailures; ++more) {
+        const int64_t n = (int64_t)(groups + more) * TB_SEG_ROWS_MIN_CTAS;
+        int32_t *lens = seg_alloc_i32(n);
+        double sum = 0;
+        if (lens)
+          for (int64_t i = 0; i < n; ++i)
+            sum += lens[i] = i % 16 != 15 ? mixes[k].len : longest + (int32_t)(i / 16 % 2);
+        /* the geometry this case is for */
+        CU_ASSERT_EQUAL(tb_seg_rows_lanes(sum / (double)n), lanes);
+        CU_ASSERT_EQUAL(tb_seg_rows_per_cta(n, lanes), groups + more);
+        CU_ASSERT_EQUAL(tb_seg_rows_width(lanes, groups + more), lanes);
+        if (!lens_case(lens, n, "a group's row each, or more", false, &r, &o)) ++failures;
+      }
+    }
   }
   const int64_t max = TB_SEG_ROWS_MAX_COUNT;
   const int64_t sizes[] = {max, max + 1};

@@ -258,20 +258,27 @@ TB_TEST(test_malformed_memory_safe, "malformed descriptors stay memory safe") {
  * whole rows a CTA (tb_seg_rows_fit): rows of each group
  * width's mean (tb_seg_rows_lanes), of more than a group's longest and of
  * more than the CTA's round of loads, over CTAs of several rows and a
- * partial last one (tb_seg_rows_per_cta) where the size allows; split
+ * partial last one (tb_seg_rows_per_cta) where the size allows; a CTA of
+ * a row a group and of more; split
  * rows; empty rows (support_empty, both sides of its switch); and both
  * sides of the size switch.
  * Every type, unary and binary, plus and max. */
 TB_TEST(test_spmv_rows_path, "whole rows a CTA: rows of each step, both sides of the switch") {
   tb_rng r = tb_test_rng(6);
   seg_outputs o = {0};
-  seg_case cases[24];
+  seg_case cases[28];
   int n_cases = 0;
   int64_t lens[18];
   const int n_lens = seg_rows_step_lengths(lens, false);
   for (int k = 0; k < n_lens; ++k) /* a CTA of several rows and a partial one, where they fit */
     cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)lens[k], true,
                                      (lens[k] > 256 ? 3 : 2 * TB_SEG_ROWS_MIN_CTAS + 1) * lens[k]);
+  /* Groups of 32 lanes, rows a CTA its groups (a row a group: the CTA's
+   * unroll) and one more (four rows a group in flight). */
+  for (int more = 0; more < 2; ++more) {
+    const int64_t rows = (int64_t)(TB_SEG_ROWS_THREADS / 32 + more) * TB_SEG_ROWS_MIN_CTAS + 100;
+    cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, 300.0, true, rows * 300);
+  }
   const int64_t round = (int64_t)TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL;
   cases[n_cases++] = seg_spec_case(TB_GEOM_FIXED, (double)(round + 1), true, 3 * (round + 1));
   /* Split rows (RowsSplit): three of one item more than the split length,
