@@ -626,7 +626,7 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 // scheduling.)
 constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
 constexpr int kRowsBatch = TB_SEG_ROWS_BATCH;
-constexpr int kRowsMost = TB_SEG_ROWS_GROUP_MOST * kRowsThreads;  // rows a CTA, a lane a row
+constexpr int kRowsMost = kRowsBatch * kRowsThreads;  // rows a CTA, one lane a row
 // Rows up to this long are a warp's: eight of its rounds of kWarpUnroll
 // loads a lane. A CTA's long rows run one after the other, its warps' side
 // by side: SpMV on a Groebner-basis matrix (rows of up to 829 items, about
@@ -914,10 +914,9 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   // a CSR, rows of `fixed` items.
   bool bad = false;
   {
-    constexpr int kLoads = kRowsMost / NT + 1;  // in flight together
-    int o[kLoads];
+    int o[kRowsBatch + 1];  // loads in flight together (kRowsMost + 1 offsets at most)
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
+    for (int i = 0; i <= kRowsBatch; ++i) {
       const int k = int(threadIdx.x) + i * NT, r = first + k;
       const bool load = csr && k <= rows && r < num_segments;  // predicated, not branched
       o[i] = load_once_if(load, csr + (load ? r : 0),
@@ -926,7 +925,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
                                               : r * fixed);
     }
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
+    for (int i = 0; i <= kRowsBatch; ++i) {
       const int k = int(threadIdx.x) + i * NT;
       if (k <= rows) offsets[k] = min(max(o[i], 0), count);
       bad |= k <= rows && (o[i] < 0 || o[i] > count);

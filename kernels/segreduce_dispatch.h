@@ -156,25 +156,23 @@ static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments, bool sup
 }
 
 /* A CTA's threads; each lane's loads in flight a round in a group's rows
- * and in the CTA's long rows; the rows a group has in flight at once, and
- * the most it takes (in batches of those); the fewest CTAs a grid should
- * have (about two an SM: loads in flight on every SM) where there are rows
- * enough. Rows of more than TB_SEG_ROWS_SPLIT items are split into units
- * of TB_SEG_ROWS_UNIT (one round of the CTA's loads), which any CTA of the
- * call may take (tb_seg_rows_grid), posted in a table of TB_SEG_ROWS_SLOTS
- * (more than the longest call has rows of that length); so are the rows of
- * more than TB_SEG_ROWS_WARP_LONG of a CTA that holds more than
- * TB_SEG_ROWS_SPLIT items (rows are dealt by count), where the table has
- * room. Eight units and not four: where no other CTA is free to help, a
- * split row costs its owner a claim and a reduction a unit, and SpMV over a
- * row of 46,500 nonzeros among 46,499 short ones took 18-20 us split, 8-10
- * as one CTA's rows (H100). */
+ * and in the CTA's long rows; the rows a group has in flight at once; the
+ * fewest CTAs a grid should have (about two an SM: loads in flight on every
+ * SM) where there are rows enough. Rows of more than TB_SEG_ROWS_SPLIT items
+ * are split into units of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
+ * which any CTA of the call may take (tb_seg_rows_grid), posted in a table
+ * of TB_SEG_ROWS_SLOTS (more than the longest call has rows of that
+ * length); so are the rows of more than TB_SEG_ROWS_WARP_LONG of a CTA
+ * that holds more than TB_SEG_ROWS_SPLIT items (rows are dealt by count),
+ * where the table has room. Eight units and not four: where no other CTA is
+ * free to help, a split row costs its owner a claim and a reduction a unit,
+ * and SpMV over a row of 46,500 nonzeros among 46,499 short ones took 18-20
+ * us split, 8-10 as one CTA's rows (H100). */
 enum {
   TB_SEG_ROWS_THREADS = 512,
   TB_SEG_ROWS_UNROLL = 4,
   TB_SEG_ROWS_CTA_UNROLL = 16,
   TB_SEG_ROWS_BATCH = 4,
-  TB_SEG_ROWS_GROUP_MOST = 8,
   TB_SEG_ROWS_MIN_CTAS = 256,
   TB_SEG_ROWS_WARP_LONG = 2048,
   TB_SEG_ROWS_UNIT = TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL,
@@ -196,11 +194,8 @@ static inline int tb_seg_rows_long(int lanes) {
   return 4 * (lanes > 32 ? TB_SEG_ROWS_CTA_UNROLL : TB_SEG_ROWS_UNROLL) * lanes;
 }
 
-/* Rows a CTA: TB_SEG_ROWS_GROUP_MOST a group, fewer where the grid would
- * have fewer than TB_SEG_ROWS_MIN_CTAS CTAs. Eight and not four: 2^20
- * rows of one item were 1.3-1.9 waves of CTAs of 2,048 rows, and one wave
- * of 4,096 takes 0.77-0.80 of their time; at 2^22, rows of 1-64 items
- * take 0.79-0.94 of it (H200). Where a group is narrower than a
+/* Rows a CTA: TB_SEG_ROWS_BATCH a group, fewer where the grid would have
+ * fewer than TB_SEG_ROWS_MIN_CTAS CTAs. Where a group is narrower than a
  * warp (one round of its loads takes a row of the mean length, so wider
  * groups, tb_seg_rows_width, would not take fewer), up to a row a group
  * while the grid keeps TB_SEG_ROWS_MIN_CTAS / 2 CTAs (about one an SM): an
@@ -211,7 +206,7 @@ static inline int tb_seg_rows_long(int lanes) {
  * rows in a few of them. At least one. */
 static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
   const int64_t rows = num_segments / TB_SEG_ROWS_MIN_CTAS;
-  const int most = TB_SEG_ROWS_GROUP_MOST * TB_SEG_ROWS_THREADS / lanes;
+  const int most = TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS / lanes;
   int64_t least = 1;
   if (lanes < 32) { /* a row a group, or the rows of TB_SEG_ROWS_MIN_CTAS / 2 CTAs */
     const int64_t half_grid = TB_SEG_ROWS_MIN_CTAS / 2;
