@@ -626,7 +626,6 @@ __global__ void __launch_bounds__(NT, Tile<OP, NT, VT>::kMinCtasPerSm)
 // scheduling.)
 constexpr int kRowsThreads = TB_SEG_ROWS_THREADS;
 constexpr int kRowsBatch = TB_SEG_ROWS_BATCH;
-constexpr int kRowsMost = kRowsBatch * kRowsThreads;  // rows a CTA, one lane a row
 // Rows up to this long are a warp's: eight of its rounds of kWarpUnroll
 // loads a lane. A CTA's long rows run one after the other, its warps' side
 // by side: SpMV on a Groebner-basis matrix (rows of up to 829 items, about
@@ -893,9 +892,12 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
                 int lanes, int long_row, int rows_per_cta, RowsSplit split,
                 unsigned long long* malformed, T* __restrict__ out) {
   constexpr int NT = kRowsThreads;
-  __shared__ int offsets[kRowsMost + 1];  // rows_per_cta <= kRowsMost
-  // Warp rows from the front, the CTA's from the back; split rows apart.
-  __shared__ int listed[kRowsMost];
+  // The rows' offsets, then warp rows from the front of a list and the
+  // CTA's from its back (tb_seg_rows_shared); split rows apart.
+  extern __shared__ int rows_shared[];
+  int* const offsets = rows_shared;
+  int* const listed = rows_shared + rows_per_cta + 1;
+  const int last = rows_per_cta - 1;  // the list's back
   __shared__ int4 split_rows[kSlots], posted[kSlots];
   __shared__ int num_warp, num_long, num_split, num_posted, claimed, found;
   __shared__ T team[kRowsBatch][NT / 32];  // groups of several warps
@@ -913,11 +915,13 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
   // unspecified, as documented, but with support_empty the identity). Without
   // a CSR, rows of `fixed` items.
   bool bad = false;
-  {
-    int o[kRowsBatch + 1];  // loads in flight together (kRowsMost + 1 offsets at most)
+  // Five loads a thread in flight: a CTA of more than 2,559 rows loads
+  // twice.
+  for (int c0 = 0; c0 <= rows; c0 += (kRowsBatch + 1) * NT) {
+    int o[kRowsBatch + 1];
 #pragma unroll
     for (int i = 0; i <= kRowsBatch; ++i) {
-      const int k = int(threadIdx.x) + i * NT, r = first + k;
+      const int k = c0 + int(threadIdx.x) + i * NT, r = first + k;
       const bool load = csr && k <= rows && r < num_segments;  // predicated, not branched
       o[i] = load_once_if(load, csr + (load ? r : 0),
                           k > rows            ? 0
@@ -926,7 +930,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     }
 #pragma unroll
     for (int i = 0; i <= kRowsBatch; ++i) {
-      const int k = int(threadIdx.x) + i * NT;
+      const int k = c0 + int(threadIdx.x) + i * NT;
       if (k <= rows) offsets[k] = min(max(o[i], 0), count);
       bad |= k <= rows && (o[i] < 0 || o[i] > count);
     }
@@ -966,7 +970,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
         if (t >= 0)
           split_rows[atomicAdd(&num_split, 1)] = make_int4(k, s, e, t);
         else
-          listed[kRowsMost - 1 - atomicAdd(&num_long, 1)] = k;
+          listed[last - atomicAdd(&num_long, 1)] = k;
       }
     }
   }
@@ -988,7 +992,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
       if (alone[b]) {
         if (lane == 0 && !posts(e[b] - s[b])) {
           if (e[b] - s[b] > kWarpLongRow)
-            listed[kRowsMost - 1 - atomicAdd(&num_long, 1)] = k[b];
+            listed[last - atomicAdd(&num_long, 1)] = k[b];
           else
             listed[atomicAdd(&num_warp, 1)] = k[b];
         }
@@ -1036,7 +1040,7 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     if (lane32 == 0) out[first + k] = acc;
   }
   for (int j = 0; j < num_long; ++j) {
-    const int k = listed[kRowsMost - 1 - j];
+    const int k = listed[last - j];
     const int s = offsets[k], e = max(offsets[k + 1], s);
     T acc = reduce_strided<F, OP, TB_SEG_ROWS_CTA_UNROLL>(in, s, e, int(threadIdx.x), NT);
     acc = CtaReduce<OP, T, NT>::reduce(acc, reduce);
@@ -1546,10 +1550,10 @@ struct RowsPolicy {
     unsigned long long* const malformed =
         c->empty ? static_cast<unsigned long long*>(c->scratch) : nullptr;
     T* const out = static_cast<T*>(c->out);
-    return launch_dependent(rows_kernel<F, OP>,
-                            unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
-                            0, c->stream, inputs_of(&c->in), c->csr, c->fixed, c->num_segments,
-                            c->count, g, tb_seg_rows_long(g), r, split, malformed, out);
+    return launch_dependent(
+        rows_kernel<F, OP>, unsigned(tb_seg_rows_grid(c->count, c->num_segments, r)), kRowsThreads,
+        int(tb_seg_rows_shared(r)), c->stream, inputs_of(&c->in), c->csr, c->fixed, c->num_segments,
+        c->count, g, tb_seg_rows_long(g), r, split, malformed, out);
   }
 
   // The split rows' scratch (tb_seg_rows_split_bytes, after the malformed

@@ -156,9 +156,10 @@ static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments, bool sup
 }
 
 /* A CTA's threads; each lane's loads in flight a round in a group's rows
- * and in the CTA's long rows; the rows a group has in flight at once; the
- * fewest CTAs a grid should have (about two an SM: loads in flight on every
- * SM) where there are rows enough. Rows of more than TB_SEG_ROWS_SPLIT items
+ * and in the CTA's long rows; the rows a group has in flight at once, and
+ * the most it takes (in batches of those); the fewest CTAs a grid should
+ * have (about two an SM: loads in flight on every SM) where there are rows
+ * enough. Rows of more than TB_SEG_ROWS_SPLIT items
  * are split into units of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
  * which any CTA of the call may take (tb_seg_rows_grid), posted in a table
  * of TB_SEG_ROWS_SLOTS (more than the longest call has rows of that
@@ -173,6 +174,7 @@ enum {
   TB_SEG_ROWS_UNROLL = 4,
   TB_SEG_ROWS_CTA_UNROLL = 16,
   TB_SEG_ROWS_BATCH = 4,
+  TB_SEG_ROWS_GROUP_MOST = 8,
   TB_SEG_ROWS_MIN_CTAS = 256,
   TB_SEG_ROWS_WARP_LONG = 2048,
   TB_SEG_ROWS_UNIT = TB_SEG_ROWS_THREADS * TB_SEG_ROWS_CTA_UNROLL,
@@ -194,10 +196,14 @@ static inline int tb_seg_rows_long(int lanes) {
   return 4 * (lanes > 32 ? TB_SEG_ROWS_CTA_UNROLL : TB_SEG_ROWS_UNROLL) * lanes;
 }
 
-/* Rows a CTA: TB_SEG_ROWS_BATCH a group, fewer where the grid would have
- * fewer than TB_SEG_ROWS_MIN_CTAS CTAs. Where a group is narrower than a
- * warp (one round of its loads takes a row of the mean length, so wider
- * groups, tb_seg_rows_width, would not take fewer), up to a row a group
+/* Rows a CTA: TB_SEG_ROWS_GROUP_MOST a group, fewer where the grid would
+ * have fewer than TB_SEG_ROWS_MIN_CTAS CTAs. Eight and not four: 2^20 rows
+ * of one item were 1.3-1.9 waves of CTAs of 2,048 rows (H200); the
+ * kernel's shared memory follows its rows a CTA (tb_seg_rows_shared),
+ * since room for 4,096 in every call cost each about a microsecond.
+ * Where a group is narrower than a warp (one round of its loads takes a
+ * row of the mean length, so wider groups, tb_seg_rows_width, would not
+ * take fewer), up to a row a group
  * while the grid keeps TB_SEG_ROWS_MIN_CTAS / 2 CTAs (about one an SM): an
  * idle warp still runs the CTA's instructions (a tomography matrix's 1,440
  * rows of 44 items, five a CTA of 512 threads: issue-bound under ncu, a
@@ -206,7 +212,7 @@ static inline int tb_seg_rows_long(int lanes) {
  * rows in a few of them. At least one. */
 static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
   const int64_t rows = num_segments / TB_SEG_ROWS_MIN_CTAS;
-  const int most = TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS / lanes;
+  const int most = TB_SEG_ROWS_GROUP_MOST * TB_SEG_ROWS_THREADS / lanes;
   int64_t least = 1;
   if (lanes < 32) { /* a row a group, or the rows of TB_SEG_ROWS_MIN_CTAS / 2 CTAs */
     const int64_t half_grid = TB_SEG_ROWS_MIN_CTAS / 2;
@@ -214,6 +220,12 @@ static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
     if (least > TB_SEG_ROWS_THREADS / lanes) least = TB_SEG_ROWS_THREADS / lanes;
   }
   return rows < least ? (int)least : rows > most ? most : (int)rows;
+}
+
+/* The rows kernel's dynamic shared memory: its rows' offsets and the list
+ * of those its warps and the whole CTA take. */
+static inline size_t tb_seg_rows_shared(int rows_per_cta) {
+  return (2 * (size_t)rows_per_cta + 1) * sizeof(int);
 }
 
 /* The lanes of a group where a CTA has fewer rows than groups of `lanes`:

@@ -210,14 +210,14 @@ tb_status tb_interval_validate(const int32_t *d_scan, int64_t num_objects, int64
  * a fixed order (results stay deterministic); their table lives in the
  * scratch, which is never cleared: a slot counts only when it holds the
  * call's 64-bit tag. Rows are dealt to CTAs by count, not by items, so one
- * CTA can hold up to 2,048 rows of up to 2,048 items: on an H100 2^21 items
+ * CTA can hold up to 4,096 rows of up to 2,048 items: on an H100 2^21 items
  * with 512 rows of 2,048 among rows of one item took 41-52 us (CUB 3.5:
- * 270-350). A CTA of more than 65,536 items posts its rows of more than
- * 2,048 to the same table where it has room, but a run of long rows still
- * costs: on an H200 a matrix whose 144 rows of up to 19,012 nonzeros come
- * first (1.5 M of its 2 M) took 139 us where cuSPARSE took 23. A call that
- * expects such rows can name a box to keep the tiles, which cost the same
- * per item whatever the rows.
+ * 270-350) when a CTA held up to 2,048 rows. A CTA of more than 65,536
+ * items posts its rows of more than 2,048 to the same table where it has
+ * room, but a run of long rows still costs: on an H200 a matrix whose 144
+ * rows of up to 19,012 nonzeros come first (1.5 M of its 2 M) took 139 us
+ * where cuSPARSE took 23. A call that expects such rows can name a box to
+ * keep the tiles, which cost the same per item whatever the rows.
  *
  * support_empty: false requires every segment non-empty; true allows empty
  * ones, which get the identity. Whole rows a CTA take them as any row; the

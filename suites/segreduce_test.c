@@ -531,7 +531,7 @@ TB_TEST(test_rows_path, "whole rows a CTA: each step of its policy, both sides o
  * TB_SEG_ROWS_EMPTY_MAX_COUNT items (tb_seg_rows_fit): an empty row gets
  * the identity as any row its reduction, and a call may have more rows
  * than items. Runs of empty rows of one, a CTA's most rows
- * (TB_SEG_ROWS_BATCH x TB_SEG_ROWS_THREADS) -1 and +1 and three CTAs' worth
+ * (TB_SEG_ROWS_GROUP_MOST x TB_SEG_ROWS_THREADS) -1 and +1 and three CTAs' worth
  * between rows of every tier (group, warp, CTA) and at both ends; 1,000
  * rows of one item among 300,000; one row among 2^21 + 3 empty ones;
  * power-law and zero-run lengths (empty ends added) on both sides of the
@@ -542,7 +542,7 @@ TB_TEST(test_rows_path_empty,
   seg_outputs o = {0};
   int failures = 0;
   {
-    const int64_t most = (int64_t)TB_SEG_ROWS_BATCH * TB_SEG_ROWS_THREADS;
+    const int64_t most = (int64_t)TB_SEG_ROWS_GROUP_MOST * TB_SEG_ROWS_THREADS;
     const int64_t runs[] = {1, most - 1, most + 1, 3 * most};
     const int32_t tiers[] = {3, 37, TB_SEG_ROWS_WARP_LONG + 1, 20000, 1};
     const int64_t cap = 10 * (3 * most + 1 + 100) + 3 * most;
