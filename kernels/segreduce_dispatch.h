@@ -159,8 +159,8 @@ static inline bool tb_seg_rows_fit(int64_t count, int64_t num_segments, bool sup
  * and in the CTA's long rows; the rows a group has in flight at once, and
  * the most it takes (in batches of those); the fewest CTAs a grid should
  * have (about two an SM: loads in flight on every SM) where there are rows
- * enough. Rows of more than TB_SEG_ROWS_SPLIT items
- * are split into units of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
+ * enough. Rows of more than TB_SEG_ROWS_SPLIT items are split into units
+ * of TB_SEG_ROWS_UNIT (one round of the CTA's loads),
  * which any CTA of the call may take (tb_seg_rows_grid), posted in a table
  * of TB_SEG_ROWS_SLOTS (more than the longest call has rows of that
  * length); so are the rows of more than TB_SEG_ROWS_WARP_LONG of a CTA
@@ -203,8 +203,8 @@ static inline int tb_seg_rows_long(int lanes) {
  * since room for 4,096 in every call cost each about a microsecond.
  * Where a group is narrower than a warp (one round of its loads takes a
  * row of the mean length, so wider groups, tb_seg_rows_width, would not
- * take fewer), up to a row a group
- * while the grid keeps TB_SEG_ROWS_MIN_CTAS / 2 CTAs (about one an SM): an
+ * take fewer), up to a row a group while the grid keeps
+ * TB_SEG_ROWS_MIN_CTAS / 2 CTAs (about one an SM): an
  * idle warp still runs the CTA's instructions (a tomography matrix's 1,440
  * rows of 44 items, five a CTA of 512 threads: issue-bound under ncu, a
  * third of the instructions the shuffles of warps without rows; SpMV 8.2
