@@ -1241,14 +1241,44 @@ static bool rows_path_after_malformed(const tb_buffer *d_in, const void *values,
   return ok;
 }
 
+/* One call over csr (rows, count items) that breaks EmptyRows' rule
+ * somewhere, every type, the output canaried: every row the identity.
+ * after: then a well-formed call with the same scratch (its malformed word
+ * still set by the call before) gives every row its sum. */
+static bool malformed_gives_identity(const int32_t *csr, int32_t rows, int32_t count,
+                                     const char *label, bool after, tb_rng *r) {
+  void *values = malloc((size_t)count * sizeof(double)); /* random: sums not the identity */
+  bool ok = values != NULL;
+  for (int t = 0; t < TB_TYPE_COUNT && ok; ++t) {
+    tb_buffer d_csr = {0}, d_in = {0}, scratch = {0};
+    seg_guarded out = {0};
+    tb_fill_random(r, (tb_type)t, TB_OP_PLUS, values, count);
+    ok = tb_test_upload(&d_csr, csr, sizeof(int32_t) * (size_t)rows) &&
+         tb_test_upload(&d_in, values, tb_type_size((tb_type)t) * (size_t)count) &&
+         seg_guarded_make(&out, tb_type_size((tb_type)t), rows);
+    if (ok) {
+      const tb_status st =
+          tb_segreduce_csr((tb_type)t, TB_OP_PLUS, d_in.ptr, count, d_csr.ptr, rows, NULL, true,
+                           seg_guarded_mid(&out), NULL, &scratch, 0);
+      const seg_guarded *outs[] = {&out};
+      ok = TB_ASSERT_OK(st, label) &&
+           seg_after_call(st, outs, 1, label, tb_type_name((tb_type)t)) && all_zero(&out, label);
+    }
+    if (ok && after && t == TB_INT32 && count >= 3 * (int64_t)rows)
+      ok = rows_path_after_malformed(&d_in, values, rows, &scratch);
+    tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&scratch);
+    tb_buffer_free(&out.b);
+  }
+  free(values);
+  return ok;
+}
+
 /* Offsets that break EmptyRows' rule in one CTA of the rows path
  * (support_empty, up to TB_SEG_ROWS_EMPTY_MAX_COUNT items) give every row
  * the identity, though the other CTAs stored their results: 20,000 rows of
  * three items, one offset past count in the first, a middle and the last
  * CTA, one negative, one descending pair, a negative one in every CTA (each
- * CTA finds them at once); every type, the output canaried. Then a
- * well-formed call with the same scratch (its malformed word still set by
- * the call before) gives every row its sum. */
+ * CTA finds them at once); then a well-formed call with the same scratch. */
 TB_TEST(test_rows_path_malformed,
         "whole rows a CTA with support_empty: one CTA's malformed offsets") {
   enum { kRows = 20000, kCount = 3 * kRows };
@@ -1263,34 +1293,66 @@ TB_TEST(test_rows_path_malformed,
                 {-1, -1, "a negative offset in every CTA"}};
   tb_rng r = tb_test_rng(29);
   int32_t *csr = seg_alloc_i32(kRows);
-  void *values = malloc(kCount * sizeof(double)); /* random: their sums are not the identity */
-  bool ok = csr && values;
+  bool ok = csr != NULL;
   for (size_t k = 0; ok && k < sizeof breaks / sizeof breaks[0]; ++k) {
     for (int32_t s = 0; s < kRows; ++s)
       csr[s] = breaks[k].row < 0 && s % 50 == 49 ? breaks[k].offset : 3 * s;
     if (breaks[k].row >= 0) csr[breaks[k].row] = breaks[k].offset;
-    for (int t = 0; t < TB_TYPE_COUNT && ok; ++t) {
-      tb_buffer d_csr = {0}, d_in = {0}, scratch = {0};
-      seg_guarded out = {0};
-      tb_fill_random(&r, (tb_type)t, TB_OP_PLUS, values, kCount);
-      ok = tb_test_upload(&d_csr, csr, sizeof(int32_t) * kRows) &&
-           tb_test_upload(&d_in, values, tb_type_size((tb_type)t) * kCount) &&
-           seg_guarded_make(&out, tb_type_size((tb_type)t), kRows);
-      if (ok) {
-        const tb_status st =
-            tb_segreduce_csr((tb_type)t, TB_OP_PLUS, d_in.ptr, kCount, d_csr.ptr, kRows, NULL, true,
-                             seg_guarded_mid(&out), NULL, &scratch, 0);
-        const seg_guarded *outs[] = {&out};
-        ok = TB_ASSERT_OK(st, breaks[k].label) &&
-             seg_after_call(st, outs, 1, breaks[k].label, tb_type_name((tb_type)t)) &&
-             all_zero(&out, breaks[k].label);
-      }
-      if (ok && t == TB_INT32) ok = rows_path_after_malformed(&d_in, values, kRows, &scratch);
-      tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&scratch);
-      tb_buffer_free(&out.b);
-    }
+    ok = malformed_gives_identity(csr, kRows, kCount, breaks[k].label, true, &r);
   }
-  free(csr), free(values);
+  free(csr);
+}
+
+/* A CTA of the rows path loads its rows' offsets (one more than its rows)
+ * TB_SEG_ROWS_BATCH + 1 a thread at a time (kernels/segreduce.cu,
+ * rows_kernel): rows a CTA one less than such a load's offsets, as many
+ * and one more, the last CTA of one row; rows of one to three items, then
+ * with support_empty mostly empty ones, and in CTA 1 a descending pair or
+ * an offset past count on each side of the second load's first offset. */
+TB_TEST(test_rows_path_offset_loads, "whole rows a CTA: either side of a load of its offsets") {
+  tb_rng r = tb_test_rng(31);
+  seg_outputs o = {0};
+  const int64_t load = (int64_t)(TB_SEG_ROWS_BATCH + 1) * TB_SEG_ROWS_THREADS;
+  int failures = 0;
+  for (int64_t per_cta = load - 1; per_cta <= load + 1 && failures < kMaxFailures; ++per_cta) {
+    const int64_t n = per_cta * TB_SEG_ROWS_MIN_CTAS + 1;
+    CU_ASSERT_FATAL(tb_seg_rows_per_cta(n, 1) == per_cta && tb_seg_rows_lanes(2.0) == 1);
+    int32_t *lens = seg_alloc_i32(n);
+    if (lens)
+      for (int64_t i = 0; i < n; ++i) lens[i] = 1 + (int32_t)tb_rng_range(&r, 0, 2);
+    if (!lens_case(lens, n, "rows a CTA either side of a load of offsets", false, &r, &o))
+      ++failures;
+    /* One row in 16 of one item: TB_SEG_ROWS_EMPTY_MAX_COUNT at most. */
+    int32_t *sparse = seg_alloc_i32(n);
+    if (sparse)
+      for (int64_t i = 0; i < n; ++i) sparse[i] = tb_rng_range(&r, 0, 15) == 0;
+    seg_geom g;
+    if (!(sparse && seg_geom_from_lens(&g, sparse, n, false, &r, "mostly empty rows") &&
+          every_type_as(&g, false, true, &r, &o)))
+      ++failures;
+    /* Rows of one item but one in 16 (a count under 2^16), broken in CTA 1
+     * at the second load's first offset (local k = load) or the one before. */
+    int32_t *csr = seg_alloc_i32(n);
+    if (!csr) break;
+    int32_t count = 0;
+    for (int64_t i = 0; i < n; ++i) csr[i] = count, count += i % 16 == 0;
+    const struct {
+      int64_t k;
+      int32_t offset;
+      const char *label;
+    } breaks[] = {{load, -1, "a negative offset opening the second load"},
+                  {load - 1, count + 1, "an offset past count closing the first load"},
+                  {load, csr[per_cta + load - 1] - 1, "a descending pair across the loads"}};
+    for (size_t k = 0; k < 3 && failures < kMaxFailures; ++k) {
+      const int64_t row = per_cta + breaks[k].k;
+      const int32_t kept = csr[row];
+      csr[row] = breaks[k].offset;
+      if (!malformed_gives_identity(csr, (int32_t)n, count, breaks[k].label, false, &r)) ++failures;
+      csr[row] = kept;
+    }
+    free(csr);
+  }
+  seg_outputs_free(&o);
 }
 
 int main(int argc, char **argv) {
