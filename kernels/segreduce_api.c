@@ -525,6 +525,7 @@ struct tb_seg_plan {
   bool malformed; /* support_empty: the prepass found the CSR malformed (num2[1]) */
   tb_buffer mem;
   int32_t *limits, *codes, *ranks, *num2; /* ranks, num2: support_empty only */
+  int32_t *csr; /* whole rows a CTA (tb_seg_plan_rows): a copy of the offsets, else NULL */
 };
 
 void tb_seg_plan_free(tb_seg_plan *plan) {
@@ -536,7 +537,12 @@ void tb_seg_plan_free(tb_seg_plan *plan) {
 /* Allocates the plan and its device memory, with regions of extra[i] bytes
  * at *extra_ptr[i] for what only the preprocessing needs. */
 enum { kMaxExtra = 2 };
-static void plan_lay_out(tb_seg_plan *p, tb_scratch *s, const size_t *extra, void **extra_ptr) {
+static void plan_lay_out(tb_seg_plan *p, tb_scratch *s, bool rows, const size_t *extra,
+                         void **extra_ptr) {
+  if (rows) { /* only the offsets */
+    p->csr = tb_scratch_take(s, sizeof(int32_t) * (size_t)p->num_segments);
+    return;
+  }
   p->limits = tb_scratch_take(s, sizeof(int32_t) * ((size_t)p->tiles + 1));
   p->codes = tb_scratch_take(s, sizeof(int32_t) * (size_t)p->tiles * (size_t)p->box.nt);
   p->ranks = p->support_empty
@@ -548,7 +554,7 @@ static void plan_lay_out(tb_seg_plan *p, tb_scratch *s, const size_t *extra, voi
 }
 
 static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int count,
-                          int num_segments, bool support_empty, const size_t *extra,
+                          int num_segments, bool support_empty, bool rows, const size_t *extra,
                           void **extra_ptr, tb_seg_plan **out) {
   tb_seg_plan *p = calloc(1, sizeof *p);
   if (!p) return tb_fail(TB_ERR_OUT_OF_MEMORY, "tb_seg_plan: out of host memory");
@@ -557,15 +563,34 @@ static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int c
   p->tiles = (int)tb_tiles(count, box);
   /* The plan owns its memory: the scratch layout over p->mem, never ended. */
   tb_scratch s = {0};
-  plan_lay_out(p, &s, extra, extra_ptr);
+  plan_lay_out(p, &s, rows, extra, extra_ptr);
   const tb_status st = tb_scratch_begin(&s, &p->mem);
   if (st != TB_OK) {
     free(p);
     return st;
   }
-  plan_lay_out(p, &s, extra, extra_ptr);
+  plan_lay_out(p, &s, rows, extra, extra_ptr);
   *out = p;
   return TB_OK;
+}
+
+/* Whether a plan that may take whole rows a CTA does (tb_seg_plan_rows):
+ * its longest row, measured on the device. */
+static tb_status plan_rows(const int32_t *d_csr, int num_segments, int count, bool *rows,
+                           cudaStream_t stream) {
+  tb_buffer d_longest = {0};
+  int32_t longest = 0;
+  TB_TRY(tb_buffer_reserve(&d_longest, sizeof longest));
+  tb_status st = tb_seg_longest_row_run(d_csr, num_segments, count, d_longest.ptr, stream);
+  if (st == TB_OK)
+    TB_CUDA_GOTO(
+        st, done,
+        cudaMemcpyAsync(&longest, d_longest.ptr, sizeof longest, cudaMemcpyDeviceToHost, stream));
+  if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
+done:
+  tb_buffer_free(&d_longest);
+  *rows = st == TB_OK && tb_seg_plan_rows(longest);
+  return st;
 }
 
 /* The CSR geometry's plan (segreduce and SpMV share it). */
@@ -587,6 +612,25 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
   tb_launch_box b;
   TB_TRY(resolve_plan_box(fn, type, box,
                           spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));
+  bool rows = false;
+  if (!(box && (box->nt != 0 || box->vt != 0)) &&
+      tb_seg_plan_rows_may(count, num_segments, support_empty))
+    TB_TRY(plan_rows(d_csr, (int)num_segments, (int)count, &rows, stream));
+  if (rows) {
+    tb_seg_plan *p = NULL;
+    TB_TRY(plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, true, NULL, NULL,
+                    &p));
+    tb_status st = TB_OK;
+    TB_CUDA_GOTO(st, rows_fail,
+                 cudaMemcpyAsync(p->csr, d_csr, sizeof(int32_t) * (size_t)num_segments,
+                                 cudaMemcpyDeviceToDevice, stream));
+    TB_CUDA_GOTO(st, rows_fail, cudaStreamSynchronize(stream));
+    *plan = p;
+    return TB_OK;
+  rows_fail:
+    tb_seg_plan_free(p);
+    return st;
+  }
   size_t status_bytes = 0;
   if (support_empty)
     TB_TRY(tb_seg_csr2_run(NULL, NULL, (int)num_segments, (int)count, NULL, NULL, NULL, NULL, NULL,
@@ -596,8 +640,8 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
                                    support_empty ? status_bytes : 0};
   void *extra_ptr[kMaxExtra];
   tb_seg_plan *p = NULL;
-  TB_TRY(
-      plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, extra, extra_ptr, &p));
+  TB_TRY(plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, false, extra,
+                  extra_ptr, &p));
   const int32_t *csr = d_csr;
   tb_status st = TB_OK;
   if (support_empty) {
@@ -659,7 +703,8 @@ tb_status tb_reduce_by_key_preprocess(tb_type type, const int32_t *d_keys, int64
   TB_TRY(key_runs(b, NULL, (int)count, NULL, NULL, NULL, NULL, NULL, &extra[0], stream));
   void *extra_ptr[kMaxExtra];
   tb_seg_plan *p = NULL;
-  TB_TRY(plan_new(PLAN_BY_KEY, type, b, (int)count, (int)count, false, extra, extra_ptr, &p));
+  TB_TRY(
+      plan_new(PLAN_BY_KEY, type, b, (int)count, (int)count, false, false, extra, extra_ptr, &p));
   tb_status st = key_runs(b, d_keys, p->count, p->limits, p->codes, d_keys_out, d_num_segments,
                           extra_ptr[0], &extra[0], stream);
   /* The run count bounds the apply's outputs and gives the average run
@@ -691,6 +736,18 @@ static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind k
 
 static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,
                            tb_buffer *scratch, cudaStream_t stream) {
+  if (p->csr) { /* whole rows a CTA over the plan's offsets */
+    tb_seg_call c = {.type = p->type,
+                     .op = op,
+                     .in = *in,
+                     .csr = p->csr,
+                     .num_segments = p->num_segments,
+                     .count = p->count,
+                     .empty = p->support_empty,
+                     .out = d_out,
+                     .stream = stream};
+    return run_rows(&c, scratch);
+  }
   const tb_seg_policy *k = policy_of(p->type, op, p->box); /* check_plan resolved the box */
   reduce_layout l = {.tiles = p->tiles,
                      .num_segments = p->num_segments,

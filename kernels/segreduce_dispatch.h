@@ -106,6 +106,9 @@ typedef struct tb_seg_prep_set {
   const tb_grid *grid;
 } tb_seg_prep_set;
 extern const tb_seg_prep_set tb_seg_prep_tuned_set, tb_seg_prep_wide_set;
+/* The most items of any row into *d_longest (0 where none has any). */
+tb_status tb_seg_longest_row_run(const int32_t *d_csr, int num_segments, int count,
+                                 int32_t *d_longest, cudaStream_t stream);
 /* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
@@ -220,6 +223,27 @@ static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
     if (least > TB_SEG_ROWS_THREADS / lanes) least = TB_SEG_ROWS_THREADS / lanes;
   }
   return rows < least ? (int)least : rows > most ? most : (int)rows;
+}
+
+/* A plan (preprocess + apply) of a call that takes the rows kernel
+ * (tb_seg_rows_fit, no box given) with at least TB_SEG_PLAN_ROWS_LEAST rows
+ * and up to TB_SEG_PLAN_ROWS_MAX_COUNT items, none of its rows longer than
+ * a warp's group takes (tb_seg_rows_long(32)): its apply is the rows kernel
+ * over the plan's copy of the offsets, one launch with nothing to search,
+ * where the tiles' apply streamed codes through a partition of the call
+ * (H200: on matrices of 22 k-1 M nonzeros with such rows, the tiles' apply
+ * 5.0-13.1 us, the rows kernel 3.1-12.1; SpMV at 2^16-2^20 items, rows of 4
+ * to 64 on average, 6.3-17.8 us against 3.7-15.7). Other plans keep the
+ * tiles: the rows kernel lost where long rows share CTAs (a Groebner-basis
+ * matrix's rows of up to 829 items, 8.2 against 6.2 us), at 2 M items (10.0
+ * against 9.3) and with 256 rows of 256 items (5.2-5.6 against 4.8-5.1). */
+enum { TB_SEG_PLAN_ROWS_LEAST = 1024, TB_SEG_PLAN_ROWS_MAX_COUNT = 1 << 20 };
+static inline bool tb_seg_plan_rows_may(int64_t count, int64_t num_segments, bool support_empty) {
+  return tb_seg_rows_fit(count, num_segments, support_empty) &&
+         count <= TB_SEG_PLAN_ROWS_MAX_COUNT && num_segments >= TB_SEG_PLAN_ROWS_LEAST;
+}
+static inline bool tb_seg_plan_rows(int32_t longest_row) {
+  return longest_row <= tb_seg_rows_long(32);
 }
 
 /* The rows kernel's dynamic shared memory: its rows' offsets and the list

@@ -1,7 +1,7 @@
 // The type-free half of the segmented-reduction family: the tile partition of
 // a CSR geometry, the CSR -> CSR2 prepass that strips empty segments, the
-// preprocessed forms (thread codes from CSR or from runs of keys) and the
-// column check of the opt-in validation.
+// preprocessed forms (thread codes from CSR or from runs of keys), a plan's
+// longest row and the column check of the opt-in validation.
 #include <stdint.h>
 
 #include <algorithm>
@@ -197,6 +197,19 @@ __global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x
   for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < nz; i += stride)
     if (cols[i] < 0 || cols[i] >= x_len) atomicMin(first_bad, unsigned(i));
 }
+
+// *longest = the most items of any row (its start to the next, the last to
+// count), for a plan's choice of kernel; a descending pair counts as none.
+__global__ void longest_row_kernel(const int* __restrict__ csr, int num_segments, int count,
+                                   int* longest) {
+  const int64_t stride = int64_t(gridDim.x) * kThreads;
+  int most = 0;
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < num_segments; i += stride)
+    most = max(most, (i + 1 < num_segments ? csr[i + 1] : count) - csr[i]);
+  for (int offset = 16; offset > 0; offset /= 2)
+    most = max(most, __shfl_xor_sync(0xffffffffu, most, offset));
+  if (threadIdx.x % 32 == 0 && most > 0) atomicMax(longest, most);
+}
 #endif
 
 // The boxes of every type's segreduce.cu (kernels/dispatch.cuh): the
@@ -334,6 +347,17 @@ extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int
   if (nz == 0) return TB_OK;
   const unsigned grid = std::min<unsigned>(grid_of(nz), 4096);
   cols_validate_kernel<<<grid, kThreads, 0, stream>>>(d_cols, nz, x_len, d_first_bad);
+  TB_CUDA_TRY(cudaGetLastError());
+  return TB_OK;
+}
+
+extern "C" tb_status tb_seg_longest_row_run(const int32_t* d_csr, int num_segments, int count,
+                                            int32_t* d_longest, cudaStream_t stream) {
+  using namespace tb;
+  TB_CUDA_TRY(cudaMemsetAsync(d_longest, 0, sizeof(int32_t), stream));
+  if (num_segments == 0) return TB_OK;
+  const unsigned grid = std::min<unsigned>(grid_of(num_segments), 1024);
+  longest_row_kernel<<<grid, kThreads, 0, stream>>>(d_csr, num_segments, count, d_longest);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

@@ -8,6 +8,7 @@
 #include "core/cuda.h"
 #include "core/rng.h"
 #include "cpuref/segreduce.h"
+#include "kernels/segreduce_dispatch.h"
 #include "kernels/tilebench.h"
 #include "suites/segreduce_testing.h"
 #include "suites/testing.h"
@@ -817,6 +818,79 @@ TB_TEST(test_preprocess_apply, "preprocess + apply") {
   }
   tb_seg_plan_free(NULL); /* documented as fine */
   CU_PASS("tb_seg_plan_free(NULL)");
+  seg_outputs_free(&o);
+  tb_buffer_free(&scratch);
+}
+
+/* A plan made with no box whose call takes the rows kernel applies with it
+ * where it has enough rows, few enough items and no row longer than a
+ * warp's group takes (tb_seg_plan_rows_may, tb_seg_plan_rows): rows of
+ * three, TB_SEG_PLAN_ROWS_LEAST of them and one fewer; rows of four to
+ * TB_SEG_PLAN_ROWS_MAX_COUNT items and one more; 1,024 rows of the longest
+ * and of one more; empty rows under support_empty (60% of them, up to
+ * TB_SEG_ROWS_EMPTY_MAX_COUNT items and past it; power-law rows); every
+ * type and swept operator, two applications. Each case asserts the side
+ * of the switch it is on. */
+TB_TEST(test_plan_rows, "plans over whole rows a CTA: either side of each switch") {
+  const seg_form *f = &kForms[under_test];
+  if (under_test == SEG_REDUCE_BY_KEY) return; /* its plans find runs of keys */
+  tb_rng r = tb_test_rng(9);
+  tb_buffer scratch = {0};
+  seg_outputs o = {0};
+  const int64_t least = TB_SEG_PLAN_ROWS_LEAST, most = TB_SEG_PLAN_ROWS_MAX_COUNT;
+  const int64_t longest = tb_seg_rows_long(32);
+  seg_case zero_runs = seg_spec_case(TB_GEOM_ZERO_RUNS, 3.0, false, 1 << 15);
+  zero_runs.spec.empty_fraction = 0.6;
+  seg_case more_runs = zero_runs; /* past TB_SEG_ROWS_EMPTY_MAX_COUNT */
+  more_runs.total = 2 * TB_SEG_ROWS_EMPTY_MAX_COUNT;
+  const struct {
+    seg_case c;
+    int rows; /* 1: takes the rows kernel, 0: the tiles, -1: either */
+  } cases[] = {{seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * least), 1},
+               {seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * (least - 1)), 0},
+               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most), 1},
+               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most + 1), 0},
+               {seg_spec_case(TB_GEOM_FIXED, (double)longest, true, longest * least), 1},
+               {seg_spec_case(TB_GEOM_FIXED, (double)longest + 1, true, (longest + 1) * least), 0},
+               {zero_runs, 1},
+               {more_runs, 0},
+               {seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, 1 << 16), -1}};
+  int failures = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0] && failures < kMaxFailures; ++c) {
+    if (tb_test.quick && (c == 2 || c == 3)) continue; /* 2^20 items */
+    const bool se = !cases[c].c.strict;
+    void *p = f->make(&cases[c].c, (int)c, false, (int32_t)tb_rng_range(&r, 1, 3000), &r);
+    const seg_geom *g = p ? f->geom(p) : NULL;
+    if (!g || !seg_outputs_reserve(&o, g->count > g->num_segments ? g->count : g->num_segments)) {
+      ++failures;
+      if (p) f->free(p);
+      continue;
+    }
+    int32_t most_items = 0;
+    for (int64_t s = 0; s < g->num_segments; ++s) {
+      const int32_t len = (s + 1 < g->num_segments ? g->csr[s + 1] : g->count) - g->csr[s];
+      if (len > most_items) most_items = len;
+    }
+    const int rows =
+        tb_seg_plan_rows_may(g->count, g->num_segments, se) && tb_seg_plan_rows(most_items);
+    if (cases[c].rows >= 0) CU_ASSERT_EQUAL(rows, cases[c].rows); /* the side it is for */
+    for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
+      tb_seg_plan *plan = NULL;
+      if (!f->preprocess(p, (tb_type)t, NULL, se, &plan, &o)) {
+        ++failures;
+        continue;
+      }
+      for (int rep = 0; rep < 2 && failures < kMaxFailures; ++rep) {
+        if (rep > 0 && f->next_round && !f->next_round(p, &r)) break;
+        for (int op = 0; op < TB_OP_COUNT && failures < kMaxFailures; ++op)
+          if (seg_op_swept((tb_type)t, op) &&
+              !f->apply(p, plan, (tb_type)t, (tb_op)op, rep, se, NULL, &scratch, &o, &r))
+            ++failures;
+      }
+      tb_seg_plan_free(plan);
+    }
+    f->free(p);
+  }
   seg_outputs_free(&o);
   tb_buffer_free(&scratch);
 }

@@ -1242,20 +1242,22 @@ static bool rows_path_after_malformed(const tb_buffer *d_in, const void *values,
 }
 
 /* One call over csr (rows, count items) that breaks EmptyRows' rule
- * somewhere, every type, the output canaried: every row the identity.
- * after: then a well-formed call with the same scratch (its malformed word
- * still set by the call before) gives every row its sum. */
+ * somewhere, every type, the output canaried: every row the identity, and
+ * the same from a plan's apply (whole rows a CTA or tiles, as the plan
+ * chose). after: then a well-formed call with the same scratch (its
+ * malformed word still set by the call before) gives every row its sum. */
 static bool malformed_gives_identity(const int32_t *csr, int32_t rows, int32_t count,
                                      const char *label, bool after, tb_rng *r) {
   void *values = malloc((size_t)count * sizeof(double)); /* random: sums not the identity */
   bool ok = values != NULL;
   for (int t = 0; t < TB_TYPE_COUNT && ok; ++t) {
     tb_buffer d_csr = {0}, d_in = {0}, scratch = {0};
-    seg_guarded out = {0};
+    seg_guarded out = {0}, applied = {0};
     tb_fill_random(r, (tb_type)t, TB_OP_PLUS, values, count);
     ok = tb_test_upload(&d_csr, csr, sizeof(int32_t) * (size_t)rows) &&
          tb_test_upload(&d_in, values, tb_type_size((tb_type)t) * (size_t)count) &&
-         seg_guarded_make(&out, tb_type_size((tb_type)t), rows);
+         seg_guarded_make(&out, tb_type_size((tb_type)t), rows) &&
+         seg_guarded_make(&applied, tb_type_size((tb_type)t), rows);
     if (ok) {
       const tb_status st =
           tb_segreduce_csr((tb_type)t, TB_OP_PLUS, d_in.ptr, count, d_csr.ptr, rows, NULL, true,
@@ -1264,10 +1266,23 @@ static bool malformed_gives_identity(const int32_t *csr, int32_t rows, int32_t c
       ok = TB_ASSERT_OK(st, label) &&
            seg_after_call(st, outs, 1, label, tb_type_name((tb_type)t)) && all_zero(&out, label);
     }
+    tb_seg_plan *plan = NULL;
+    if (ok) {
+      char what[200];
+      snprintf(what, sizeof what, "%s, preprocess + apply", label);
+      tb_status st =
+          tb_segreduce_csr_preprocess((tb_type)t, count, d_csr.ptr, rows, true, NULL, &plan, 0);
+      if (st == TB_OK)
+        st = tb_segreduce_apply(plan, TB_OP_PLUS, d_in.ptr, seg_guarded_mid(&applied), &scratch, 0);
+      const seg_guarded *outs[] = {&applied};
+      ok = TB_ASSERT_OK(st, what) && seg_after_call(st, outs, 1, what, tb_type_name((tb_type)t)) &&
+           all_zero(&applied, what);
+    }
+    tb_seg_plan_free(plan);
     if (ok && after && t == TB_INT32 && count >= 3 * (int64_t)rows)
       ok = rows_path_after_malformed(&d_in, values, rows, &scratch);
     tb_buffer_free(&d_csr), tb_buffer_free(&d_in), tb_buffer_free(&scratch);
-    tb_buffer_free(&out.b);
+    tb_buffer_free(&out.b), tb_buffer_free(&applied.b);
   }
   free(values);
   return ok;
