@@ -575,21 +575,23 @@ static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int c
 }
 
 /* Whether a plan that may take whole rows a CTA does (tb_seg_plan_rows):
- * its longest row, measured on the device. */
-static tb_status plan_rows(const int32_t *d_csr, int num_segments, int count, bool *rows,
+ * its rows measured on the device, dealt to CTAs as the rows kernel would. */
+static tb_status plan_rows(bool spmv, const int32_t *d_csr, int num_segments, int count, bool *rows,
                            cudaStream_t stream) {
-  tb_buffer d_longest = {0};
-  int32_t longest = 0;
-  TB_TRY(tb_buffer_reserve(&d_longest, sizeof longest));
-  tb_status st = tb_seg_longest_row_run(d_csr, num_segments, count, d_longest.ptr, stream);
+  const int per_cta =
+      tb_seg_rows_per_cta(num_segments, tb_seg_rows_lanes((double)count / num_segments));
+  tb_buffer d_stats = {0};
+  tb_seg_rows_stats stats = {0, 0};
+  TB_TRY(tb_buffer_reserve(&d_stats, sizeof stats));
+  tb_status st = tb_seg_rows_stats_run(d_csr, num_segments, count, per_cta, d_stats.ptr, stream);
   if (st == TB_OK)
     TB_CUDA_GOTO(
         st, done,
-        cudaMemcpyAsync(&longest, d_longest.ptr, sizeof longest, cudaMemcpyDeviceToHost, stream));
+        cudaMemcpyAsync(&stats, d_stats.ptr, sizeof stats, cudaMemcpyDeviceToHost, stream));
   if (st == TB_OK) TB_CUDA_GOTO(st, done, cudaStreamSynchronize(stream));
 done:
-  tb_buffer_free(&d_longest);
-  *rows = st == TB_OK && tb_seg_plan_rows(longest);
+  tb_buffer_free(&d_stats);
+  *rows = st == TB_OK && tb_seg_plan_rows(spmv, count, num_segments, stats);
   return st;
 }
 
@@ -614,8 +616,8 @@ static tb_status csr_preprocess(const char *fn, plan_kind kind, tb_type type, in
                           spmv ? tb_spmv_default_box(type) : tb_segreduce_default_box(type), &b));
   bool rows = false;
   if (!(box && (box->nt != 0 || box->vt != 0)) &&
-      tb_seg_plan_rows_may(count, num_segments, support_empty))
-    TB_TRY(plan_rows(d_csr, (int)num_segments, (int)count, &rows, stream));
+      tb_seg_plan_rows_may(spmv, count, num_segments, support_empty))
+    TB_TRY(plan_rows(spmv, d_csr, (int)num_segments, (int)count, &rows, stream));
   if (rows) {
     tb_seg_plan *p = NULL;
     TB_TRY(plan_new(kind, type, b, (int)count, (int)num_segments, support_empty, true, NULL, NULL,

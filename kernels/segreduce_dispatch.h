@@ -106,9 +106,6 @@ typedef struct tb_seg_prep_set {
   const tb_grid *grid;
 } tb_seg_prep_set;
 extern const tb_seg_prep_set tb_seg_prep_tuned_set, tb_seg_prep_wide_set;
-/* The most items of any row into *d_longest (0 where none has any). */
-tb_status tb_seg_longest_row_run(const int32_t *d_csr, int num_segments, int count,
-                                 int32_t *d_longest, cudaStream_t stream);
 /* First column outside [0, x_len) into *d_first_bad (UINT32_MAX if none). */
 tb_status tb_seg_cols_validate_run(const int32_t *d_cols, int nz, int x_len,
                                    uint32_t *d_first_bad, cudaStream_t stream);
@@ -226,24 +223,50 @@ static inline int tb_seg_rows_per_cta(int64_t num_segments, int lanes) {
 }
 
 /* A plan (preprocess + apply) of a call that takes the rows kernel
- * (tb_seg_rows_fit, no box given) with at least TB_SEG_PLAN_ROWS_LEAST rows
- * and up to TB_SEG_PLAN_ROWS_MAX_COUNT items, none of its rows longer than
- * a warp's group takes (tb_seg_rows_long(32)): its apply is the rows kernel
- * over the plan's copy of the offsets, one launch with nothing to search,
- * where the tiles' apply streamed codes through a partition of the call
- * (H200: on matrices of 22 k-1 M nonzeros with such rows, the tiles' apply
- * 5.0-13.1 us, the rows kernel 3.1-12.1; SpMV at 2^16-2^20 items, rows of 4
- * to 64 on average, 6.3-17.8 us against 3.7-15.7). Other plans keep the
- * tiles: the rows kernel lost where long rows share CTAs (a Groebner-basis
- * matrix's rows of up to 829 items, 8.2 against 6.2 us), at 2 M items (10.0
- * against 9.3) and with 256 rows of 256 items (5.2-5.6 against 4.8-5.1). */
-enum { TB_SEG_PLAN_ROWS_LEAST = 1024, TB_SEG_PLAN_ROWS_MAX_COUNT = 1 << 20 };
-static inline bool tb_seg_plan_rows_may(int64_t count, int64_t num_segments, bool support_empty) {
-  return tb_seg_rows_fit(count, num_segments, support_empty) &&
-         count <= TB_SEG_PLAN_ROWS_MAX_COUNT && num_segments >= TB_SEG_PLAN_ROWS_LEAST;
+ * (tb_seg_rows_fit, no box given) applies with that kernel over its copy of
+ * the offsets, one launch with nothing to search, where the rows suit it;
+ * else with the tiles, which stream codes through a partition of the call.
+ * Its preprocess measures the rows (tb_seg_rows_stats_run): the longest,
+ * and the most items of a CTA as the rows kernel deals them by count.
+ * H200, the tiles' apply against the rows kernel (the plain call):
+ * - SpMV: rows up to 2^20 nonzeros, at least TB_SEG_PLAN_ROWS_LEAST of them,
+ *   none longer than a warp's group takes (tb_seg_rows_long(32)) or than
+ *   four times the mean. Matrices of 22 k-1 M nonzeros with such rows 5.0-13.1
+ *   against 3.1-12.1 us; uniform rows at 2^16-2^20 (mean 4-1024) 6.3-17.8
+ *   against 3.7-15.7. The tiles won with long rows sharing CTAs (a
+ *   Groebner-basis matrix's rows of up to 829 items, mean 35: 6.2 against
+ *   8.2), at 2 M nonzeros (9.3 against 10.0) and with 256 rows of 256 (4.8
+ *   against 5.2): the gathers of x make a CTA's serial rows costly.
+ * - Segmented reduction: rows up to TB_SEG_ROWS_MAX_COUNT items unless the
+ *   mean is under two and there are more than TB_SEG_PLAN_ROWS_SHORT_COUNT
+ *   items (2^20 rows of one item: 7.2 against 7.7 us, 2^22: 16 against
+ *   27), and no CTA of more than TB_SEG_ROWS_SPLIT items (a
+ *   bundle-adjustment J^T, 144 rows of up to 19 k first: 8.6 against 22
+ *   us). Uniform rows at 2^16-2^22, mean 4-16384: 5.7-19.8 against
+ *   3.1-18.1 us; an arrow matrix (one row of 46,500) 6.0 against 5.0. */
+enum {
+  TB_SEG_PLAN_ROWS_LEAST = 1024,
+  TB_SEG_PLAN_ROWS_MAX_COUNT = 1 << 20,
+  TB_SEG_PLAN_ROWS_SHORT_COUNT = 1 << 18
+};
+typedef struct {
+  int32_t longest; /* items of the longest row */
+  int32_t busiest; /* items of the CTA with the most, rows dealt rows_per_cta a CTA */
+} tb_seg_rows_stats;
+/* The rows' tb_seg_rows_stats into *d_stats, rows dealt rows_per_cta a CTA
+ * (0 where none has items). */
+tb_status tb_seg_rows_stats_run(const int32_t *d_csr, int num_segments, int count, int rows_per_cta,
+                                tb_seg_rows_stats *d_stats, cudaStream_t stream);
+static inline bool tb_seg_plan_rows_may(bool spmv, int64_t count, int64_t num_segments,
+                                        bool support_empty) {
+  if (!tb_seg_rows_fit(count, num_segments, support_empty)) return false;
+  if (spmv) return count <= TB_SEG_PLAN_ROWS_MAX_COUNT && num_segments >= TB_SEG_PLAN_ROWS_LEAST;
+  return count <= TB_SEG_PLAN_ROWS_SHORT_COUNT || count >= 2 * num_segments;
 }
-static inline bool tb_seg_plan_rows(int32_t longest_row) {
-  return longest_row <= tb_seg_rows_long(32);
+static inline bool tb_seg_plan_rows(bool spmv, int64_t count, int64_t num_segments,
+                                    tb_seg_rows_stats s) {
+  if (spmv) return s.longest <= tb_seg_rows_long(32) || s.longest * num_segments <= 4 * count;
+  return s.busiest <= TB_SEG_ROWS_SPLIT;
 }
 
 /* The rows kernel's dynamic shared memory: its rows' offsets and the list

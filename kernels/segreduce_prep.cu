@@ -1,7 +1,7 @@
 // The type-free half of the segmented-reduction family: the tile partition of
 // a CSR geometry, the CSR -> CSR2 prepass that strips empty segments, the
 // preprocessed forms (thread codes from CSR or from runs of keys), a plan's
-// longest row and the column check of the opt-in validation.
+// row statistics and the column check of the opt-in validation.
 #include <stdint.h>
 
 #include <algorithm>
@@ -198,17 +198,31 @@ __global__ void cols_validate_kernel(const int* __restrict__ cols, int nz, int x
     if (cols[i] < 0 || cols[i] >= x_len) atomicMin(first_bad, unsigned(i));
 }
 
-// *longest = the most items of any row (its start to the next, the last to
-// count), for a plan's choice of kernel; a descending pair counts as none.
-__global__ void longest_row_kernel(const int* __restrict__ csr, int num_segments, int count,
-                                   int* longest) {
+// The rows' longest and busiest CTA (tb_seg_rows_stats) for a plan's
+// choice of kernel; a descending pair counts as no items.
+__device__ __forceinline__ int items_between(int64_t s, int64_t e) {
+  return int(min(max(e - s, int64_t(0)), int64_t(INT32_MAX)));
+}
+__global__ void rows_stats_kernel(const int* __restrict__ csr, int num_segments, int count,
+                                  int rows_per_cta, tb_seg_rows_stats* stats) {
   const int64_t stride = int64_t(gridDim.x) * kThreads;
-  int most = 0;
-  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < num_segments; i += stride)
-    most = max(most, (i + 1 < num_segments ? csr[i + 1] : count) - csr[i]);
-  for (int offset = 16; offset > 0; offset /= 2)
-    most = max(most, __shfl_xor_sync(0xffffffffu, most, offset));
-  if (threadIdx.x % 32 == 0 && most > 0) atomicMax(longest, most);
+  int longest = 0, busiest = 0;
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < num_segments; i += stride) {
+    const int s = csr[i];
+    longest = max(longest, items_between(s, i + 1 < num_segments ? csr[i + 1] : count));
+    if (i % rows_per_cta == 0) {
+      const int64_t j = i + rows_per_cta;
+      busiest = max(busiest, items_between(s, j < num_segments ? csr[j] : count));
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    longest = max(longest, __shfl_xor_sync(0xffffffffu, longest, offset));
+    busiest = max(busiest, __shfl_xor_sync(0xffffffffu, busiest, offset));
+  }
+  if (threadIdx.x % 32 == 0) {
+    if (longest > 0) atomicMax(&stats->longest, longest);
+    if (busiest > 0) atomicMax(&stats->busiest, busiest);
+  }
 }
 #endif
 
@@ -351,13 +365,15 @@ extern "C" tb_status tb_seg_cols_validate_run(const int32_t* d_cols, int nz, int
   return TB_OK;
 }
 
-extern "C" tb_status tb_seg_longest_row_run(const int32_t* d_csr, int num_segments, int count,
-                                            int32_t* d_longest, cudaStream_t stream) {
+extern "C" tb_status tb_seg_rows_stats_run(const int32_t* d_csr, int num_segments, int count,
+                                           int rows_per_cta, tb_seg_rows_stats* d_stats,
+                                           cudaStream_t stream) {
   using namespace tb;
-  TB_CUDA_TRY(cudaMemsetAsync(d_longest, 0, sizeof(int32_t), stream));
+  TB_CUDA_TRY(cudaMemsetAsync(d_stats, 0, sizeof *d_stats, stream));
   if (num_segments == 0) return TB_OK;
   const unsigned grid = std::min<unsigned>(grid_of(num_segments), 1024);
-  longest_row_kernel<<<grid, kThreads, 0, stream>>>(d_csr, num_segments, count, d_longest);
+  rows_stats_kernel<<<grid, kThreads, 0, stream>>>(d_csr, num_segments, count,
+                                                   std::max(rows_per_cta, 1), d_stats);
   TB_CUDA_TRY(cudaGetLastError());
   return TB_OK;
 }

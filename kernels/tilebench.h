@@ -294,10 +294,10 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
  * A plan is made for one element type and box and is not serialisable; it
  * owns its device memory until tb_seg_plan_free. The plan keeps the pointers
  * it was made from only where the call says so. A CSR plan made with no box
- * for a call of up to 2^20 items that whole rows a CTA would take (at least
- * 1,024 rows, none longer than 512 items; kernels/segreduce_dispatch.h,
- * tb_seg_plan_rows_may) holds a copy of the offsets instead, and its apply is
- * that one kernel (its preprocess measures the longest row). */
+ * for a call that whole rows a CTA take, where its rows suit that kernel
+ * (its preprocess measures them; kernels/segreduce_dispatch.h,
+ * tb_seg_plan_rows), holds a copy of the offsets instead, and its apply is
+ * that one kernel. */
 typedef struct tb_seg_plan tb_seg_plan;
 
 tb_status tb_segreduce_csr_preprocess(tb_type type, int64_t count, const int32_t *d_csr,

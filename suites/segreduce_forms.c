@@ -823,41 +823,54 @@ TB_TEST(test_preprocess_apply, "preprocess + apply") {
 }
 
 /* A plan made with no box whose call takes the rows kernel applies with it
- * where it has enough rows, few enough items and no row longer than a
- * warp's group takes (tb_seg_plan_rows_may, tb_seg_plan_rows): rows of
- * three, TB_SEG_PLAN_ROWS_LEAST of them and one fewer; rows of four to
- * TB_SEG_PLAN_ROWS_MAX_COUNT items and one more; 1,024 rows of the longest
- * and of one more; empty rows under support_empty (60% of them, up to
- * TB_SEG_ROWS_EMPTY_MAX_COUNT items and past it; power-law rows); every
- * type and swept operator, two applications. Each case asserts the side
- * of the switch it is on. */
+ * where its rows suit it (tb_seg_plan_rows_may, tb_seg_plan_rows; SpMV and
+ * segmented reduction apart). Either side of each switch: rows of three,
+ * TB_SEG_PLAN_ROWS_LEAST of them and one fewer; rows of four to
+ * TB_SEG_PLAN_ROWS_MAX_COUNT items and one more; one row of a warp group's
+ * longest (and one more) among rows of four; rows of 1,024 (four times the
+ * mean); rows of one to TB_SEG_PLAN_ROWS_SHORT_COUNT items and one more; a
+ * CTA of TB_SEG_ROWS_SPLIT items and one more; empty rows under
+ * support_empty up to TB_SEG_ROWS_EMPTY_MAX_COUNT items and past it;
+ * power-law rows. Every type and swept operator, two applications; each
+ * case asserts the side it is on (the rows measured here as the plan's
+ * preprocess measures them). */
 TB_TEST(test_plan_rows, "plans over whole rows a CTA: either side of each switch") {
   const seg_form *f = &kForms[under_test];
   if (under_test == SEG_REDUCE_BY_KEY) return; /* its plans find runs of keys */
+  const bool spmv = under_test == SEG_SPMV;
   tb_rng r = tb_test_rng(9);
   tb_buffer scratch = {0};
   seg_outputs o = {0};
   const int64_t least = TB_SEG_PLAN_ROWS_LEAST, most = TB_SEG_PLAN_ROWS_MAX_COUNT;
-  const int64_t longest = tb_seg_rows_long(32);
+  const int64_t shorts = TB_SEG_PLAN_ROWS_SHORT_COUNT;
+  const int32_t longest = tb_seg_rows_long(32), split = TB_SEG_ROWS_SPLIT;
+  const seg_run at_longest[] = {{1, longest}, {2047, 4}},
+                past_longest[] = {{1, longest + 1}, {2047, 4}};
   seg_case zero_runs = seg_spec_case(TB_GEOM_ZERO_RUNS, 3.0, false, 1 << 15);
   zero_runs.spec.empty_fraction = 0.6;
   seg_case more_runs = zero_runs; /* past TB_SEG_ROWS_EMPTY_MAX_COUNT */
   more_runs.total = 2 * TB_SEG_ROWS_EMPTY_MAX_COUNT;
   const struct {
     seg_case c;
-    int rows; /* 1: takes the rows kernel, 0: the tiles, -1: either */
-  } cases[] = {{seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * least), 1},
-               {seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * (least - 1)), 0},
-               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most), 1},
-               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most + 1), 0},
-               {seg_spec_case(TB_GEOM_FIXED, (double)longest, true, longest * least), 1},
-               {seg_spec_case(TB_GEOM_FIXED, (double)longest + 1, true, (longest + 1) * least), 0},
-               {zero_runs, 1},
-               {more_runs, 0},
-               {seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, 1 << 16), -1}};
+    int spmv, seg; /* 1: takes the rows kernel, 0: the tiles, -1: either */
+    bool big;      /* skipped when quick */
+  } cases[] = {{seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * least), 1, 1, false},
+               {seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * (least - 1)), 0, 1, false},
+               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most), 1, 1, true},
+               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most + 4), 0, 1, true},
+               {seg_runs_case(at_longest, 2), 1, 1, false},
+               {seg_runs_case(past_longest, 2), 0, 1, false},
+               {seg_spec_case(TB_GEOM_FIXED, 1024.0, true, 1024 * least), 1, 1, true},
+               {seg_spec_case(TB_GEOM_FIXED, 1.0, true, shorts), 1, 1, false},
+               {seg_spec_case(TB_GEOM_FIXED, 1.0, true, shorts + 1), 1, 0, false},
+               {{SEG_SHAPE_LONG_MIDDLE, {0}, true, split + 3}, 0, 1, false},
+               {{SEG_SHAPE_LONG_MIDDLE, {0}, true, split + 4}, 0, 0, false},
+               {zero_runs, 1, 1, false},
+               {more_runs, 0, 0, false},
+               {seg_spec_case(TB_GEOM_POWER_LAW, 4.0, false, 1 << 16), -1, -1, false}};
   int failures = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0] && failures < kMaxFailures; ++c) {
-    if (tb_test.quick && (c == 2 || c == 3)) continue; /* 2^20 items */
+    if (tb_test.quick && cases[c].big) continue;
     const bool se = !cases[c].c.strict;
     void *p = f->make(&cases[c].c, (int)c, false, (int32_t)tb_rng_range(&r, 1, 3000), &r);
     const seg_geom *g = p ? f->geom(p) : NULL;
@@ -866,14 +879,24 @@ TB_TEST(test_plan_rows, "plans over whole rows a CTA: either side of each switch
       if (p) f->free(p);
       continue;
     }
-    int32_t most_items = 0;
-    for (int64_t s = 0; s < g->num_segments; ++s) {
-      const int32_t len = (s + 1 < g->num_segments ? g->csr[s + 1] : g->count) - g->csr[s];
-      if (len > most_items) most_items = len;
+    const int64_t n = g->num_segments;
+    const int per_cta = tb_seg_rows_per_cta(n, tb_seg_rows_lanes((double)g->count / (double)n));
+    tb_seg_rows_stats stats = {0, 0};
+    for (int64_t s = 0; s < n; ++s) {
+      const int32_t len = (s + 1 < n ? g->csr[s + 1] : g->count) - g->csr[s];
+      if (len > stats.longest) stats.longest = len;
+      if (s % per_cta == 0) {
+        const int32_t items = (s + per_cta < n ? g->csr[s + per_cta] : g->count) - g->csr[s];
+        if (items > stats.busiest) stats.busiest = items;
+      }
     }
     const int rows =
-        tb_seg_plan_rows_may(g->count, g->num_segments, se) && tb_seg_plan_rows(most_items);
-    if (cases[c].rows >= 0) CU_ASSERT_EQUAL(rows, cases[c].rows); /* the side it is for */
+        tb_seg_plan_rows_may(spmv, g->count, n, se) && tb_seg_plan_rows(spmv, g->count, n, stats);
+    const int want = spmv ? cases[c].spmv : cases[c].seg;
+    if (want >= 0 && rows != want) {
+      printf("\n  %s: %s, %s\n", g->name, rows ? "whole rows" : "tiles", "the other side expected");
+      CU_FAIL("a case on the wrong side of its switch");
+    }
     for (int t = 0; t < TB_TYPE_COUNT && failures < kMaxFailures; ++t) {
       tb_seg_plan *plan = NULL;
       if (!f->preprocess(p, (tb_type)t, NULL, se, &plan, &o)) {

@@ -152,6 +152,15 @@ seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total)
   return c;
 }
 
+seg_case seg_runs_case(const seg_run *runs, int n_runs) {
+  seg_case c = {.shape = SEG_SHAPE_RUNS, .strict = true, .runs = runs, .n_runs = n_runs};
+  for (int k = 0; k < n_runs; ++k) {
+    c.total += runs[k].rows * runs[k].len;
+    c.strict = c.strict && runs[k].len > 0;
+  }
+  return c;
+}
+
 int seg_cases(int64_t T, tb_rng *r, seg_case *out) {
   const int64_t n = (4 * T + 13 > 3001 ? 4 * T + 13 : 3001) + tb_rng_range(r, 0, 63);
   int k = 0;
@@ -192,6 +201,16 @@ bool seg_geom_make(seg_geom *g, const seg_case *c, bool overlap, tb_rng *r) {
     n = 4, lens = seg_alloc_i32(4);
     if (lens) lens[0] = 1, lens[1] = (int32_t)c->total - 3, lens[2] = 1, lens[3] = 1;
     snprintf(label, sizeof label, "one segment over many tiles");
+  } else if (c->shape == SEG_SHAPE_RUNS) {
+    for (int k = 0; k < c->n_runs; ++k) n += c->runs[k].rows;
+    lens = seg_alloc_i32(n);
+    int64_t s = 0;
+    for (int k = 0; lens && k < c->n_runs; ++k)
+      for (int64_t i = 0; i < c->runs[k].rows; ++i) lens[s++] = c->runs[k].len;
+    int at = snprintf(label, sizeof label, "runs");
+    for (int k = 0; k < c->n_runs && at < (int)sizeof label; ++k)
+      at += snprintf(label + at, sizeof label - (size_t)at, " %lldx%d", (long long)c->runs[k].rows,
+                     c->runs[k].len);
   } else {
     const int pad = c->strict ? 0 : 2;
     const int64_t num = tb_geometry_num_objects(&c->spec, c->total);

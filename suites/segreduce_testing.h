@@ -94,16 +94,31 @@ void seg_geom_free(seg_geom *g);
 bool seg_geom_from_lens(seg_geom *g, int32_t *lens, int64_t n, bool overlap, tb_rng *r,
                         const char *label);
 
-typedef enum { SEG_SHAPE_SPEC, SEG_SHAPE_ONE_SEGMENT, SEG_SHAPE_LONG_MIDDLE } seg_shape;
+typedef enum {
+  SEG_SHAPE_SPEC,
+  SEG_SHAPE_ONE_SEGMENT,
+  SEG_SHAPE_LONG_MIDDLE,
+  SEG_SHAPE_RUNS
+} seg_shape;
+
+/* rows rows of len items each (SEG_SHAPE_RUNS). */
+typedef struct {
+  int64_t rows;
+  int32_t len;
+} seg_run;
 
 typedef struct {
   seg_shape shape;
   tb_geometry_spec spec; /* SEG_SHAPE_SPEC */
   bool strict;           /* no empty segment (support_empty may be false) */
   int64_t total;         /* items asked for (strict SPEC shapes may add a few) */
+  const seg_run *runs;   /* SEG_SHAPE_RUNS: n_runs runs, one after the other */
+  int n_runs;
 } seg_case;
 
 seg_case seg_spec_case(tb_geometry kind, double avg, bool strict, int64_t total);
+/* Rows as runs of one length each; strict when no run is of empty rows. */
+seg_case seg_runs_case(const seg_run *runs, int n_runs);
 
 /* The layouts where segmented reduction goes wrong, for a box whose tile
  * holds T items. Strict ones first: strict generator output has its zero
