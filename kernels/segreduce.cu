@@ -635,6 +635,8 @@ constexpr int kWarpUnroll = 8, kWarpLongRow = TB_SEG_ROWS_WARP_LONG;
 static_assert(kWarpLongRow == 8 * kWarpUnroll * 32, "eight rounds of a warp");
 constexpr int kUnit = TB_SEG_ROWS_UNIT, kSplitRow = TB_SEG_ROWS_SPLIT, kSlots = TB_SEG_ROWS_SLOTS;
 static_assert(kUnit == kRowsThreads * TB_SEG_ROWS_CTA_UNROLL, "a unit is a round of the CTA");
+// A split row of up to this many units is combined by one thread.
+constexpr int kFewUnits = 4;
 static_assert((kSlots & (kSlots - 1)) == 0 && kSlots <= kRowsThreads, "a slot a thread");
 static_assert(int64_t(TB_SEG_ROWS_MAX_COUNT) / (kSplitRow + 1) < kSlots, "a slot a split row");
 
@@ -782,6 +784,22 @@ struct RowsSplit {
       __nanosleep(ns);
     __threadfence();
     return __ldcg(partial + u);
+  }
+  // Units u0 .. u0 + n - 1 (n <= N, at least one), their done words read
+  // together, one fence.
+  template <int N>
+  __device__ void results(int u0, int n, T (&part)[N]) const {
+    for (unsigned ns = 64;; ns = min(2 * ns, 1024u)) {
+      bool all = true;
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        all &= i >= n || *reinterpret_cast<const volatile unsigned*>(done + u0 + i) != 0;
+      if (all) break;
+      __nanosleep(ns);
+    }
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < N; ++i) part[i] = i < n ? __ldcg(partial + u0 + i) : T();
   }
   __device__ static unsigned long long load(const unsigned long long* p) {
     return *reinterpret_cast<const volatile unsigned long long*>(p);
@@ -1055,15 +1073,31 @@ __global__ void __launch_bounds__(kRowsThreads, F == TB_SEG_VALUES && sizeof(T) 
     posted_any = RowsSplit::load(split.slot_tag + kSlots);
   if (__syncthreads_or(threadIdx.x == 0 && posted_any == split.tag) == 0 && mine == 0)
     return settle();
-  // Own rows with units left (next_with_units), then combined a warp a row:
-  // row after row, a claim each and the CTA's barriers to combine each, a
-  // bundle-adjustment J^T's 144 rows took their owner 240 us (H200).
+  // Own rows with units left (next_with_units), then combined: a row of a
+  // few units a thread's, its units awaited together and folded in order; a
+  // row of more a warp's. Row after row, a claim each and the CTA's barriers
+  // to combine each, a bundle-adjustment J^T's 144 rows took their owner
+  // 240 us (H200); a warp a row, nine rows a warp one after the other, each
+  // a wait, a fence and a load, were most of the 26 us the call still took.
   for (int j; (j = next_with_units(split, split_rows, mine, 0, found)) >= 0;)
     take_units<F, OP>(in, split, split_rows[j], true, reduce, claimed);  // ends on a barrier
   help_split<F, OP>(in, split, false, posted, num_posted, found, reduce, claimed);
+  for (int j = int(threadIdx.x); j < mine; j += NT) {
+    const int4 r = split_rows[j];
+    const int u0 = RowsSplit::unit(r.y), n = RowsSplit::units(r.y, r.z);
+    if (n > kFewUnits) continue;
+    T part[kFewUnits];
+    split.results<kFewUnits>(u0, n, part);
+    T acc = part[0];
+#pragma unroll
+    for (int i = 1; i < kFewUnits; ++i)
+      if (i < n) acc = Op<OP>::apply(acc, part[i]);
+    out[first + r.x] = acc;
+  }
   for (int j = int(threadIdx.x) / 32; j < mine; j += NT / 32) {
     const int4 r = split_rows[j];
     const int u0 = RowsSplit::unit(r.y), n = RowsSplit::units(r.y, r.z);
+    if (n <= kFewUnits) continue;
     T acc = identity<OP>();
     for (int i = lane32; i < n; i += 32) acc = Op<OP>::apply(acc, split.result(u0 + i));
     acc = warp_reduce<OP>(acc);

@@ -599,7 +599,8 @@ TB_TEST(test_rows_path_empty,
  * TB_SEG_ROWS_SPLIT items posts its rows of more than TB_SEG_ROWS_WARP_LONG
  * too: the first CTA's 16 rows (4,080 rows of 64 items after them)
  * TB_SEG_ROWS_SPLIT items in all and one more, its long rows of 9,000, or of
- * TB_SEG_ROWS_WARP_LONG and one more; 300 rows of 10,000 items before
+ * TB_SEG_ROWS_WARP_LONG and one more; its rows of four units and of five
+ * (combined by a thread, by a warp); 300 rows of 10,000 items before
  * 35,000 rows of 30 (more than the table's slots); every type. */
 TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each length") {
   tb_rng r = tb_test_rng(17);
@@ -638,6 +639,19 @@ TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each leng
                     tb_seg_rows_long(tb_seg_rows_width(lanes, 16)) < W);
     if (!lens_case(lens, n, "a CTA of TB_SEG_ROWS_SPLIT items or one more", k == 1, &r, &o))
       ++failures;
+  }
+  {
+    /* The first CTA's split rows combined by a thread (up to four units)
+     * and by a warp (five): rows of 4 U and 4 U + 1 items, then rows of one
+     * in that CTA and of 64 after it. */
+    const int64_t n = 16 * TB_SEG_ROWS_MIN_CTAS;
+    int32_t *lens = seg_alloc_i32(n);
+    int64_t sum = 0;
+    if (lens)
+      for (int64_t i = 0; i < n; ++i)
+        sum += lens[i] = i < 4 ? 4 * U + (int32_t)(i % 2) : i < 16 ? 1 : 64;
+    CU_ASSERT_FATAL(tb_seg_rows_per_cta(n, tb_seg_rows_lanes((double)sum / (double)n)) == 16);
+    if (!lens_case(lens, n, "split rows of four units and of five", true, &r, &o)) ++failures;
   }
   if (failures < kMaxFailures) {
     const int64_t n = 300 + 35000;
