@@ -738,33 +738,24 @@ static tb_status check_plan(const char *fn, const tb_seg_plan *plan, plan_kind k
 
 static tb_status run_apply(const tb_seg_plan *p, tb_op op, const tb_seg_inputs *in, void *d_out,
                            tb_buffer *scratch, cudaStream_t stream) {
+  tb_seg_call c = {.type = p->type,
+                   .op = op,
+                   .in = *in,
+                   .num_segments = p->num_segments,
+                   .count = p->count,
+                   .out = d_out,
+                   .stream = stream};
   if (p->csr) { /* whole rows a CTA over the plan's offsets */
-    tb_seg_call c = {.type = p->type,
-                     .op = op,
-                     .in = *in,
-                     .csr = p->csr,
-                     .num_segments = p->num_segments,
-                     .count = p->count,
-                     .empty = p->support_empty,
-                     .out = d_out,
-                     .stream = stream};
+    c.csr = p->csr, c.empty = p->support_empty;
     return run_rows(&c, scratch);
   }
+  c.codes = p->codes, c.limits = p->limits;
   const tb_seg_policy *k = policy_of(p->type, op, p->box); /* check_plan resolved the box */
   reduce_layout l = {.tiles = p->tiles,
                      .num_segments = p->num_segments,
                      .elem = tb_type_size(p->type),
                      .empty = p->support_empty,
                      .planned = true};
-  tb_seg_call c = {.type = p->type,
-                   .op = op,
-                   .in = *in,
-                   .codes = p->codes,
-                   .limits = p->limits,
-                   .num_segments = p->num_segments,
-                   .count = p->count,
-                   .out = d_out,
-                   .stream = stream};
   TB_TRY(k->apply(&c));
   l.kernel_bytes = c.scratch_bytes;
   tb_scratch s = {0};
