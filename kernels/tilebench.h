@@ -297,7 +297,7 @@ tb_status tb_spmv_csr_binary(tb_type type, tb_op mul_op, tb_op add_op, const voi
  * for a call that whole rows a CTA take, where its rows suit that kernel
  * (its preprocess measures them; kernels/segreduce_dispatch.h,
  * tb_seg_plan_rows), holds a copy of the offsets instead, and its apply is
- * that one kernel. */
+ * that one kernel. Every preprocess synchronises the stream. */
 typedef struct tb_seg_plan tb_seg_plan;
 
 tb_status tb_segreduce_csr_preprocess(tb_type type, int64_t count, const int32_t *d_csr,
