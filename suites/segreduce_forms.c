@@ -826,10 +826,11 @@ TB_TEST(test_preprocess_apply, "preprocess + apply") {
  * where its rows suit it (tb_seg_plan_rows_may, tb_seg_plan_rows; SpMV and
  * segmented reduction apart). Either side of each switch: rows of three,
  * TB_SEG_PLAN_ROWS_LEAST of them and one fewer; rows of four to
- * TB_SEG_PLAN_ROWS_MAX_COUNT items and one more; one row of a warp group's
- * longest (and one more) among rows of four; rows of 1,024 (four times the
- * mean); rows of one to TB_SEG_PLAN_ROWS_SHORT_COUNT items and one more; a
- * CTA of TB_SEG_ROWS_SPLIT items and one more; empty rows under
+ * TB_SEG_PLAN_ROWS_MAX_COUNT and to TB_SEG_ROWS_MAX_COUNT items and a row
+ * more; one row of a warp group's longest (and one more) among rows of
+ * four; rows of 1,024 (four times the mean); rows of one to
+ * TB_SEG_PLAN_ROWS_SHORT_COUNT items and one more; a CTA of
+ * TB_SEG_ROWS_SPLIT items and one more; empty rows under
  * support_empty up to TB_SEG_ROWS_EMPTY_MAX_COUNT items and past it;
  * power-law rows. Every type and swept operator, two applications; each
  * case asserts the side it is on (the rows measured here as the plan's
@@ -858,6 +859,8 @@ TB_TEST(test_plan_rows, "plans over whole rows a CTA: either side of each switch
                {seg_spec_case(TB_GEOM_FIXED, 3.0, true, 3 * (least - 1)), 0, 1, false},
                {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most), 1, 1, true},
                {seg_spec_case(TB_GEOM_FIXED, 4.0, true, most + 4), 0, 1, true},
+               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, TB_SEG_ROWS_MAX_COUNT), 0, 1, true},
+               {seg_spec_case(TB_GEOM_FIXED, 4.0, true, TB_SEG_ROWS_MAX_COUNT + 4), 0, 0, true},
                {seg_runs_case(at_longest, 2), 1, 1, false},
                {seg_runs_case(past_longest, 2), 0, 1, false},
                {seg_spec_case(TB_GEOM_FIXED, 1024.0, true, 1024 * least), 1, 1, true},
