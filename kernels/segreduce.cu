@@ -1577,7 +1577,7 @@ struct RowsPolicy {
                                 static_cast<T*>(c->out));
       }
     const int lanes = tb_seg_rows_lanes(double(c->count) / c->num_segments);
-    const int r = tb_seg_rows_per_cta(c->num_segments, lanes);
+    const int r = tb_seg_rows_per_cta_of(c->count, c->num_segments);
     const int g = tb_seg_rows_width(lanes, r);
     RowsSplit split = split_of(c, int(tb_seg_rows_owners(c->num_segments, r)));
     split.tag = c->tag;

@@ -578,8 +578,7 @@ static tb_status plan_new(plan_kind kind, tb_type type, tb_launch_box box, int c
  * its rows measured on the device, dealt to CTAs as the rows kernel would. */
 static tb_status plan_rows(bool spmv, const int32_t *d_csr, int num_segments, int count, bool *rows,
                            cudaStream_t stream) {
-  const int per_cta =
-      tb_seg_rows_per_cta(num_segments, tb_seg_rows_lanes((double)count / num_segments));
+  const int per_cta = tb_seg_rows_per_cta_of(count, num_segments);
   tb_buffer d_stats = {0};
   tb_seg_rows_stats stats = {0, 0};
   TB_TRY(tb_buffer_reserve(&d_stats, sizeof stats));

@@ -269,6 +269,12 @@ static inline bool tb_seg_plan_rows(bool spmv, int64_t count, int64_t num_segmen
   return s.busiest <= TB_SEG_ROWS_SPLIT;
 }
 
+/* Rows a CTA of a call over CSR, as the rows kernel's launch deals them:
+ * its lanes from the mean row. */
+static inline int tb_seg_rows_per_cta_of(int64_t count, int64_t num_segments) {
+  return tb_seg_rows_per_cta(num_segments, tb_seg_rows_lanes((double)count / (double)num_segments));
+}
+
 /* The rows kernel's dynamic shared memory: its rows' offsets and the list
  * of those its warps and the whole CTA take. */
 static inline size_t tb_seg_rows_shared(int rows_per_cta) {

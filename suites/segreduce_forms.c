@@ -883,7 +883,7 @@ TB_TEST(test_plan_rows, "plans over whole rows a CTA: either side of each switch
       continue;
     }
     const int64_t n = g->num_segments;
-    const int per_cta = tb_seg_rows_per_cta(n, tb_seg_rows_lanes((double)g->count / (double)n));
+    const int per_cta = tb_seg_rows_per_cta_of(g->count, n);
     tb_seg_rows_stats stats = {0, 0};
     for (int64_t s = 0; s < n; ++s) {
       const int32_t len = (s + 1 < n ? g->csr[s + 1] : g->count) - g->csr[s];

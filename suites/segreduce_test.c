@@ -650,7 +650,7 @@ TB_TEST(test_rows_split, "whole rows a CTA: split rows, either side of each leng
     if (lens)
       for (int64_t i = 0; i < n; ++i)
         sum += lens[i] = i < 4 ? 4 * U + (int32_t)(i % 2) : i < 16 ? 1 : 64;
-    CU_ASSERT_FATAL(tb_seg_rows_per_cta(n, tb_seg_rows_lanes((double)sum / (double)n)) == 16);
+    CU_ASSERT_FATAL(tb_seg_rows_per_cta_of(sum, n) == 16);
     if (!lens_case(lens, n, "split rows of four units and of five", true, &r, &o)) ++failures;
   }
   if (failures < kMaxFailures) {
